@@ -1,0 +1,1 @@
+"""Built-in tool contracts: the embedded default the gate runs anywhere."""

@@ -1,0 +1,1 @@
+"""The pure core: compile, generate, mutate, judge, shrink, receipt. No I/O here."""

@@ -1,0 +1,135 @@
+"""Execute every case of one seed: valid, hostile, seam; keep ledgers and findings (pure over `Handler`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.case import Case, Observation
+from toolfuzz_gate.core.findings import Finding, InputKind
+from toolfuzz_gate.core.generate import generate, generator_for
+from toolfuzz_gate.core.invariants import check_observation
+from toolfuzz_gate.core.keywords import FAMILIES
+from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.mutate import Operator, apply, iter_operators
+from toolfuzz_gate.core.node import CompiledSchema
+from toolfuzz_gate.core.observe import observe
+from toolfuzz_gate.core.oracle import Oracle, fails_exactly_at
+from toolfuzz_gate.core.outcome import Handler
+from toolfuzz_gate.core.probes import iter_probes
+from toolfuzz_gate.core.tool import ToolSpec
+
+CaseSink = Callable[[JSONObject], None]
+MUTATION_COUNTERS = ("generated", "confirmed", "discarded", "inapplicable")
+
+
+@dataclass
+class Campaign:
+    """The run of one seed. `first_findings` keeps one finding (the first) per identity."""
+
+    schema: CompiledSchema
+    handler: Handler
+    oracle: Oracle
+    tool: ToolSpec
+    seed: int
+    runs: int
+    limits: Limits
+    sink: CaseSink | None = None
+    operators: list[Operator] = field(default_factory=list)
+    valid_inputs: list[JSON] = field(default_factory=list)
+    findings: list[tuple[Finding, Case]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: {"valid": 0, "hostile": 0, "seam": 0})
+    mutation_counts: dict[str, dict[str, int]] = field(
+        default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
+    )
+    probes: list[JSONObject] = field(default_factory=list)
+
+    def run(self) -> None:
+        self.operators = list(iter_operators(self.schema, self.limits))
+        self._valid_cases()
+        self._hostile_cases()
+        self._seam_probes()
+
+    def _execute(self, case: Case) -> Observation:
+        obs = observe(case, self.handler)
+        self._record(obs)
+        return obs
+
+    def _record(self, obs: Observation) -> None:
+        self.counts[obs.case.kind.value] += 1
+        for found in check_observation(obs, self.tool):
+            self.findings.append((found, obs.case))
+        if self.sink is not None:
+            outcome = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
+            self.sink(obs.case.record(outcome))
+
+    def _valid_cases(self) -> None:
+        for index in range(self.runs):
+            value = generate(self.schema, self.seed, index, self.limits)
+            self.valid_inputs.append(value)
+            case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
+            if self.oracle.is_valid(value):
+                self._execute(case)
+            else:
+                self._record(Observation(case, None))
+
+    def hostile_case(self, index: int) -> tuple[Operator, JSON | None]:
+        """Hostile case `index`: operators in turn, each over a valid case as base."""
+        operator = self.operators[index % len(self.operators)]
+        base = self.valid_inputs[index % len(self.valid_inputs)]
+        maker = generator_for(self.seed, index, self.limits, "hostile")
+        return operator, apply(operator, base, maker, self.schema.root)
+
+    def hostile_count(self) -> int:
+        return max(self.runs, len(self.operators)) if self.operators else 0
+
+    def _hostile_cases(self) -> None:
+        for index in range(self.hostile_count()):
+            operator, mutant = self.hostile_case(index)
+            counters = self.mutation_counts[operator.family]
+            counters["generated"] += 1
+            if mutant is None:
+                counters["inapplicable"] += 1
+                continue
+            if not fails_exactly_at(self.oracle.errors(mutant), operator.keyword, operator.path):
+                counters["discarded"] += 1
+                continue
+            counters["confirmed"] += 1
+            self._execute(
+                Case(
+                    InputKind.HOSTILE,
+                    operator.family,
+                    operator.path,
+                    mutant,
+                    index,
+                    "hostile",
+                    False,
+                    operator.keyword,
+                    operator.label,
+                )
+            )
+
+    def _seam_probes(self) -> None:
+        base = self.valid_inputs[0]
+        for index, probe in enumerate(iter_probes(self.schema, base, self.seed, self.limits)):
+            valid = self.oracle.is_valid(probe.input)
+            case = Case(
+                InputKind.SEAM, "seam", probe.path, probe.input, index, "seam", valid, "", probe.name
+            )
+            obs = self._execute(case)
+            assert obs.outcome is not None
+            self.probes.append(
+                {
+                    "name": probe.name,
+                    "path": probe.path,
+                    "valid": valid,
+                    "outcome": obs.outcome.summary(),
+                }
+            )
+
+    def coverage(self) -> dict[str, str]:
+        return {
+            family: "tested" if counters["confirmed"] else "not-applicable"
+            for family, counters in self.mutation_counts.items()
+        }

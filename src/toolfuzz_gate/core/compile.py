@@ -1,0 +1,228 @@
+"""Compile a JSON Schema into the engine's node tree, refusing what it does not understand (pure).
+
+Design note. The compiler reads a bounded, explicit subset: a keyword is
+supported exactly when `core.keywords.KEYWORDS` has an entry for it. It makes one
+pass over the whole document and collects *every* problem (unsupported keywords,
+unsafe property names, contradictions, limits) before failing, because a report
+that lists one refusal at a time makes users fix schemas in a loop. It never
+descends into an unsupported keyword's value: what lies inside is not read, so
+it cannot be judged. Contradictions (an empty domain) are errors here rather than
+generation failures later, so the message can point at the keyword at fault.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from toolfuzz_gate.core import pointer as jp
+from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
+from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
+from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
+from toolfuzz_gate.core.validate import validate_node
+from toolfuzz_gate.errors import SchemaError, SchemaProblem
+
+UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
+STRING_BYTES_PER_CHAR = 4
+
+
+@dataclass
+class _Compilation:
+    limits: Limits
+    problems: list[SchemaProblem] = field(default_factory=list)
+    nodes: int = 0
+
+
+@dataclass
+class _ObjectContext:
+    """The `ParseContext` for one schema object."""
+
+    state: _Compilation
+    pointer: str
+    depth: int
+
+    @property
+    def limits(self) -> Limits:
+        return self.state.limits
+
+    def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
+        where = jp.join(self.pointer, keyword, *tokens)
+        self.state.problems.append(SchemaProblem(code, where, message, keyword))
+
+    def subschema(self, document: JSON, *tokens: str | int) -> Node:
+        return _compile_node(self.state, document, jp.join(self.pointer, *tokens), self.depth + 1)
+
+
+def compile_schema(document: JSON, *, limits: Limits = DEFAULT_LIMITS) -> CompiledSchema:
+    """Compile `document`, or raise `SchemaError` listing every problem found."""
+    state = _Compilation(limits)
+    size = len(canonical_compact(document).encode("ascii"))
+    if size > limits.max_schema_bytes:
+        raise SchemaError(
+            [
+                SchemaProblem(
+                    "schema.limit-size",
+                    "",
+                    f"the schema is {size} bytes; at most {limits.max_schema_bytes} are supported",
+                )
+            ]
+        )
+    state.problems.extend(_unsafe_keys(document, ""))
+    root = _compile_node(state, document, "", 0)
+    if not state.problems:
+        estimate = estimate_bytes(root, limits)
+        if estimate > limits.max_value_bytes:
+            state.problems.append(
+                SchemaProblem(
+                    "schema.limit-value-size",
+                    "",
+                    f"a generated value could reach about {estimate} bytes; at most "
+                    f"{limits.max_value_bytes} are supported (lower maxItems or maxLength)",
+                )
+            )
+    if state.problems:
+        raise SchemaError(state.problems)
+    return CompiledSchema(root, document, digest(document), state.nodes)
+
+
+def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
+    """Prototype-pollution names are refused anywhere, including inside values."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            here = jp.join(where, key)
+            if key in UNSAFE_KEYS:
+                yield SchemaProblem(
+                    "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
+                )
+            yield from _unsafe_keys(value, here)
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _unsafe_keys(value, jp.join(where, index))
+
+
+def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -> Node:
+    state.nodes += 1
+    if state.nodes == state.limits.max_nodes + 1:
+        state.problems.append(
+            SchemaProblem(
+                "schema.limit-nodes",
+                where,
+                f"the schema has more than {state.limits.max_nodes} subschemas",
+            )
+        )
+    if depth > state.limits.max_depth:
+        state.problems.append(
+            SchemaProblem(
+                "schema.limit-depth",
+                where,
+                f"subschemas nest deeper than {state.limits.max_depth} levels",
+            )
+        )
+        return Node(where, never=True)
+    if isinstance(document, bool):
+        return Node(where, never=not document)
+    if not isinstance(document, dict):
+        state.problems.append(
+            SchemaProblem("schema.not-a-schema", where, "a schema must be an object or a boolean")
+        )
+        return Node(where, never=True)
+
+    ctx = _ObjectContext(state, where, depth)
+    parsed: list[tuple[str, Any]] = []
+    for name, argument in document.items():
+        keyword = KEYWORDS.get(name)
+        if keyword is None:
+            ctx.problem(
+                "schema.unsupported-keyword", name, f"the keyword {name!r} is not supported"
+            )
+            continue
+        value = keyword.parse(argument, ctx)
+        if value is not INVALID and keyword.check is not None:
+            parsed.append((name, value))
+    domain = Domain()
+    for name, value in parsed:
+        domain = KEYWORDS[name].narrow(domain, value)
+    node = Node(where, tuple(parsed), domain)
+    before = len(state.problems)
+    _check_contradictions(ctx, node)
+    if len(state.problems) > before:
+        return replace(node, never=True)
+    return node
+
+
+def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
+    d = node.domain
+    if not d.types:
+        ctx.problem("schema.contradiction", "type", "no type remains possible")
+    if d.lo is not None and d.hi is not None:
+        if d.lo > d.hi:
+            ctx.problem("schema.contradiction", "minimum", f"minimum {d.lo} > maximum {d.hi}")
+        elif d.types <= {"integer"} and math.ceil(d.lo) > math.floor(d.hi):
+            ctx.problem("schema.contradiction", "minimum", "no integer lies within the bounds")
+    if d.max_length is not None and d.min_length > d.max_length:
+        ctx.problem(
+            "schema.contradiction", "minLength", f"minLength {d.min_length} > maxLength {d.max_length}"
+        )
+    if d.min_length > ctx.limits.max_string_bytes:
+        ctx.problem(
+            "schema.limit-string",
+            "minLength",
+            f"minLength {d.min_length} exceeds the {ctx.limits.max_string_bytes}-byte string limit",
+        )
+    if d.max_items is not None and d.min_items > d.max_items:
+        ctx.problem(
+            "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
+        )
+    if d.min_items > 0 and d.items is not None and d.items.never:
+        ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
+    known = {name for name, _ in d.properties}
+    for index, name in enumerate(d.required):
+        child = d.property_node(name)
+        if not d.additional and name not in known:
+            ctx.problem(
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but the closed object does not define it",
+                index,
+            )
+        elif child is not None and child.never:
+            ctx.problem(
+                "schema.contradiction", "required", f"{name!r} is required but admits no value", index
+            )
+    if d.enum is not None:
+        others = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] != "enum"))
+        for index, member in enumerate(d.enum):
+            if not validate_node(others, member):
+                ctx.problem(
+                    "schema.contradiction",
+                    "enum",
+                    "this member violates the node's other keywords, so it can never be valid",
+                    index,
+                )
+
+
+def estimate_bytes(node: Node, limits: Limits) -> int:
+    """An upper bound on the size of a value the generator can produce for `node`."""
+    d = node.domain
+    if node.never:
+        return 0
+    if d.enum is not None:
+        return max(len(canonical_compact(m)) for m in d.enum)
+    sizes = [8]
+    if "string" in d.types:
+        cap = d.max_length if d.max_length is not None else limits.max_string_bytes
+        sizes.append(min(cap * STRING_BYTES_PER_CHAR, limits.max_string_bytes) * 2 + 2)
+    if "number" in d.types or "integer" in d.types:
+        sizes.append(32)
+    if "array" in d.types:
+        count = min(d.max_items if d.max_items is not None else limits.max_items, limits.max_items)
+        item = estimate_bytes(d.items, limits) if d.items is not None else 64
+        sizes.append(2 + count * (item + 1))
+    if "object" in d.types:
+        sizes.append(
+            2 + sum(len(k) * 6 + 4 + estimate_bytes(c, limits) for k, c in d.properties)
+        )
+    return max(sizes)

@@ -1,0 +1,62 @@
+"""Findings: invariant violations as values, and their stable fingerprints (pure)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+
+
+class Failure(StrEnum):
+    """The closed vocabulary of failure classes (an API: add, never repurpose)."""
+
+    HOSTILE_ACCEPTED = "hostile-accepted"
+    VALID_REJECTED = "valid-rejected"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    MUTATION_ON_REJECTION = "mutation-on-rejection"
+    DRY_RUN_MUTATION = "dry-run-mutation"
+    REPLAY_UNSTABLE = "replay-unstable"
+    METAMORPHIC_KEY_ORDER = "metamorphic-key-order"
+    OUTPUT_UNBOUNDED = "output-unbounded"
+    ERROR_VOCABULARY = "error-vocabulary"
+    ORACLE_DISAGREEMENT = "oracle-disagreement"
+
+
+class InputKind(StrEnum):
+    VALID = "valid"
+    HOSTILE = "hostile"
+    SEAM = "seam"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One invariant violated by one case.
+
+    `path` is the instance JSON Pointer the finding is about (the mutated location
+    for hostile cases and probes, the root for whole-call properties of valid
+    cases); `mutation` is the family (`valid` for valid cases, the mutation family
+    for hostile ones, `seam:<probe>` for probes).
+    """
+
+    failure: Failure
+    path: str
+    mutation: str
+    input_kind: InputKind
+    input: JSON
+    keyword: str = ""
+    case: int = 0
+    error: JSONObject = field(default_factory=dict)
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        """What shrinking must keep: the failure class and the path."""
+        return (self.failure.value, self.path)
+
+
+def fingerprint(tool: str, failure: str, path: str, mutation: str) -> str:
+    """Stable across runs and input bytes: only what the finding is about counts."""
+    text = "\x1f".join(("toolfuzz-fp/1", tool, failure, path, mutation))
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:24]

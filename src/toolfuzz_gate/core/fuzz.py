@@ -1,0 +1,195 @@
+"""Fuzz one tool for one seed: compile, run the campaign, shrink, and build the receipt (pure over `Handler`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from toolfuzz_gate import ENGINE_NAME, __version__
+from toolfuzz_gate.core.campaign import Campaign, CaseSink
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.case import Case
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.findings import Failure, Finding, InputKind, fingerprint
+from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION
+from toolfuzz_gate.core.invariants import check_observation, invariant_ledger
+from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
+from toolfuzz_gate.core.observe import observe
+from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle, fails_exactly_at
+from toolfuzz_gate.core.outcome import Handler
+from toolfuzz_gate.core.redact import bounded_message, present
+from toolfuzz_gate.core.shrink import shrink
+from toolfuzz_gate.core.receipt import seal
+from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
+
+SEED_RANGE = (-(2**31), 2**31 - 1)
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    seed: int
+    runs: int
+    limits: Limits = DEFAULT_LIMITS
+    oracle: str = "auto"
+    shrink_budget: int = 300
+
+    def check(self) -> None:
+        lo, hi = SEED_RANGE
+        if not lo <= self.seed <= hi:
+            raise UsageError(f"seed {self.seed} is not a signed 32-bit integer")
+        if not self.limits.min_runs <= self.runs <= self.limits.max_runs:
+            raise UsageError(
+                f"runs {self.runs} is outside {self.limits.min_runs}..{self.limits.max_runs}"
+            )
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    finding: Finding
+    case: Case
+    minimal: JSON
+    sizes: list[int]
+    fingerprint: str
+
+
+@dataclass(frozen=True)
+class FuzzResult:
+    receipt: JSONObject
+    counterexamples: list[Counterexample]
+    counts: dict[str, int]
+
+
+def fuzz(
+    document: JSON,
+    handler: Handler,
+    tool: ToolSpec,
+    config: FuzzConfig,
+    *,
+    handler_label: JSONObject,
+    replay_command: str,
+    sink: CaseSink | None = None,
+    clock: Callable[[], float] | None = None,
+) -> FuzzResult:
+    config.check()
+    started = clock() if clock else 0.0
+    schema = compile_schema(document, limits=config.limits)
+    if "object" not in schema.root.domain.types:
+        raise SchemaError(
+            [SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")]
+        )
+    oracle = build_oracle(document, config.oracle)
+    campaign = Campaign(
+        schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
+    )
+    campaign.run()
+    reference = oracle if oracle.name == "jsonschema" else JsonschemaOracle(document)
+    counterexamples = [
+        _minimize(found, case, campaign, oracle, reference, config)
+        for found, case in _first_per_fingerprint(campaign, tool)
+    ]
+    counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
+    body: JSONObject = {
+        "tool": tool.name,
+        "seed": config.seed,
+        "runs": config.runs,
+        "schemaDigest": schema.digest,
+        "handler": handler_label,
+        "engine": {
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
+            "oracle": {"name": oracle.name, "version": oracle.version},
+            "reference": {"name": reference.name, "version": reference.version},
+        },
+        "limits": config.limits.as_json(),
+        "contract": {
+            "expectedRejections": list(tool.expected_rejections),
+            "errorCodes": tool.error_codes,
+            "dryRun": tool.dry_run,
+        },
+        "cases": dict(campaign.counts),
+        "coverage": campaign.coverage(),
+        "mutationCounts": campaign.mutation_counts,  # type: ignore[dict-item]
+        "probes": campaign.probes,  # type: ignore[dict-item]
+        "invariants": invariant_ledger({c.finding.failure for c in counterexamples}),  # type: ignore[dict-item]
+        "unsupported": [],
+        "counterexamples": [_describe(c, config) for c in counterexamples],
+        "replayCommand": replay_command,
+    }
+    diagnostics: JSONObject | None = None
+    if clock is not None:
+        diagnostics = {"durationSeconds": round(clock() - started, 3)}
+    return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+
+
+def _first_per_fingerprint(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:
+    seen: dict[str, tuple[Finding, Case]] = {}
+    for found, case in campaign.findings:
+        key = fingerprint(tool.name, found.failure.value, found.path, found.mutation)
+        seen.setdefault(key, (found, case))
+    return list(seen.values())
+
+
+def _minimize(
+    found: Finding,
+    case: Case,
+    campaign: Campaign,
+    oracle: Oracle,
+    reference: Oracle,
+    config: FuzzConfig,
+) -> Counterexample:
+    key = fingerprint(campaign.tool.name, found.failure.value, found.path, found.mutation)
+    if found.failure is Failure.ORACLE_DISAGREEMENT:
+        return Counterexample(found, case, case.input, [], key)
+    original_errors = sorted(oracle.errors(case.input))
+
+    def keeps(candidate: JSON) -> bool:
+        if not isinstance(candidate, dict):
+            return False
+        if case.kind is InputKind.HOSTILE:
+            if sorted(oracle.errors(candidate)) != original_errors:
+                return False
+            valid = False
+        else:
+            valid = oracle.is_valid(candidate)
+            if valid != case.valid:
+                return False
+        trial = replace(case, input=candidate, valid=valid)
+        observed = observe(trial, campaign.handler)
+        return any(f.identity == found.identity for f in check_observation(observed, campaign.tool))
+
+    minimal, sizes = shrink(case.input, keeps, config.shrink_budget)
+    if not _reference_agrees(reference, case, minimal):
+        disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
+        disagreement.error["reason"] = f"{reference.name} disagrees with {oracle.name} on this input"
+        return Counterexample(disagreement, case, minimal, sizes, key)
+    return Counterexample(found, case, minimal, sizes, key)
+
+
+def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
+    """Every reported input is re-judged by the `jsonschema` library itself."""
+    if case.kind is InputKind.HOSTILE:
+        return fails_exactly_at(reference.errors(value), case.keyword, case.path)
+    return reference.is_valid(value) == case.valid
+
+
+def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
+    found, case = example.finding, example.case
+    error: JSONObject = {}
+    for name, value in found.error.items():
+        error[name] = bounded_message(value) if isinstance(value, str) else value
+    return {
+        "fingerprint": example.fingerprint,
+        "failure": found.failure.value,
+        "path": found.path,
+        "mutation": found.mutation,
+        "keyword": found.keyword,
+        "inputKind": found.input_kind.value,
+        "operator": case.label,
+        "input": present(example.minimal),
+        "originalInput": present(case.input),
+        "sizes": example.sizes,  # type: ignore[dict-item]
+        "error": error,
+        "replay": {"seed": config.seed, "runs": config.runs, "stream": case.stream, "case": case.index},
+    }

@@ -1,0 +1,204 @@
+"""Seeded generation of schema-valid values that reach the edges (pure).
+
+Each case has its own `random.Random`, seeded from (seed, stream, case index)
+through sha256, so any case can be regenerated alone, and the same seed gives
+the same cases in any process whatever `PYTHONHASHSEED` is. Case 0 puts every
+bound at its low end with optional members absent, case 1 at its high end with
+all present; later cases mix edges and interior values. Enum members and
+booleans are cycled by case index so every member appears within a few cases.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from random import Random
+
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
+from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.node import CompiledSchema, Node
+
+GENERATOR_NAME = "toolfuzz-gate/random"
+GENERATOR_VERSION = "1"
+"""Bump when the same seed would produce different cases."""
+
+LOW, HIGH, MIXED = "low", "high", "mixed"
+EDGE_PROBABILITY = 0.5
+UNBOUNDED_EXTRA_LENGTH = 24
+UNBOUNDED_EXTRA_ITEMS = 4
+ANY_DEPTH = 2
+INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
+FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
+
+ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_."
+CHARSETS: tuple[tuple[str, str, int], ...] = (
+    # (name, alphabet, worst-case UTF-8 bytes per character)
+    ("ascii", ASCII, 1),
+    ("whitespace", " \t\n\r\u00a0\u2003\u3000", 3),
+    ("non-ascii", "éßñçüЖжΩ中文한글عربי\u0301", 3),
+    ("astral", "😀🎉𝔸𝕏🂡𠀀a", 4),
+    ("control", "ab\x00\x01\x07\x1b\x7f\r\n\t", 1),
+    ("mixed", ASCII + "é中😀\x00\u3000\u200b", 4),
+)
+
+
+def stable_int(*parts: object) -> int:
+    text = "\x1f".join(str(p) for p in parts)
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+@lru_cache(maxsize=4096)
+def _salt(pointer: str) -> int:
+    return stable_int("toolfuzz-salt", pointer)
+
+
+@lru_cache(maxsize=256)
+def _generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ...]:
+    """Which types to generate for a node, in a fixed order; `integer` is within `number`."""
+    names = [t for t in TYPE_NAMES if t in types and not (t == "integer" and "number" in types)]
+    if scalars_only and len(names) > 1:
+        names = [t for t in names if t not in ("array", "object")] or names
+    return tuple(names)
+
+
+def case_rng(seed: int, stream: str, index: int) -> Random:
+    return Random(stable_int("toolfuzz-case", seed, stream, index))
+
+
+def mode_for(index: int) -> str:
+    return LOW if index == 0 else HIGH if index == 1 else MIXED
+
+
+@dataclass
+class Generator:
+    """Produces valid values for nodes; also the `Maker` hostile recipes use."""
+
+    rng: Random
+    index: int
+    mode: str
+    limits: Limits
+
+    def valid(self, node: Node) -> JSON:
+        return self.value(node, None, 0)
+
+    def value(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        d = node.domain
+        if d.enum is not None and force_type is None:
+            return self._cycle(node, list(d.enum))
+        kind = force_type or self._pick_type(node, depth)
+        if kind == "null":
+            return None
+        if kind == "boolean":
+            return bool(self._cycle(node, [False, True]))
+        if kind == "integer":
+            return self._integer(node)
+        if kind == "number":
+            return self._number(node)
+        if kind == "string":
+            return self._string(node)
+        if kind == "array":
+            return self._array(node, depth)
+        return self._object(node, depth)
+
+    def _cycle(self, node: Node, members: list[JSON]) -> JSON:
+        return members[(self.index + _salt(node.pointer)) % len(members)]
+
+    def _pick_type(self, node: Node, depth: int) -> str:
+        names = _generated_types(node.domain.types, depth >= ANY_DEPTH)
+        if len(names) == 1:
+            return names[0]
+        return names[(self.index + _salt(node.pointer)) % len(names)]
+
+    def _choose(self, edges: list[int], lo: int, hi: int) -> int:
+        if self.mode == LOW:
+            return lo
+        if self.mode == HIGH:
+            return hi
+        if edges and self.rng.random() < EDGE_PROBABILITY:
+            return self.rng.choice(edges)
+        return self.rng.randint(lo, hi)
+
+    def _integer(self, node: Node) -> int:
+        d = node.domain
+        lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
+        hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        edges = [e for e in (lo, hi, lo + 1, hi - 1, *INT_EDGES) if lo <= e <= hi]
+        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
+            return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
+        return self._choose(edges, lo, hi)
+
+    def _number(self, node: Node) -> int | float:
+        d = node.domain
+        lo = d.lo if d.lo is not None else -1e15
+        hi = d.hi if d.hi is not None else 1e15
+        if self.mode == LOW:
+            return lo
+        if self.mode == HIGH:
+            return hi
+        edges = [e for e in (lo, hi, (lo + hi) / 2, *FLOAT_EDGES) if lo <= e <= hi]
+        roll = self.rng.random()
+        if roll < EDGE_PROBABILITY:
+            return self.rng.choice(edges)
+        if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
+            return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
+        return self.rng.uniform(lo, hi)
+
+    def _string(self, node: Node) -> str:
+        d = node.domain
+        cap = self.limits.max_string_bytes
+        lo = d.min_length
+        hi = min(d.max_length if d.max_length is not None else lo + UNBOUNDED_EXTRA_LENGTH, cap)
+        length = self._choose([e for e in (lo, hi, lo + 1, 1) if lo <= e <= hi], lo, hi)
+        if self.mode == LOW:
+            name, alphabet, width = CHARSETS[0]
+        elif self.mode == HIGH:
+            name, alphabet, width = CHARSETS[-1]
+        else:
+            name, alphabet, width = self.rng.choice(CHARSETS)
+        if length * width > cap:
+            alphabet = ASCII  # keep the string within the byte limit
+        return "".join(self.rng.choices(alphabet, k=length))
+
+    def _array(self, node: Node, depth: int) -> list[JSON]:
+        d = node.domain
+        items = d.items
+        if items is not None and items.never:
+            return []
+        lo = d.min_items
+        hi = min(
+            d.max_items if d.max_items is not None else lo + UNBOUNDED_EXTRA_ITEMS,
+            self.limits.max_items,
+        )
+        count = self._choose([e for e in (lo, hi, lo + 1) if lo <= e <= hi], lo, hi)
+        child = items if items is not None else Node(node.pointer + "/items")
+        return [self.value(child, None, depth + 1) for _ in range(count)]
+
+    def _object(self, node: Node, depth: int) -> dict[str, JSON]:
+        d = node.domain
+        result: dict[str, JSON] = {}
+        for name, child in d.properties:
+            if child.never:
+                continue
+            if name not in d.required and not self._include_optional():
+                continue
+            result[name] = self.value(child, None, depth + 1)
+        return result
+
+    def _include_optional(self) -> bool:
+        if self.mode == LOW:
+            return False
+        if self.mode == HIGH:
+            return True
+        return self.rng.random() < 0.5
+
+
+def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") -> Generator:
+    return Generator(case_rng(seed, stream, index), index, mode_for(index), limits)
+
+
+def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:
+    """The valid case number `index` for `seed`."""
+    return generator_for(seed, index, limits).valid(schema.root)

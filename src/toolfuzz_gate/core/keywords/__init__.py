@@ -1,0 +1,36 @@
+"""The registry of supported JSON Schema keywords: one entry each (pure).
+
+Adding a keyword is one new `Keyword` here, with its parse, narrow, check and
+recipes together. The compiler refuses any keyword not in `KEYWORDS`.
+"""
+
+from __future__ import annotations
+
+from toolfuzz_gate.core.keywords import arrays, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+
+KEYWORDS: dict[str, Keyword] = {
+    keyword.name: keyword
+    for keyword in (
+        generic.TYPE,
+        generic.ENUM,
+        numeric.MINIMUM,
+        numeric.MAXIMUM,
+        text.MIN_LENGTH,
+        text.MAX_LENGTH,
+        arrays.ITEMS,
+        arrays.MIN_ITEMS,
+        arrays.MAX_ITEMS,
+        objects.PROPERTIES,
+        objects.REQUIRED,
+        objects.ADDITIONAL_PROPERTIES,
+        *(generic.annotation(name) for name in generic.ANNOTATIONS),
+    )
+}
+
+FAMILIES: tuple[str, ...] = tuple(
+    dict.fromkeys(k.family for k in KEYWORDS.values() if k.family is not None)
+)
+"""The hostile mutation families, in table order: the coverage ledger's rows."""
+
+__all__ = ["FAMILIES", "INVALID", "KEYWORDS", "Keyword", "Maker", "ParseContext", "Recipe"]

@@ -1,0 +1,103 @@
+"""The shape of one keyword entry and the seams it uses (pure).
+
+A keyword carries its whole meaning in one place: how its argument is read
+(`parse`), how it narrows what the generator produces (`narrow`), how the
+engine checks an instance against it (`check`), and which hostile near-misses
+it yields (`recipes`). "Supported" means exactly "has an entry in the table".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from random import Random
+from typing import Any, Protocol
+
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.node import Domain, Node
+
+INVALID: Any = object()
+"""What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
+
+
+class ParseContext(Protocol):
+    """What a keyword's `parse` may use while the compiler reads one schema object."""
+
+    @property
+    def pointer(self) -> str: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
+        """Report a problem at this object's pointer / keyword / tokens."""
+
+    def subschema(self, document: JSON, *tokens: str | int) -> Node:
+        """Compile a child schema found at this object's pointer / tokens."""
+
+
+class Maker(Protocol):
+    """What a hostile recipe may use: fresh valid values, seeded randomness."""
+
+    @property
+    def rng(self) -> Random: ...
+
+    def valid(self, node: Node) -> JSON: ...
+
+
+Recurse = Callable[[Node, JSON], bool]
+Make = Callable[[JSON, Maker], JSON]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One hostile near-miss: replace the valid value at a node by `make(value)`.
+
+    `needs` is the JSON type the current value must have for `make` to apply
+    (`object` for `required`, say); the mutator ensures one exists.
+    """
+
+    family: str
+    keyword: str
+    variant: str
+    make: Make
+    needs: str | None = None
+
+
+def _unchanged(domain: Domain, argument: Any) -> Domain:
+    return domain
+
+
+def _no_recipes(node: Node, argument: Any, limits: Limits) -> Iterable[Recipe]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One supported keyword. `check` is None for annotations."""
+
+    name: str
+    parse: Callable[[Any, ParseContext], Any]
+    narrow: Callable[[Domain, Any], Domain] = _unchanged
+    check: Callable[[Node, Any, JSON, Recurse], bool] | None = None
+    family: str | None = None
+    recipes: Callable[[Node, Any, Limits], Iterable[Recipe]] = _no_recipes
+
+
+def parse_any(argument: Any, ctx: ParseContext) -> Any:
+    return argument
+
+
+def parse_count(argument: Any, ctx: ParseContext, keyword: str) -> Any:
+    """A non-negative integer argument (`minLength: 2`, not `2.5` or `-1`)."""
+    if isinstance(argument, bool) or not isinstance(argument, int | float):
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be an integer")
+        return INVALID
+    if isinstance(argument, float) and not argument.is_integer():
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be a whole number")
+        return INVALID
+    if argument < 0:
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be >= 0")
+        return INVALID
+    return int(argument)

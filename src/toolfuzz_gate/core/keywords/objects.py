@@ -1,0 +1,126 @@
+"""Objects: `properties`, `required`, `additionalProperties` (boolean form) (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe, Recurse
+from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.node import Domain, Node
+
+UNKNOWN_KEY = "unexpectedKey"
+
+
+def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
+    if not isinstance(argument, dict):
+        ctx.problem("schema.invalid-keyword-value", "properties", "properties must be an object")
+        return INVALID
+    if len(argument) > ctx.limits.max_properties:
+        ctx.problem(
+            "schema.limit-properties",
+            "properties",
+            f"{len(argument)} properties; at most {ctx.limits.max_properties} are supported",
+        )
+        return INVALID
+    return tuple((name, ctx.subschema(sub, "properties", name)) for name, sub in argument.items())
+
+
+def _narrow_properties(domain: Domain, argument: tuple[tuple[str, Node], ...]) -> Domain:
+    return replace(domain, properties=argument)
+
+
+def _check_properties(
+    node: Node, argument: tuple[tuple[str, Node], ...], instance: JSON, recurse: Recurse
+) -> bool:
+    if not isinstance(instance, dict):
+        return True
+    return all(recurse(child, instance[name]) for name, child in argument if name in instance)
+
+
+def _parse_required(argument: Any, ctx: ParseContext) -> Any:
+    if not isinstance(argument, list) or not all(isinstance(n, str) for n in argument):
+        ctx.problem("schema.invalid-keyword-value", "required", "required must list strings")
+        return INVALID
+    if len(set(argument)) != len(argument):
+        ctx.problem("schema.invalid-keyword-value", "required", "required repeats a name")
+        return INVALID
+    return tuple(argument)
+
+
+def _narrow_required(domain: Domain, argument: tuple[str, ...]) -> Domain:
+    return replace(domain, required=argument)
+
+
+def _check_required(node: Node, argument: tuple[str, ...], instance: JSON, recurse: object) -> bool:
+    return not isinstance(instance, dict) or all(name in instance for name in argument)
+
+
+def _required_recipes(node: Node, argument: tuple[str, ...], limits: Limits) -> Iterable[Recipe]:
+    def remover(name: str) -> Recipe:
+        def make(value: JSON, maker: Maker) -> JSON:
+            assert isinstance(value, dict)
+            return {k: v for k, v in value.items() if k != name}
+
+        return Recipe("required", "required", f"missing:{name}", make, needs="object")
+
+    return [remover(name) for name in argument]
+
+
+def _parse_additional(argument: Any, ctx: ParseContext) -> Any:
+    if not isinstance(argument, bool):
+        ctx.problem(
+            "schema.unsupported-keyword",
+            "additionalProperties",
+            "additionalProperties as a schema is not supported yet; only true or false",
+        )
+        return INVALID
+    return argument
+
+
+def _narrow_additional(domain: Domain, argument: bool) -> Domain:
+    return replace(domain, additional=argument)
+
+
+def _check_additional(node: Node, argument: bool, instance: JSON, recurse: object) -> bool:
+    if argument or not isinstance(instance, dict):
+        return True
+    known = {name for name, _ in node.domain.properties}
+    return all(key in known for key in instance)
+
+
+def unknown_key(known: Iterable[str]) -> str:
+    taken = set(known)
+    key, n = UNKNOWN_KEY, 1
+    while key in taken:
+        n += 1
+        key = f"{UNKNOWN_KEY}{n}"
+    return key
+
+
+def _additional_recipes(node: Node, argument: bool, limits: Limits) -> Iterable[Recipe]:
+    if argument:
+        return ()
+    key = unknown_key(name for name, _ in node.domain.properties)
+
+    def make(value: JSON, maker: Maker) -> JSON:
+        assert isinstance(value, dict)
+        return {**value, key: "x"}
+
+    return (Recipe("additionalProperties", "additionalProperties", "unknown-key", make, "object"),)
+
+
+PROPERTIES = Keyword("properties", _parse_properties, _narrow_properties, _check_properties)
+REQUIRED = Keyword(
+    "required", _parse_required, _narrow_required, _check_required, "required", _required_recipes
+)
+ADDITIONAL_PROPERTIES = Keyword(
+    "additionalProperties",
+    _parse_additional,
+    _narrow_additional,
+    _check_additional,
+    "additionalProperties",
+    _additional_recipes,
+)

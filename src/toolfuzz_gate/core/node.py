@@ -1,0 +1,70 @@
+"""The compiled schema tree: what the generator, mutator and validator walk (pure data).
+
+A `Node` keeps its keywords' parsed arguments (for checking and mutation) and a
+`Domain`, the generation-side reading of those same keywords, which each keyword
+narrows in turn (see `core.keywords`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.jsonvalue import ALL_TYPES
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The set of values a node admits, in the form generation needs."""
+
+    types: frozenset[str] = ALL_TYPES
+    enum: tuple[JSON, ...] | None = None
+    lo: int | float | None = None
+    hi: int | float | None = None
+    min_length: int = 0
+    max_length: int | None = None
+    min_items: int = 0
+    max_items: int | None = None
+    items: Node | None = None
+    properties: tuple[tuple[str, Node], ...] = ()
+    required: tuple[str, ...] = ()
+    additional: bool = True
+
+    def property_node(self, name: str) -> Node | None:
+        for key, node in self.properties:
+            if key == name:
+                return node
+        return None
+
+
+@dataclass(frozen=True)
+class Node:
+    """One (sub)schema. `never` is the `false` schema: nothing validates."""
+
+    pointer: str
+    keywords: tuple[tuple[str, Any], ...] = ()
+    domain: Domain = field(default_factory=Domain)
+    never: bool = False
+
+    def argument(self, keyword: str, default: Any = None) -> Any:
+        for name, value in self.keywords:
+            if name == keyword:
+                return value
+        return default
+
+    def children(self) -> tuple[Node, ...]:
+        found = [node for _, node in self.domain.properties]
+        if self.domain.items is not None:
+            found.append(self.domain.items)
+        return tuple(found)
+
+
+@dataclass(frozen=True)
+class CompiledSchema:
+    """A schema the engine fully understands, with its digest and size."""
+
+    root: Node
+    document: JSON
+    digest: str
+    node_count: int

@@ -1,0 +1,67 @@
+"""What one handler call produced, and the seam every adapter implements (pure).
+
+Adapters (in `toolfuzz_gate.edges.handlers`) do the I/O and reduce whatever the
+handler did to an `Outcome`; the core only ever sees outcomes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+
+
+class OutcomeKind(StrEnum):
+    ACCEPTED = "accepted"
+    """The handler returned an output."""
+    REJECTED = "rejected"
+    """The handler refused the call cleanly, with an error code."""
+    CRASH = "crash"
+    """Anything else: an unexpected exception, a dead process, garbage on the wire."""
+    TIMEOUT = "timeout"
+    """No answer within the per-call timeout."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One call's result, reduced to what the invariants need.
+
+    The output itself is not kept (receipts hold little bulk): its digest answers
+    the replay and key-order questions, its size the output-bound question.
+    """
+
+    kind: OutcomeKind
+    output_digest: str | None = None
+    output_bytes: int = 0
+    output_capped: bool = False
+    """True when the adapter stopped reading at the byte cap."""
+    error_code: str | None = None
+    error_path: str | None = None
+    message: str = ""
+    """Bounded, redacted detail for humans: an exception type and message, a stderr tail."""
+    effects_before: JSON = None
+    effects_after: JSON = None
+    effects_observed: bool = False
+    """True when a state probe ran before and after the call."""
+
+    @property
+    def committed_change(self) -> bool:
+        """Did the observed committed state change across the call?"""
+        return self.effects_observed and self.effects_before != self.effects_after
+
+    def summary(self) -> JSONObject:
+        """A small, deterministic description for case logs and receipts."""
+        data: JSONObject = {"kind": self.kind.value}
+        if self.error_code is not None:
+            data["code"] = self.error_code
+        if self.kind is OutcomeKind.ACCEPTED:
+            data["outputBytes"] = self.output_bytes
+        return data
+
+
+class Handler(Protocol):
+    """Anything that can be called with a tool's arguments."""
+
+    def call(self, arguments: JSONObject) -> Outcome: ...

@@ -1,0 +1,106 @@
+"""Shrink a failing input to a minimal one that fails the same way (pure).
+
+Design note. The order is shortlex on the canonical JSON text (`sort_key`): a
+candidate is only tried when its encoding is shorter, or as long and
+lexicographically smaller. That one rule makes every accepted step a strict
+decrease (so shrinking terminates and never grows the input) and prefers what
+a reader finds simpler: fewer members, shorter arrays and strings, numbers
+nearer zero (fewer digits), plain letters (a NUL or an emoji encodes as an
+escape, longer than `a`). Candidates are proposed biggest-cut first (drop a
+member, halve an array or string, jump a number most of the way to zero) and
+the first one the caller's `keeps` accepts is taken; `keeps` re-runs the
+validator and the handler, and accepts only the same failure class at the
+same path, so shrinking can never turn a hostile case valid or a crash into
+a clean rejection. A budget bounds the handler calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from toolfuzz_gate.core.canonical import JSON, canonical_compact
+
+SIMPLE_TEXT = re.compile(r"[^a-z]")
+
+
+def sort_key(value: JSON) -> tuple[int, str]:
+    text = canonical_compact(value)
+    return (len(text), text)
+
+
+def _descending(size: int) -> Iterator[int]:
+    """Cut sizes from `size` down to 1 by halving: big cuts first."""
+    cut = size
+    while cut >= 1:
+        yield cut
+        cut //= 2
+
+
+def _numbers(value: int | float) -> Iterator[JSON]:
+    if isinstance(value, float):
+        if value.is_integer():
+            yield int(value)
+        else:
+            yield round(value)
+            yield round(value, 2)
+    whole = int(value)
+    sign = 1 if whole > 0 else -1
+    for cut in _descending(abs(whole)):
+        yield whole - sign * cut
+
+
+def _strings(value: str) -> Iterator[JSON]:
+    for cut in _descending(len(value)):
+        yield value[: len(value) - cut]
+    simple = SIMPLE_TEXT.sub("a", value)
+    if simple != value:
+        yield simple
+
+
+def candidates(value: JSON) -> Iterator[JSON]:
+    """Simpler variants of `value`, one change each, biggest first."""
+    if isinstance(value, dict):
+        for key in value:
+            yield {k: v for k, v in value.items() if k != key}
+        for key, member in value.items():
+            for smaller in candidates(member):
+                yield {**value, key: smaller}
+    elif isinstance(value, list):
+        for cut in _descending(len(value)):
+            yield value[: len(value) - cut]
+        for index in range(len(value)):
+            yield value[:index] + value[index + 1 :]
+        for index, item in enumerate(value):
+            for smaller in candidates(item):
+                yield [*value[:index], smaller, *value[index + 1 :]]
+    elif isinstance(value, bool):
+        if value:
+            yield False
+    elif isinstance(value, int | float):
+        yield from _numbers(value)
+    elif isinstance(value, str):
+        yield from _strings(value)
+
+
+def shrink(value: JSON, keeps: Callable[[JSON], bool], budget: int) -> tuple[JSON, list[int]]:
+    """The smallest input found, and the size of each accepted step (first is the original)."""
+    current = value
+    current_key = sort_key(value)
+    sizes = [current_key[0]]
+    progress = True
+    while progress and budget > 0:
+        progress = False
+        for candidate in candidates(current):
+            key = sort_key(candidate)
+            if key >= current_key:
+                continue
+            budget -= 1
+            if keeps(candidate):
+                current, current_key = candidate, key
+                sizes.append(key[0])
+                progress = True
+                break
+            if budget <= 0:
+                break
+    return current, sizes

@@ -1,0 +1,40 @@
+"""Short human summaries of receipts, for the terminal (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSONObject, canonical_compact
+
+MAX_LISTED = 10
+
+
+def render_receipt_summary(receipt: JSONObject, location: str) -> str:
+    r: Any = receipt
+    cases = r["cases"]
+    lines = [
+        f"{r['tool']}: seed {r['seed']}, {cases['valid']} valid + {cases['hostile']} hostile"
+        f" + {cases['seam']} seam cases ({r['engine']['oracle']['name']} oracle)",
+    ]
+    held = [name for name, ok in r["invariants"].items() if ok]
+    broken = [name for name, ok in r["invariants"].items() if not ok]
+    lines.append(
+        f"  invariants: {len(held)}/{len(r['invariants'])} hold"
+        + (f"; broken: {', '.join(broken)}" if broken else "")
+    )
+    coverage = " ".join(f"{family}={state}" for family, state in r["coverage"].items())
+    lines.append(f"  coverage: {coverage}")
+    examples = r["counterexamples"]
+    lines.append(f"  counterexamples: {len(examples)}")
+    for example in examples[:MAX_LISTED]:
+        shown = canonical_compact(example["input"])
+        if len(shown) > 120:
+            shown = shown[:119] + "…"
+        lines.append(
+            f"    {example['failure']} at {example['path'] or '/'} "
+            f"({example['mutation']}): {shown}"
+        )
+    if len(examples) > MAX_LISTED:
+        lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
+    lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Edges: files, processes, the network. I/O lives here and nothing clever."""

@@ -1,0 +1,88 @@
+"""Files: bounded, strict JSON reading and atomic writing (edge)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON, canonical_document
+from toolfuzz_gate.errors import InputFileError
+
+MAX_JSON_FILE_BYTES = 8 * 1024 * 1024
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def load_json(path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file") -> JSON:
+    """Strict JSON: no NaN or Infinity, no duplicate keys, bounded size."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(max_bytes + 1)
+    except OSError as error:
+        raise InputFileError(f"cannot read {what} {path}: {error.strerror}") from None
+    if len(raw) > max_bytes:
+        raise InputFileError(
+            f"{what} {path} is larger than {max_bytes} bytes",
+            hint="toolfuzz-gate bounds every input it reads",
+        )
+    try:
+        return json.loads(  # type: ignore[no-any-return]
+            raw.decode("utf-8"),
+            parse_constant=_no_constants,
+            object_pairs_hook=_no_duplicates,
+        )
+    except UnicodeDecodeError:
+        raise InputFileError(f"{what} {path} is not UTF-8") from None
+    except json.JSONDecodeError as error:
+        raise InputFileError(
+            f"{what} {path} is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    except (ValueError, RecursionError) as error:
+        raise InputFileError(f"{what} {path} is not acceptable JSON: {error}") from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, then rename: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_document(path: Path, document: JSON) -> None:
+    write_atomic(path, canonical_document(document))
+
+
+class JsonLinesWriter:
+    """The `--cases` audit log: one compact JSON object per line."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._stream = path.open("w", encoding="utf-8", errors="surrogatepass")
+
+    def __call__(self, record: dict[str, JSON]) -> None:
+        self._stream.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+    def close(self) -> None:
+        self._stream.close()

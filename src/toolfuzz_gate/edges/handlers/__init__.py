@@ -1,0 +1,1 @@
+"""Handler adapters: one module per kind of handler, one registry."""

@@ -1,0 +1,62 @@
+"""The `builtin:renderPoster` adapter: the built-in contract's synthetic handler, in process (edge).
+
+The one handler that runs inside the gate's own process: it is the gate's own
+code, side-effect free, and running it in process is what lets the embedded
+default run anywhere in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.canonical import JSONObject, canonical_compact, digest
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.redact import bounded_message
+
+SPEC = f"builtin:{poster.TOOL_NAME}"
+
+
+class BuiltinPosterHandler:
+    def __init__(self) -> None:
+        self.service = poster.PosterService()
+
+    def describe(self) -> JSONObject:
+        return {"spec": SPEC}
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        before = self.service.snapshot()
+        try:
+            output = self.service.render_poster(**arguments)
+        except poster.ToolError as error:
+            return Outcome(
+                OutcomeKind.REJECTED,
+                error_code=error.code,
+                error_path=error.path,
+                effects_before=before,
+                effects_after=self.service.snapshot(),
+                effects_observed=True,
+            )
+        except Exception as error:  # any other exception is the handler crashing
+            return Outcome(
+                OutcomeKind.CRASH,
+                message=bounded_message(f"{type(error).__name__}: {error}"),
+                effects_before=before,
+                effects_after=self.service.snapshot(),
+                effects_observed=True,
+            )
+        return Outcome(
+            OutcomeKind.ACCEPTED,
+            output_digest=digest(output),
+            output_bytes=len(canonical_compact(output)),
+            effects_before=before,
+            effects_after=self.service.snapshot(),
+            effects_observed=True,
+        )
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> BuiltinPosterHandler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

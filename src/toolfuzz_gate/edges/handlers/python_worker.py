@@ -1,0 +1,316 @@
+"""The `python:MODULE:FUNCTION` adapter: calls run in one persistent worker subprocess (edge).
+
+The handler's code never runs in the gate's process. `python_worker_main` is the other end
+of the pipe and documents the JSON-lines protocol. A call that hangs, floods its output or
+breaks the protocol costs the worker: its whole process group is killed and a fresh worker
+starts on the next call. POSIX only (process groups, non-blocking pipes under `selectors`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import site
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import toolfuzz_gate
+from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, digest
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
+from toolfuzz_gate.errors import HandlerError
+
+RESPONSE_SLACK_BYTES = 4096
+"""Room for the envelope, an error or an effects snapshot beyond `max_output_bytes`."""
+CRASH_TAIL_CHARS = 300
+_WORKER_MODULE = "toolfuzz_gate.edges.handlers.python_worker_main"
+_DEFAULT_REJECTS = ("builtins:ValueError",)
+
+
+def _is_dotted(text: str) -> bool:
+    return all(part.isidentifier() for part in text.split("."))
+
+
+def _check_reference(what: str, reference: str) -> None:
+    module, sep, name = reference.partition(":")
+    if not (sep and _is_dotted(module) and name.isidentifier()):
+        raise HandlerError(
+            f"{what} {reference!r} is not MODULE:NAME",
+            hint="name a module and an attribute in it, e.g. poster:ToolError or builtins:KeyError",
+        )
+
+
+@dataclass(frozen=True)
+class PythonSpec:
+    """What to import in the worker: the function, the rejection classes, the state probe."""
+
+    module: str
+    function: str
+    rejects: tuple[str, ...] = _DEFAULT_REJECTS
+    """`MODULE:CLASS` entries; raising a subclass of one of them is a clean rejection."""
+    effects: str | None = None
+    """`MODULE:FUNCTION` of a zero-argument function returning a JSON state snapshot."""
+
+    @classmethod
+    def parse(
+        cls,
+        text: str,
+        rejects: Sequence[str] = _DEFAULT_REJECTS,
+        effects: str | None = None,
+    ) -> PythonSpec:
+        kind, _, reference = text.partition(":")
+        module, sep, function = reference.partition(":")
+        if kind != "python" or not sep or not _is_dotted(module) or not function.isidentifier():
+            raise HandlerError(
+                f"handler spec {text!r} is not python:MODULE:FUNCTION",
+                hint="e.g. python:poster:render_poster, with poster.py importable "
+                "from the working directory or PYTHONPATH",
+            )
+        if isinstance(rejects, str):
+            raise HandlerError(f"rejects must be a list of MODULE:CLASS, not {rejects!r}")
+        for reference_ in rejects:
+            _check_reference("reject class", reference_)
+        if effects is not None:
+            _check_reference("effects function", effects)
+        return cls(module, function, tuple(rejects), effects)
+
+    @property
+    def text(self) -> str:
+        return f"python:{self.module}:{self.function}"
+
+
+@dataclass(frozen=True)
+class WorkerOptions:
+    timeout_s: float = 2.0
+    """Per call, wall clock; the worker is killed when it passes."""
+    max_output_bytes: int = 65536
+    cwd: str | None = None
+    """The worker's working directory, also first on its import path; default: the gate's."""
+    extra_pythonpath: tuple[str, ...] = ()
+    env_passthrough: tuple[str, ...] = ()
+    """Variable names passed on top of the allowlist in `environment.scrubbed_environment`."""
+    memory_limit_bytes: int | None = None
+    """RLIMIT_AS for the worker. Off by default: some libraries reserve large address
+    ranges up front and fail under it; macOS does not enforce it."""
+    startup_timeout_s: float = 30.0
+    """For the handshake, separate from `timeout_s`: importing a handler can be slow."""
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0 or self.startup_timeout_s <= 0 or self.max_output_bytes < 0:
+            raise ValueError(f"invalid worker options: {self}")
+
+
+class PythonWorkerHandler:
+    """A `Handler` calling a Python function in a worker subprocess. Not thread-safe.
+
+    The worker starts in the constructor, so an unimportable handler fails fast with
+    `HandlerError`; after a kill it restarts lazily, on the next call.
+    """
+
+    def __init__(self, spec: PythonSpec, options: WorkerOptions | None = None) -> None:
+        self.spec = spec
+        self.options = options or WorkerOptions()
+        self._cwd = os.path.abspath(self.options.cwd or os.getcwd())
+        self._env = self._environment()
+        self._next_id = 0
+        self._worker: WorkerProcess | None = None
+        self._worker = self._start()
+
+    def describe(self) -> str:
+        return self.spec.text
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The running worker's pid (its process group id too), or None between workers."""
+        return self._worker.pid if self._worker is not None else None
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        worker = self._worker if self._worker is not None else self._start()
+        self._worker = worker
+        self._next_id += 1
+        request = {"id": self._next_id, "arguments": arguments}
+        line = json.dumps(request, allow_nan=False).encode("ascii") + b"\n"
+        deadline = time.monotonic() + self.options.timeout_s
+        limit = self.options.max_output_bytes + RESPONSE_SLACK_BYTES
+        try:
+            try:
+                sent = worker.write(line, deadline)
+            except OSError:
+                return self._fail("the worker died before reading the call")
+            answer = worker.read_line(deadline, limit) if sent else Stop.TIMEOUT
+            if answer is Stop.TIMEOUT:
+                self._discard()
+                return Outcome(
+                    kind=OutcomeKind.TIMEOUT,
+                    message=f"no answer within {self.options.timeout_s:g} s",
+                )
+            if answer is Stop.OVERFLOW:
+                # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
+                read = worker.pending_bytes
+                self._discard()
+                return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
+            if answer is Stop.EOF:
+                return self._fail("the worker exited during the call")
+            return self._outcome(answer)
+        except BaseException:
+            # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
+            self._discard()
+            raise
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop(grace_s=1.0)
+
+    def __enter__(self) -> PythonWorkerHandler:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _environment(self) -> dict[str, str]:
+        env = scrubbed_environment(os.environ, self.options.env_passthrough)
+        entries = [
+            self._cwd,
+            *(os.path.abspath(entry) for entry in self.options.extra_pythonpath),
+            *env.get("PYTHONPATH", "").split(os.pathsep),
+            *_package_root_if_hidden(),
+        ]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
+        # A worker restarted mid-run must iterate sets the same way as the first one did.
+        env["PYTHONHASHSEED"] = "0"
+        # The gate must not write __pycache__ directories into the checkout it is judging.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env
+
+    def _start(self) -> WorkerProcess:
+        config = {
+            "module": self.spec.module,
+            "function": self.spec.function,
+            "rejects": list(self.spec.rejects),
+            "effects": self.spec.effects,
+            "memory_limit_bytes": self.options.memory_limit_bytes,
+        }
+        argv = [sys.executable, "-m", _WORKER_MODULE, json.dumps(config)]
+        try:
+            worker = WorkerProcess(argv, self._env, self._cwd)
+        except OSError as exc:
+            raise HandlerError(f"{self.spec.text}: cannot start the worker: {exc}") from exc
+        deadline = time.monotonic() + self.options.startup_timeout_s
+        line = worker.read_line(deadline, RESPONSE_SLACK_BYTES)
+        ready = _parse(line) if isinstance(line, bytes) else None
+        if isinstance(ready, dict) and ready.get("ready") is True:
+            return worker
+        if isinstance(ready, dict) and isinstance(ready.get("error"), str):
+            worker.kill()
+            raise HandlerError(
+                f"{self.spec.text}: cannot import the handler: {ready['error']}",
+                hint=f"run the gate where `import {self.spec.module}` works "
+                "(its directory or PYTHONPATH), and check the names in rejects and effects",
+            )
+        if line is Stop.EOF:
+            problem = "exited during startup"
+        elif line is Stop.TIMEOUT:
+            problem = f"did not report ready within {self.options.startup_timeout_s:g} s"
+        else:
+            problem = "sent a bad handshake"
+        reason = worker.describe_exit(problem)
+        worker.kill()
+        raise HandlerError(f"{self.spec.text}: the worker {reason}")
+
+    def _outcome(self, line: bytes) -> Outcome:
+        response = _parse(line)
+        if response is None:
+            return self._fail(f"the worker wrote a line that is not JSON: {line[:80]!r}")
+        call_id = response.get("id")
+        if type(call_id) is not int or call_id != self._next_id:
+            return self._fail(f"the worker answered id {call_id!r}, expected {self._next_id}")
+        crash = response.get("crash")
+        if isinstance(crash, dict):
+            return Outcome(kind=OutcomeKind.CRASH, message=_crash_message(crash))
+        effects = response.get("effects")
+        observed = self.spec.effects is not None and isinstance(effects, dict)
+        before: JSON = effects.get("before") if observed and effects else None
+        after: JSON = effects.get("after") if observed and effects else None
+        error = response.get("error")
+        if response.get("ok") is True and "output" in response:
+            output = response["output"]
+            return Outcome(
+                kind=OutcomeKind.ACCEPTED,
+                output_digest=digest(output),
+                output_bytes=len(canonical_compact(output)),
+                effects_before=before,
+                effects_after=after,
+                effects_observed=observed,
+            )
+        if response.get("ok") is False and isinstance(error, dict):
+            code, path = error.get("code"), error.get("path")
+            if isinstance(code, str):
+                return Outcome(
+                    kind=OutcomeKind.REJECTED,
+                    error_code=code,
+                    error_path=path if isinstance(path, str) else None,
+                    effects_before=before,
+                    effects_after=after,
+                    effects_observed=observed,
+                )
+        return self._fail(f"the worker sent a malformed response: {line[:80]!r}")
+
+    def _fail(self, problem: str) -> Outcome:
+        """A protocol-level crash: the worker is not trusted for another call."""
+        worker, self._worker = self._worker, None
+        message = problem
+        if worker is not None:
+            message = worker.describe_exit(problem, tail_chars=CRASH_TAIL_CHARS)
+            worker.kill()
+        return Outcome(kind=OutcomeKind.CRASH, message=message)
+
+    def _discard(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line, parse_constant=_refuse_constant)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _crash_message(crash: dict[str, Any]) -> str:
+    message = f"{crash.get('type', 'Exception')}: {crash.get('message', '')}"
+    where = crash.get("where")
+    return f"{message} (at {where})" if isinstance(where, str) else message
+
+
+def _package_root_if_hidden() -> list[str]:
+    """The directory holding `toolfuzz_gate`, if the worker's `site` would not find it.
+
+    Covers a gate imported via sys.path tweaks (pytest's rootdir, a source checkout); a
+    site-packages root is left out so it never moves ahead of the standard library.
+    """
+    root = str(Path(toolfuzz_gate.__file__).resolve().parent.parent)
+    known = {str(Path(entry).resolve()) for entry in site.getsitepackages()}
+    known.add(str(Path(site.getusersitepackages()).resolve()))
+    return [] if root in known else [root]
+
+
+atexit.register(WorkerProcess.kill_all)

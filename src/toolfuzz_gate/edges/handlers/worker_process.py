@@ -1,0 +1,204 @@
+"""One child process spoken to in lines over pipes, under deadlines (edge; POSIX only).
+
+Shared plumbing for adapters that keep a handler process alive between calls: the child
+runs in its own session so its whole process group can be killed; stdin and stdout are
+non-blocking and driven by `selectors` against a deadline; stderr is drained by a thread
+into a bounded tail, so a chatty child never blocks on a full pipe. Every live process is
+tracked so the gate can kill them all on exit, including after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from typing import IO, ClassVar
+
+STDERR_TAIL_BYTES = 4096
+_READ_CHUNK = 65536
+
+
+class Stop(enum.Enum):
+    """Why `read_line` returned without a line."""
+
+    TIMEOUT = "timeout"
+    EOF = "eof"
+    OVERFLOW = "overflow"
+
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    if stream is None:
+        raise RuntimeError("subprocess pipe missing")
+    return stream
+
+
+class WorkerProcess:
+    """A started child process. `kill` is idempotent and always reaps."""
+
+    _live: ClassVar[set[WorkerProcess]] = set()
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
+        self.process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+        )
+        WorkerProcess._live.add(self)
+        self.pid = self.process.pid
+        self._stdin = _pipe(self.process.stdin)
+        self._stdout = _pipe(self.process.stdout)
+        os.set_blocking(self._stdin.fileno(), False)
+        os.set_blocking(self._stdout.fileno(), False)
+        self._readable = selectors.DefaultSelector()
+        self._readable.register(self._stdout.fileno(), selectors.EVENT_READ)
+        self._writable = selectors.DefaultSelector()
+        self._writable.register(self._stdin.fileno(), selectors.EVENT_WRITE)
+        self._buffer = bytearray()
+        self._scanned = 0
+        self._tail = bytearray()
+        self._tail_lock = threading.Lock()
+        self._drainer = threading.Thread(
+            target=self._drain, args=(_pipe(self.process.stderr),), daemon=True
+        )
+        self._drainer.start()
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes read from stdout that are not yet part of a returned line."""
+        return len(self._buffer)
+
+    def write(self, data: bytes, deadline: float) -> bool:
+        """Write all of `data`: False if the deadline passes first, OSError if the child is gone."""
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if not self._writable.select(remaining):
+                continue
+            try:
+                written = os.write(self._stdin.fileno(), view)
+            except BlockingIOError:
+                continue
+            view = view[written:]
+        return True
+
+    def read_line(self, deadline: float, limit: int) -> bytes | Stop:
+        """The next line without its newline, or why there is none.
+
+        Never reads more than `limit` + 1 bytes of one line, so OVERFLOW always leaves
+        exactly `limit` + 1 pending bytes, however the child's writes were chunked.
+        """
+        while True:
+            newline = self._buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                line = bytes(self._buffer[:newline])
+                del self._buffer[: newline + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._buffer)
+            if len(self._buffer) > limit:
+                return Stop.OVERFLOW
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Stop.TIMEOUT
+            if not self._readable.select(remaining):
+                continue
+            wanted = min(_READ_CHUNK, limit + 1 - len(self._buffer))
+            try:
+                chunk = os.read(self._stdout.fileno(), wanted)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return Stop.EOF
+            self._buffer += chunk
+
+    def stderr_tail(self, chars: int) -> str:
+        with self._tail_lock:
+            data = bytes(self._tail)
+        return data.decode("utf-8", errors="replace")[-chars:].strip()
+
+    def describe_exit(self, problem: str, tail_chars: int = 300, wait_s: float = 1.0) -> str:
+        """`problem`, the exit status if the child exits within `wait_s`, and a stderr tail."""
+        status = self._exit_status(wait_s)
+        if status is not None:
+            problem += f" ({status})"
+            # The pipe reaches EOF once the child is gone; let the drainer catch the last words.
+            self._drainer.join(timeout=0.5)
+        tail = self.stderr_tail(tail_chars)
+        return f"{problem}; stderr: {tail}" if tail else problem
+
+    def stop(self, grace_s: float) -> None:
+        """Close stdin, give the child `grace_s` to exit on its own, then kill its group."""
+        with contextlib.suppress(OSError):
+            self._stdin.close()
+        self._exit_status(grace_s)
+        self.kill()
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group, reap the child, release the pipes."""
+        WorkerProcess._live.discard(self)
+        if self.process.returncode is None:
+            # Not yet reaped, so the group id is still ours: nothing can have reused it.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5.0)
+        for stream in (self._stdin, self._stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        self._readable.close()
+        self._writable.close()
+        self._drainer.join(timeout=1.0)
+
+    @classmethod
+    def kill_all(cls) -> None:
+        """Kill every live child; registered with `atexit` by the adapters."""
+        for worker in list(cls._live):
+            worker.kill()
+
+    def _exit_status(self, wait_s: float) -> str | None:
+        """How the child exited, waiting up to `wait_s`, without reaping it.
+
+        WNOWAIT leaves the zombie in place so the process group id stays ours until
+        `kill` has signalled any grandchildren still in it.
+        """
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return None
+            if info is not None and info.si_pid == self.pid:
+                if info.si_code == os.CLD_EXITED:
+                    return f"exit code {info.si_status}"
+                try:
+                    return f"killed by {signal.Signals(info.si_status).name}"
+                except ValueError:
+                    return f"killed by signal {info.si_status}"
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.01)
+
+    def _drain(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._tail_lock:
+                self._tail += chunk
+                del self._tail[:-STDERR_TAIL_BYTES]
+        stream.close()

@@ -1,0 +1,101 @@
+"""The gate's own failures: one root exception, grouped by who must act (pure).
+
+Findings about a handler are data (see `core.findings`), never exceptions. These
+exceptions are for problems that stop the gate: bad usage, a bad schema, a handler
+that cannot start. Each carries a stable `code` (an API: add, never repurpose) and
+structured fields; the message is built from them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class ToolfuzzError(Exception):
+    """Root of every error the gate reports to its user."""
+
+    code = "toolfuzz.error"
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        """The text a user sees: code, what and where, then what to do."""
+        text = f"error[{self.code}]: {self.message}"
+        if self.hint:
+            text += f"\n  hint: {self.hint}"
+        return text
+
+
+class UsageError(ToolfuzzError):
+    """The command line was wrong: unknown flag, repeated flag, conflicting flags."""
+
+    code = "usage.invalid"
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    """One thing wrong with a schema, located by JSON Pointer."""
+
+    code: str
+    pointer: str
+    message: str
+    keyword: str = ""
+
+    def render(self) -> str:
+        where = self.pointer or "(root)"
+        return f"{self.code} at {where}: {self.message}"
+
+
+class SchemaError(ToolfuzzError):
+    """A schema the engine refuses: unsupported keywords, contradictions, limits.
+
+    Carries every problem found in one pass, so a report can list them all.
+    """
+
+    code = "schema.invalid"
+
+    def __init__(self, problems: list[SchemaProblem], *, source: str = "") -> None:
+        if not problems:
+            raise ValueError("SchemaError needs at least one problem")
+        self.problems = tuple(problems)
+        self.source = source
+        first = problems[0]
+        self.code = first.code
+        where = f"{source}: " if source else ""
+        lines = [f"{where}{len(problems)} problem(s) in the schema"]
+        lines += [f"  {p.render()}" for p in problems]
+        super().__init__(
+            "\n".join(lines),
+            hint=_SCHEMA_HINTS.get(first.code, "fix the schema at the pointer shown"),
+        )
+
+
+_SCHEMA_HINTS = {
+    "schema.unsupported-keyword": (
+        "the engine only fuzzes keywords it fully understands; remove or rewrite the "
+        "keyword, or wait for the subset to widen"
+    ),
+    "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
+    "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
+}
+
+
+class HandlerError(ToolfuzzError):
+    """The handler cannot be used at all (bad spec, cannot import, exits on start)."""
+
+    code = "handler.unusable"
+
+
+class ReceiptError(ToolfuzzError):
+    """A receipt file that cannot be read or does not follow its format."""
+
+    code = "receipt.invalid"
+
+
+class InputFileError(ToolfuzzError):
+    """A file the user named cannot be read, is too large or is not JSON."""
+
+    code = "input.unreadable"

@@ -1,0 +1,18 @@
+"""The process exit codes: an external contract scripts and CI rely on (pure)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What a `toolfuzz-gate` process tells its caller."""
+
+    PASSED = 0
+    """The gate passed: no finding the policy counts."""
+    FAILED = 1
+    """The gate failed: invariant failures (counterexamples) per the policy."""
+    USAGE = 2
+    """Usage, policy, schema or unusable-handler error; the message names the file and pointer."""
+    INTERNAL = 3
+    """An internal error of toolfuzz-gate itself: a bug to report."""
