@@ -123,7 +123,10 @@ def _fuzz_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         args.handler, tuple(args.rejects), args.effects, timeout_ms=args.timeout_ms
     )
     return ToolRun(
-        schema, handler, tool, FuzzConfig(args.seed, args.runs, oracle=args.oracle),
+        schema,
+        handler,
+        tool,
+        FuzzConfig(args.seed, args.runs, oracle=args.oracle),
         _replay_command(argv),
     )
 

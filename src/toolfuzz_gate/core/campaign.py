@@ -1,4 +1,7 @@
-"""Execute every case of one seed: valid, hostile, seam; keep ledgers and findings (pure over `Handler`)."""
+"""Execute every case of one seed: valid, hostile, seam; keep ledgers and findings.
+
+Pure over the `Handler` seam: all I/O happens behind it.
+"""
 
 from __future__ import annotations
 
@@ -61,7 +64,7 @@ class Campaign:
         for found in check_observation(obs, self.tool):
             self.findings.append((found, obs.case))
         if self.sink is not None:
-            outcome = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
+            outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
             self.sink(obs.case.record(outcome))
 
     def _valid_cases(self) -> None:
@@ -115,7 +118,15 @@ class Campaign:
         for index, probe in enumerate(iter_probes(self.schema, base, self.seed, self.limits)):
             valid = self.oracle.is_valid(probe.input)
             case = Case(
-                InputKind.SEAM, "seam", probe.path, probe.input, index, "seam", valid, "", probe.name
+                InputKind.SEAM,
+                "seam",
+                probe.path,
+                probe.input,
+                index,
+                "seam",
+                valid,
+                "",
+                probe.name,
             )
             obs = self._execute(case)
             assert obs.outcome is not None

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Any, TypeAlias
 
-JSON: TypeAlias = "None | bool | int | float | str | list[JSON] | dict[str, JSON]"
+JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 JSONObject: TypeAlias = "dict[str, JSON]"
 
 

@@ -164,7 +164,9 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
             ctx.problem("schema.contradiction", "minimum", "no integer lies within the bounds")
     if d.max_length is not None and d.min_length > d.max_length:
         ctx.problem(
-            "schema.contradiction", "minLength", f"minLength {d.min_length} > maxLength {d.max_length}"
+            "schema.contradiction",
+            "minLength",
+            f"minLength {d.min_length} > maxLength {d.max_length}",
         )
     if d.min_length > ctx.limits.max_string_bytes:
         ctx.problem(
@@ -190,7 +192,10 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
             )
         elif child is not None and child.never:
             ctx.problem(
-                "schema.contradiction", "required", f"{name!r} is required but admits no value", index
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but admits no value",
+                index,
             )
     if d.enum is not None:
         others = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] != "enum"))
@@ -222,7 +227,5 @@ def estimate_bytes(node: Node, limits: Limits) -> int:
         item = estimate_bytes(d.items, limits) if d.items is not None else 64
         sizes.append(2 + count * (item + 1))
     if "object" in d.types:
-        sizes.append(
-            2 + sum(len(k) * 6 + 4 + estimate_bytes(c, limits) for k, c in d.properties)
-        )
+        sizes.append(2 + sum(len(k) * 6 + 4 + estimate_bytes(c, limits) for k, c in d.properties))
     return max(sizes)

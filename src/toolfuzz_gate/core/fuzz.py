@@ -1,9 +1,13 @@
-"""Fuzz one tool for one seed: compile, run the campaign, shrink, and build the receipt (pure over `Handler`)."""
+"""Fuzz one tool for one seed: compile, run the campaign, shrink, build the receipt.
+
+Pure over the `Handler` seam: all I/O happens behind it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign import Campaign, CaseSink
@@ -17,9 +21,9 @@ from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.observe import observe
 from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle, fails_exactly_at
 from toolfuzz_gate.core.outcome import Handler
+from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
 from toolfuzz_gate.core.shrink import shrink
-from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
@@ -89,7 +93,7 @@ def fuzz(
         for found, case in _first_per_fingerprint(campaign, tool)
     ]
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
-    body: JSONObject = {
+    body: dict[str, Any] = {
         "tool": tool.name,
         "seed": config.seed,
         "runs": config.runs,
@@ -110,9 +114,9 @@ def fuzz(
         },
         "cases": dict(campaign.counts),
         "coverage": campaign.coverage(),
-        "mutationCounts": campaign.mutation_counts,  # type: ignore[dict-item]
-        "probes": campaign.probes,  # type: ignore[dict-item]
-        "invariants": invariant_ledger({c.finding.failure for c in counterexamples}),  # type: ignore[dict-item]
+        "mutationCounts": campaign.mutation_counts,
+        "probes": campaign.probes,
+        "invariants": invariant_ledger({c.finding.failure for c in counterexamples}),
         "unsupported": [],
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "replayCommand": replay_command,
@@ -147,22 +151,18 @@ def _minimize(
     def keeps(candidate: JSON) -> bool:
         if not isinstance(candidate, dict):
             return False
-        if case.kind is InputKind.HOSTILE:
-            if sorted(oracle.errors(candidate)) != original_errors:
-                return False
-            valid = False
-        else:
-            valid = oracle.is_valid(candidate)
-            if valid != case.valid:
-                return False
-        trial = replace(case, input=candidate, valid=valid)
+        # The same validation errors, or none for a valid case: the step keeps the
+        # input on the same side of the schema, failing for the same reasons.
+        if sorted(oracle.errors(candidate)) != original_errors:
+            return False
+        trial = replace(case, input=candidate)
         observed = observe(trial, campaign.handler)
         return any(f.identity == found.identity for f in check_observation(observed, campaign.tool))
 
     minimal, sizes = shrink(case.input, keeps, config.shrink_budget)
     if not _reference_agrees(reference, case, minimal):
         disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
-        disagreement.error["reason"] = f"{reference.name} disagrees with {oracle.name} on this input"
+        disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
         return Counterexample(disagreement, case, minimal, sizes, key)
     return Counterexample(found, case, minimal, sizes, key)
 
@@ -189,7 +189,12 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "operator": case.label,
         "input": present(example.minimal),
         "originalInput": present(case.input),
-        "sizes": example.sizes,  # type: ignore[dict-item]
+        "sizes": example.sizes,
         "error": error,
-        "replay": {"seed": config.seed, "runs": config.runs, "stream": case.stream, "case": case.index},
+        "replay": {
+            "seed": config.seed,
+            "runs": config.runs,
+            "stream": case.stream,
+            "case": case.index,
+        },
     }

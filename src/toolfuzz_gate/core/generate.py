@@ -39,9 +39,9 @@ CHARSETS: tuple[tuple[str, str, int], ...] = (
     ("ascii", ASCII, 1),
     ("whitespace", " \t\n\r\u00a0\u2003\u3000", 3),
     ("non-ascii", "éßñçüЖжΩ中文한글عربי\u0301", 3),
-    ("astral", "😀🎉𝔸𝕏🂡𠀀a", 4),
+    ("astral", "\U0001f600\U0001f389\U0001d538\U0001d54f\U0001f0a1\U00020000a", 4),
     ("control", "ab\x00\x01\x07\x1b\x7f\r\n\t", 1),
-    ("mixed", ASCII + "é中😀\x00\u3000\u200b", 4),
+    ("mixed", ASCII + "é中\U0001f600\x00\u3000\u200b", 4),
 )
 
 
@@ -153,11 +153,11 @@ class Generator:
         hi = min(d.max_length if d.max_length is not None else lo + UNBOUNDED_EXTRA_LENGTH, cap)
         length = self._choose([e for e in (lo, hi, lo + 1, 1) if lo <= e <= hi], lo, hi)
         if self.mode == LOW:
-            name, alphabet, width = CHARSETS[0]
+            _, alphabet, width = CHARSETS[0]
         elif self.mode == HIGH:
-            name, alphabet, width = CHARSETS[-1]
+            _, alphabet, width = CHARSETS[-1]
         else:
-            name, alphabet, width = self.rng.choice(CHARSETS)
+            _, alphabet, width = self.rng.choice(CHARSETS)
         if length * width > cap:
             alphabet = ASCII  # keep the string within the byte limit
         return "".join(self.rng.choices(alphabet, k=length))

@@ -8,8 +8,9 @@ is a `Finding` value.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from toolfuzz_gate.core import pointer
 from toolfuzz_gate.core.case import Observation
 from toolfuzz_gate.core.findings import Failure, Finding
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
@@ -77,11 +78,15 @@ def _no_mutation_on_rejection(obs: Observation, tool: ToolSpec) -> Iterator[Find
 
 
 def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # A rejected dry run that commits is already a mutation-on-rejection; this one is
+    # about dry runs the handler accepted, and it is located at the dry-run flag.
     out, arguments = obs.outcome, obs.case.input
     if out is None or tool.dry_run is None or not isinstance(arguments, dict):
         return
-    if arguments.get(tool.dry_run) is True and out.committed_change:
-        yield finding(obs, Failure.DRY_RUN_MUTATION)
+    if out.kind is not OutcomeKind.ACCEPTED or arguments.get(tool.dry_run) is not True:
+        return
+    if out.committed_change:
+        yield replace(finding(obs, Failure.DRY_RUN_MUTATION), path=pointer.join("", tool.dry_run))
 
 
 def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
@@ -104,8 +109,12 @@ def _replay_stable(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 
 
 def _key_order_invariant(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
-    out, reordered = obs.outcome, obs.reordered
-    if out is not None and reordered is not None and not _same(out, reordered):
+    # Only meaningful when the plain replay agreed: a nondeterministic handler is
+    # reported once, as replay-unstable, not again as key-order sensitive.
+    out, replay, reordered = obs.outcome, obs.replay, obs.reordered
+    if out is None or replay is None or reordered is None or not _same(out, replay):
+        return
+    if not _same(out, reordered):
         yield finding(
             obs,
             Failure.METAMORPHIC_KEY_ORDER,
@@ -133,9 +142,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("valid-accepted", (Failure.VALID_REJECTED,), _valid_accepted),
     Invariant("hostile-rejected", (Failure.HOSTILE_ACCEPTED,), _hostile_rejected),
     Invariant("no-crash", (Failure.CRASH,), _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)),
-    Invariant(
-        "no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)
-    ),
+    Invariant("no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)),
     Invariant(
         "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
     ),

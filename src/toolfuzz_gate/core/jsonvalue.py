@@ -53,7 +53,7 @@ def has_type(value: Any, types: frozenset[str]) -> bool:
 def intersect_types(a: frozenset[str], b: frozenset[str]) -> frozenset[str]:
     """Type sets where `number` also admits integers."""
     result = set(a & b)
-    if "integer" in a and "number" in b or "integer" in b and "number" in a:
+    if ("integer" in a and "number" in b) or ("integer" in b and "number" in a):
         result.add("integer")
     return frozenset(result)
 

@@ -38,7 +38,7 @@ class JsonschemaOracle:
 
     def __init__(self, document: JSON) -> None:
         self.version = metadata.version("jsonschema")
-        self._validator = jsonschema.Draft202012Validator(document)
+        self._validator = jsonschema.Draft202012Validator(document)  # type: ignore[arg-type]
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))
@@ -59,7 +59,7 @@ class JsonschemaRsOracle:
         import jsonschema_rs
 
         self.version = metadata.version("jsonschema-rs")
-        self._validator: Any = jsonschema_rs.Draft202012Validator(document)
+        self._validator: Any = jsonschema_rs.Draft202012Validator(document)  # type: ignore[arg-type]
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))

@@ -22,11 +22,14 @@ from collections.abc import Callable, Iterator
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
 
 SIMPLE_TEXT = re.compile(r"[^a-z]")
+# In the order, lower-case letters come before every other character (the ASCII
+# canonical text never holds raw control characters, so these slots are free).
+LETTERS_FIRST = str.maketrans({chr(ord("a") + i): chr(1 + i) for i in range(26)})
 
 
 def sort_key(value: JSON) -> tuple[int, str]:
     text = canonical_compact(value)
-    return (len(text), text)
+    return (len(text), text.translate(LETTERS_FIRST))
 
 
 def _descending(size: int) -> Iterator[int]:
@@ -56,6 +59,8 @@ def _strings(value: str) -> Iterator[JSON]:
     simple = SIMPLE_TEXT.sub("a", value)
     if simple != value:
         yield simple
+    if value != "a" * len(value):
+        yield "a" * len(value)
 
 
 def candidates(value: JSON) -> Iterator[JSON]:

@@ -31,8 +31,7 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         if len(shown) > 120:
             shown = shown[:119] + "…"
         lines.append(
-            f"    {example['failure']} at {example['path'] or '/'} "
-            f"({example['mutation']}): {shown}"
+            f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']}): {shown}"
         )
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")

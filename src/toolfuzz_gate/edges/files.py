@@ -82,7 +82,7 @@ class JsonLinesWriter:
         self._stream = path.open("w", encoding="utf-8", errors="surrogatepass")
 
     def __call__(self, record: dict[str, JSON]) -> None:
-        self._stream.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        self._stream.write(json.dumps(record, ensure_ascii=False) + "\n")
 
     def close(self) -> None:
         self._stream.close()

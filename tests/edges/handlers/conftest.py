@@ -8,7 +8,11 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.edges.handlers.python_worker import PythonSpec, PythonWorkerHandler, WorkerOptions
+from toolfuzz_gate.edges.handlers.python_worker import (
+    PythonSpec,
+    PythonWorkerHandler,
+    WorkerOptions,
+)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "handlers"
 

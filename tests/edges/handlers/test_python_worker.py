@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfuzz_gate.core.canonical import canonical_compact, digest
+from toolfuzz_gate.core.canonical import JSONObject, canonical_compact, digest
 from toolfuzz_gate.core.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.python_worker import (
     RESPONSE_SLACK_BYTES,
@@ -67,8 +67,16 @@ def test_parse_reads_module_and_function() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["poster:render", "python:poster", "python::render", "python:poster:", "python:po-ster:f",
-     "python:poster:render:extra", "python:poster.:f", "command:poster:f"],
+    [
+        "poster:render",
+        "python:poster",
+        "python::render",
+        "python:poster:",
+        "python:po-ster:f",
+        "python:poster:render:extra",
+        "python:poster.:f",
+        "command:poster:f",
+    ],
 )
 def test_parse_refuses_malformed_specs(text: str) -> None:
     with pytest.raises(HandlerError, match="python:MODULE:FUNCTION"):
@@ -89,7 +97,7 @@ def test_parse_refuses_malformed_references(rejects: tuple[str, ...], effects: s
 
 def test_accepted_output_is_digested_and_measured(make_handler: MakeHandler) -> None:
     handler = make_handler("python:echo:echo")
-    arguments = {"width": 3, "title": "café", "tags": ["a"]}
+    arguments: JSONObject = {"width": 3, "title": "café", "tags": ["a"]}
     outcome = handler.call(arguments)
     assert outcome.kind is OutcomeKind.ACCEPTED
     assert outcome.output_digest == digest(arguments)
@@ -334,7 +342,9 @@ def test_close_kills_a_worker_stuck_in_a_call(make_handler: MakeHandler) -> None
 
 _INTERRUPTED_GATE = """
 import os, signal, sys, threading
-from toolfuzz_gate.edges.handlers.python_worker import PythonSpec, PythonWorkerHandler, WorkerOptions
+from toolfuzz_gate.edges.handlers.python_worker import (
+    PythonSpec, PythonWorkerHandler, WorkerOptions,
+)
 handler = PythonWorkerHandler(
     PythonSpec.parse(sys.argv[1]), WorkerOptions(timeout_s=60, extra_pythonpath=(sys.argv[2],))
 )

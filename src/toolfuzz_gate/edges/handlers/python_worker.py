@@ -75,8 +75,8 @@ class PythonSpec:
             )
         if isinstance(rejects, str):
             raise HandlerError(f"rejects must be a list of MODULE:CLASS, not {rejects!r}")
-        for reference_ in rejects:
-            _check_reference("reject class", reference_)
+        for entry in rejects:
+            _check_reference("reject class", entry)
         if effects is not None:
             _check_reference("effects function", effects)
         return cls(module, function, tuple(rejects), effects)

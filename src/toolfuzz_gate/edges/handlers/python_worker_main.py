@@ -51,8 +51,8 @@ def _claim_protocol_channel() -> tuple[IO[bytes], IO[bytes]]:
     or steal protocol lines. Afterwards fd 1 and `sys.stdout` are stderr, fd 0 is
     /dev/null. `os.dup` makes non-inheritable fds, so handler subprocesses do not get them.
     """
-    requests = open(os.dup(0), "rb")  # noqa: SIM115 -- lives as long as the process
-    responses = open(os.dup(1), "wb")  # noqa: SIM115
+    requests = open(os.dup(0), "rb")
+    responses = open(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
