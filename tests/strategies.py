@@ -187,9 +187,7 @@ def _typed_node(draw: st.DrawFn, depth: int, max_properties: int) -> Schema:
     return node
 
 
-def _constraints_for(
-    draw: st.DrawFn, types: set[str], depth: int, max_properties: int
-) -> Schema:
+def _constraints_for(draw: st.DrawFn, types: set[str], depth: int, max_properties: int) -> Schema:
     keywords: Schema = {}
     if types & {"integer", "number"}:
         keywords.update(draw(_numeric_bounds(integer="integer" in types)))
@@ -250,4 +248,3 @@ def schema_depth(schema: JSON) -> int:
     if "items" in schema:
         children.append(schema["items"])
     return 1 + max((schema_depth(child) for child in children), default=0)
-

@@ -261,7 +261,9 @@ def _check_refusal(
     assert problems, "SchemaError without problems"
     listing = "\n".join(f"  {_describe(p)}" for p in problems)
 
-    unsupported = {(p.keyword, p.pointer) for p in problems if p.code == "schema.unsupported-keyword"}
+    unsupported = {
+        (p.keyword, p.pointer) for p in problems if p.code == "schema.unsupported-keyword"
+    }
     assert unsupported == expected.unsupported, (
         f"unsupported keywords reported {sorted(unsupported)} "
         f"but the walker finds {sorted(expected.unsupported)}\n{listing}"
@@ -320,7 +322,9 @@ def test_unsupported_files_exercise_their_keyword() -> None:
     """Most groups in each unsupported file must reach that file's keyword (data sanity)."""
     for name, keyword in UNSUPPORTED_FILES.items():
         groups = _load(name)
-        reaching = [g for g in groups if any(k == keyword for k, _ in walk(g["schema"]).unsupported)]
+        reaching = [
+            g for g in groups if any(k == keyword for k, _ in walk(g["schema"]).unsupported)
+        ]
         assert len(reaching) * 2 > len(groups), f"{name}: only {len(reaching)} reach {keyword}"
 
 

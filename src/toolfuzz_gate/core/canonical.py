@@ -10,20 +10,31 @@ JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | Non
 JSONObject: TypeAlias = "dict[str, JSON]"
 
 
+# One encoder each, made once: `json.dumps` with options builds a new encoder per call,
+# which costs more than encoding a small value.
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), allow_nan=False)
+_DOCUMENT = json.JSONEncoder(sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
+
+
 def canonical_compact(value: Any) -> str:
     """Sorted keys, no spaces, ASCII-escaped: stable across platforms, used for digests."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return _COMPACT.encode(value)
 
 
 def canonical_document(value: Any) -> bytes:
     """The on-disk form of receipts: sorted keys, indented, UTF-8, trailing newline."""
-    text = json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False)
-    return (text + "\n").encode("utf-8", errors="surrogatepass")
+    return (_DOCUMENT.encode(value) + "\n").encode("utf-8", errors="surrogatepass")
 
 
 def digest(value: Any) -> str:
     """sha256 of the compact canonical encoding, hex."""
     return hashlib.sha256(canonical_compact(value).encode("ascii")).hexdigest()
+
+
+def digest_and_size(value: Any) -> tuple[str, int]:
+    """`digest(value)` and the length of its encoding, encoding once."""
+    text = canonical_compact(value)
+    return hashlib.sha256(text.encode("ascii")).hexdigest(), len(text)
 
 
 def json_size(value: Any) -> int:

@@ -189,7 +189,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "operator": case.label,
         "input": present(example.minimal),
         "originalInput": present(case.input),
-        "sizes": example.sizes,
+        "sizes": list[JSON](example.sizes),
         "error": error,
         "replay": {
             "seed": config.seed,

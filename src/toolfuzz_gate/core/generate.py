@@ -64,8 +64,33 @@ def _generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ..
     return tuple(names)
 
 
-def case_rng(seed: int, stream: str, index: int) -> Random:
-    return Random(stable_int("toolfuzz-case", seed, stream, index))
+@lru_cache(maxsize=1024)
+def _within(
+    lo: float, hi: float, candidates: tuple[int | float, ...]
+) -> tuple[int | float, ...]:
+    """The candidate edge values inside [lo, hi], without repeats, in order."""
+    return tuple(dict.fromkeys(e for e in candidates if lo <= e <= hi))
+
+
+def case_seed(seed: int, stream: str, index: int) -> int:
+    return stable_int("toolfuzz-case", seed, stream, index)
+
+
+@lru_cache(maxsize=64)
+def _byte_table(alphabet: str) -> dict[int, str]:
+    return {byte: alphabet[byte % len(alphabet)] for byte in range(256)}
+
+
+def random_text(rng: Random, alphabet: str, length: int) -> str:
+    """`length` characters drawn from `alphabet`, one random byte each.
+
+    Drawing all the bytes at once and mapping them with `str.translate` keeps the
+    per-character work in C; the modulo bias is irrelevant for fuzzing.
+    """
+    if length <= 0:
+        return ""
+    raw = rng.getrandbits(8 * length).to_bytes(length, "little")
+    return raw.decode("latin-1").translate(_byte_table(alphabet))
 
 
 def mode_for(index: int) -> str:
@@ -74,12 +99,23 @@ def mode_for(index: int) -> str:
 
 @dataclass
 class Generator:
-    """Produces valid values for nodes; also the `Maker` hostile recipes use."""
+    """Produces valid values for nodes; also the `Maker` hostile recipes use.
 
-    rng: Random
+    The `Random` is made on first use: seeding one costs about as much as
+    generating a small value, and most hostile cases never draw from it.
+    """
+
+    seed_material: int
     index: int
     mode: str
     limits: Limits
+    _rng: Random | None = None
+
+    @property
+    def rng(self) -> Random:
+        if self._rng is None:
+            self._rng = Random(self.seed_material)
+        return self._rng
 
     def valid(self, node: Node) -> JSON:
         return self.value(node, None, 0)
@@ -112,20 +148,21 @@ class Generator:
             return names[0]
         return names[(self.index + _salt(node.pointer)) % len(names)]
 
-    def _choose(self, edges: list[int], lo: int, hi: int) -> int:
+    def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
             return hi
-        if edges and self.rng.random() < EDGE_PROBABILITY:
-            return self.rng.choice(edges)
-        return self.rng.randint(lo, hi)
+        rng = self.rng
+        if edges and rng.random() < EDGE_PROBABILITY:
+            return int(rng.choice(edges))
+        return rng.randint(lo, hi)
 
     def _integer(self, node: Node) -> int:
         d = node.domain
         lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
         hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
-        edges = [e for e in (lo, hi, lo + 1, hi - 1, *INT_EDGES) if lo <= e <= hi]
+        edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
         return self._choose(edges, lo, hi)
@@ -138,7 +175,7 @@ class Generator:
             return lo
         if self.mode == HIGH:
             return hi
-        edges = [e for e in (lo, hi, (lo + hi) / 2, *FLOAT_EDGES) if lo <= e <= hi]
+        edges = _within(lo, hi, (lo, hi, (lo + hi) / 2, *FLOAT_EDGES))
         roll = self.rng.random()
         if roll < EDGE_PROBABILITY:
             return self.rng.choice(edges)
@@ -151,7 +188,7 @@ class Generator:
         cap = self.limits.max_string_bytes
         lo = d.min_length
         hi = min(d.max_length if d.max_length is not None else lo + UNBOUNDED_EXTRA_LENGTH, cap)
-        length = self._choose([e for e in (lo, hi, lo + 1, 1) if lo <= e <= hi], lo, hi)
+        length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
         if self.mode == LOW:
             _, alphabet, width = CHARSETS[0]
         elif self.mode == HIGH:
@@ -160,7 +197,7 @@ class Generator:
             _, alphabet, width = self.rng.choice(CHARSETS)
         if length * width > cap:
             alphabet = ASCII  # keep the string within the byte limit
-        return "".join(self.rng.choices(alphabet, k=length))
+        return random_text(self.rng, alphabet, length)
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
         d = node.domain
@@ -172,7 +209,7 @@ class Generator:
             d.max_items if d.max_items is not None else lo + UNBOUNDED_EXTRA_ITEMS,
             self.limits.max_items,
         )
-        count = self._choose([e for e in (lo, hi, lo + 1) if lo <= e <= hi], lo, hi)
+        count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
         child = items if items is not None else Node(node.pointer + "/items")
         return [self.value(child, None, depth + 1) for _ in range(count)]
 
@@ -196,7 +233,7 @@ class Generator:
 
 
 def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") -> Generator:
-    return Generator(case_rng(seed, stream, index), index, mode_for(index), limits)
+    return Generator(case_seed(seed, stream, index), index, mode_for(index), limits)
 
 
 def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:

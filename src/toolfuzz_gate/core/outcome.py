@@ -6,9 +6,8 @@ handler did to an `Outcome`; the core only ever sees outcomes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 
@@ -24,9 +23,8 @@ class OutcomeKind(StrEnum):
     """No answer within the per-call timeout."""
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """One call's result, reduced to what the invariants need.
+class Outcome(NamedTuple):
+    """One call's result, reduced to what the invariants need (a tuple: made per call).
 
     The output itself is not kept (receipts hold little bulk): its digest answers
     the replay and key-order questions, its size the output-bound question.

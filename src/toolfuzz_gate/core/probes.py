@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.generate import HIGH, Generator, case_rng
+from toolfuzz_gate.core.generate import HIGH, Generator, case_seed
 from toolfuzz_gate.core.keywords import Maker, Recipe
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.mutate import Operator, apply
@@ -94,7 +94,7 @@ def _sites(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]:
 
 
 def iter_probes(schema: CompiledSchema, base: JSON, seed: int, limits: Limits) -> Iterator[Probe]:
-    maker = Generator(case_rng(seed, STREAM, 0), 0, HIGH, limits)
+    maker = Generator(case_seed(seed, STREAM, 0), 0, HIGH, limits)
     yield Probe("cross-field-extremes", "", maker.valid(schema.root))
     for operator in _sites(schema, limits):
         mutant = apply(operator, base, maker, schema.root)

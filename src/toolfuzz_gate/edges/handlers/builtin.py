@@ -8,7 +8,7 @@ default run anywhere in a fraction of a second.
 from __future__ import annotations
 
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject, canonical_compact, digest
+from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
 
@@ -43,10 +43,11 @@ class BuiltinPosterHandler:
                 effects_after=self.service.snapshot(),
                 effects_observed=True,
             )
+        output_digest, output_bytes = digest_and_size(output)
         return Outcome(
             OutcomeKind.ACCEPTED,
-            output_digest=digest(output),
-            output_bytes=len(canonical_compact(output)),
+            output_digest=output_digest,
+            output_bytes=output_bytes,
             effects_before=before,
             effects_after=self.service.snapshot(),
             effects_observed=True,
