@@ -82,8 +82,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases"})
+
+
 def _replay_command(argv: Sequence[str]) -> str:
-    return shlex.join(["toolfuzz-gate", *argv])
+    """The command that reproduces the run: the same arguments, minus where outputs go,
+    so the receipt does not depend on the output directory."""
+    kept: list[str] = []
+    skip = False
+    for argument in argv:
+        if skip:
+            skip = False
+            continue
+        name = argument.partition("=")[0]
+        if name in OUTPUT_FLAGS or name == "--diagnostics":
+            skip = "=" not in argument and name != "--diagnostics"
+            continue
+        kept.append(argument)
+    return shlex.join(["toolfuzz-gate", *kept])
 
 
 def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:

@@ -5,10 +5,12 @@ Pure over the `Handler` seam: all I/O happens behind it.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact
 from toolfuzz_gate.core.case import Case, Observation
 from toolfuzz_gate.core.findings import Finding, InputKind
 from toolfuzz_gate.core.generate import generate, generator_for
@@ -47,6 +49,7 @@ class Campaign:
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
     probes: list[JSONObject] = field(default_factory=list)
+    _cases_digest: Any = field(default_factory=hashlib.sha256)
 
     def run(self) -> None:
         self.operators = list(iter_operators(self.schema, self.limits))
@@ -63,9 +66,15 @@ class Campaign:
         self.counts[obs.case.kind.value] += 1
         for found in check_observation(obs, self.tool):
             self.findings.append((found, obs.case))
+        outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
+        record = obs.case.record(outcome)
+        self._cases_digest.update(canonical_compact(record).encode("ascii") + b"\n")
         if self.sink is not None:
-            outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
-            self.sink(obs.case.record(outcome))
+            self.sink(record)
+
+    def cases_digest(self) -> str:
+        """sha256 over every executed case and its outcome, in order: the run's fingerprint."""
+        return self._cases_digest.hexdigest()
 
     def _valid_cases(self) -> None:
         for index in range(self.runs):
@@ -78,9 +87,15 @@ class Campaign:
                 self._record(Observation(case, None))
 
     def hostile_case(self, index: int) -> tuple[Operator, JSON | None]:
-        """Hostile case `index`: operators in turn, each over a valid case as base."""
+        """Hostile case `index`: operators in turn, each over a valid case as base.
+
+        The first round puts every operator on valid case 0, whose values all sit at
+        their simplest end, so no other rule of the handler can mask the one broken
+        keyword; later rounds spread the operators over the other valid cases.
+        """
         operator = self.operators[index % len(self.operators)]
-        base = self.valid_inputs[index % len(self.valid_inputs)]
+        first_round = index < len(self.operators)
+        base = self.valid_inputs[0 if first_round else index % len(self.valid_inputs)]
         maker = generator_for(self.seed, index, self.limits, "hostile")
         return operator, apply(operator, base, maker, self.schema.root)
 

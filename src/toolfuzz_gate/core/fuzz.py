@@ -113,6 +113,7 @@ def fuzz(
             "dryRun": tool.dry_run,
         },
         "cases": dict(campaign.counts),
+        "casesDigest": campaign.cases_digest(),
         "coverage": campaign.coverage(),
         "mutationCounts": campaign.mutation_counts,
         "probes": campaign.probes,

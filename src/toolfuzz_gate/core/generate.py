@@ -65,9 +65,7 @@ def _generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ..
 
 
 @lru_cache(maxsize=1024)
-def _within(
-    lo: float, hi: float, candidates: tuple[int | float, ...]
-) -> tuple[int | float, ...]:
+def _within(lo: float, hi: float, candidates: tuple[int | float, ...]) -> tuple[int | float, ...]:
     """The candidate edge values inside [lo, hi], without repeats, in order."""
     return tuple(dict.fromkeys(e for e in candidates if lo <= e <= hi))
 

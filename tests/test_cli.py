@@ -1,0 +1,248 @@
+"""The command line end to end, through `cli.run` with injected streams.
+
+Handlers named `python:...` run in real worker subprocesses; fixtures live in
+`tests/fixtures/poster_faults/` (renderPoster with one planted bug each).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from toolfuzz_gate.cli import run
+from toolfuzz_gate.contract import poster
+
+FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+
+
+def invoke(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def fuzz_fault(tmp_path: Path, module: str, *extra: str) -> tuple[int, dict[str, Any]]:
+    receipt = tmp_path / f"{module}.json"
+    code, _, err = invoke(
+        "fuzz",
+        "--schema",
+        str(FAULTS / "poster_schema.json"),
+        "--handler",
+        f"python:{module}:render_poster",
+        "--rejects",
+        "toolfuzz_gate.contract.poster:ToolError",
+        "--expected-rejection",
+        "policy-pixel-budget",
+        "--expected-rejection",
+        "policy-duplicate-semantic-intent",
+        "--error-codes",
+        "^(schema|policy)-",
+        "--dry-run",
+        "dryRun",
+        "--runs",
+        "40",
+        "--receipt",
+        str(receipt),
+        *extra,
+    )
+    assert code in (0, 1), err
+    return code, json.loads(receipt.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def in_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FAULTS)
+
+
+def test_run_default_passes_and_is_byte_identical(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    code, out, err = invoke("run", "--out", str(first))
+    assert code == 0, err
+    assert "gate: passed" in out
+    assert invoke("run", "--out", str(second))[0] == 0
+    name = f"{poster.TOOL_NAME}.json"
+    assert (first / name).read_bytes() == (second / name).read_bytes()
+    assert (first / "summary.json").read_bytes() == (second / "summary.json").read_bytes()
+    receipt = json.loads((first / name).read_text(encoding="utf-8"))
+    assert receipt["seed"] == 41 and receipt["runs"] == 24
+    assert receipt["counterexamples"] == []
+    assert all(receipt["invariants"].values())
+    assert set(receipt["coverage"].values()) == {"tested"}
+
+
+def test_run_seed_changes_the_valid_cases(tmp_path: Path) -> None:
+    invoke("run", "--out", str(tmp_path / "a"), "--cases", str(tmp_path / "a.jsonl"))
+    invoke(
+        "run", "--seed", "42", "--out", str(tmp_path / "b"), "--cases", str(tmp_path / "b.jsonl")
+    )
+
+    def valid_inputs(path: Path) -> list[Any]:
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        return [line["input"] for line in lines if line["family"] == "valid"]
+
+    a, b = valid_inputs(tmp_path / "a.jsonl"), valid_inputs(tmp_path / "b.jsonl")
+    assert len(a) == len(b) == 24
+    assert a != b
+
+
+def test_cases_file_records_every_executed_case(tmp_path: Path) -> None:
+    invoke("run", "--out", str(tmp_path), "--cases", str(tmp_path / "cases.jsonl"))
+    lines = [json.loads(x) for x in (tmp_path / "cases.jsonl").read_text("utf-8").splitlines()]
+    receipt = json.loads((tmp_path / f"{poster.TOOL_NAME}.json").read_text("utf-8"))
+    assert len(lines) == sum(receipt["cases"].values())
+    families = {line["family"] for line in lines}
+    assert {"valid", "seam", "required", "enum", "type", "bounds", "length"} <= families
+    assert all({"input", "family", "path", "outcome"} <= set(line) for line in lines)
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_commit_before_validate_is_mutation_on_rejection(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "commit_first", "--effects", "commit_first:snapshot")
+    assert code == 1
+    failures = {c["failure"] for c in receipt["counterexamples"]}
+    assert "mutation-on-rejection" in failures
+    assert receipt["invariants"]["no-mutation-on-rejection"] is False
+    hostile = [
+        c
+        for c in receipt["counterexamples"]
+        if c["failure"] == "mutation-on-rejection" and c["inputKind"] == "hostile"
+    ]
+    assert hostile
+    for example in hostile:
+        assert example["sizes"][-1] <= example["sizes"][0]
+        assert not jsonschema.Draft202012Validator(poster.SCHEMA).is_valid(example["input"])
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_width_401_accepted_is_hostile_accepted_and_shrunk(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "lax_width")
+    assert code == 1
+    [example] = receipt["counterexamples"]
+    assert example["failure"] == "hostile-accepted"
+    assert example["path"] == "/width"
+    assert example["mutation"] == "bounds"
+    assert example["input"]["width"] == 401
+    # Shrunk: only required members, each at its simplest value.
+    assert set(example["input"]) == {"title", "format", "width", "height", "palette"}
+    assert example["input"]["height"] == 64
+    assert len(example["input"]["title"]) == 1
+    assert example["sizes"] == sorted(example["sizes"], reverse=True)
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_crash_on_one_character_title_is_a_valid_input_crash(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "short_title")
+    assert code == 1
+    crashes = [
+        c
+        for c in receipt["counterexamples"]
+        if c["failure"] == "crash" and c["inputKind"] == "valid"
+    ]
+    [example] = crashes
+    assert len(example["input"]["title"]) == 1
+    assert example["error"]["inputValid"] is True
+    assert "IndexError" in example["error"]["message"]
+    assert jsonschema.Draft202012Validator(poster.SCHEMA).is_valid(example["input"])
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_random_nonce_is_replay_unstable(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "nonce")
+    assert code == 1
+    failures = [c["failure"] for c in receipt["counterexamples"]]
+    assert failures == ["replay-unstable"]
+    [example] = receipt["counterexamples"]
+    assert set(example["input"]) == {"title", "format", "width", "height", "palette"}
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_correct_handler_through_the_worker_has_no_findings(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "correct", "--effects", "correct:snapshot")
+    assert code == 0
+    assert receipt["counterexamples"] == []
+    assert receipt["handler"] == {
+        "spec": "python:correct:render_poster",
+        "rejects": ["toolfuzz_gate.contract.poster:ToolError"],
+        "effects": "correct:snapshot",
+    }
+
+
+def test_receipts_are_deterministic_through_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(FAULTS)
+    _, first = fuzz_fault(tmp_path / "a", "lax_width")
+    _, second = fuzz_fault(tmp_path / "b", "lax_width")
+    assert first == second
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["run", "--bogus"], "unrecognized arguments"),
+        (["run", "--seed", "1", "--seed", "2"], "--seed was given twice"),
+        (["run", "--runs", "0"], "runs 0 is outside 1..1000"),
+        (["run", "--runs", "1001"], "runs 1001 is outside 1..1000"),
+        (["run", "--seed", str(2**31)], "not a signed 32-bit integer"),
+        (["fuzz", "--handler", "python:x:y"], "required"),
+        (["nope"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2_without_traceback(argv: list[str], needle: str) -> None:
+    code, out, err = invoke(*argv)
+    assert code == 2
+    assert needle in err
+    assert "Traceback" not in err + out
+
+
+def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
+    schema = tmp_path / "tool.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "pattern": "^a"},
+                    "tags": {"type": "array", "items": {"type": "string", "format": "uri"}},
+                },
+                "anyOf": [{"required": ["name"]}],
+            }
+        ),
+        encoding="utf-8",
+    )
+    code, out, err = invoke("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
+    assert code == 2
+    assert "schema.unsupported-keyword at /properties/name/pattern" in err
+    assert "schema.unsupported-keyword at /properties/tags/items/format" in err
+    assert "schema.unsupported-keyword at /anyOf" in err
+    assert str(schema) in err
+    assert "hint:" in err
+    assert "Traceback" not in err + out
+
+
+def test_unreadable_schema_files_exit_2(tmp_path: Path) -> None:
+    missing = invoke("fuzz", "--schema", str(tmp_path / "no.json"), "--handler", "python:a:b")
+    assert missing[0] == 2 and "cannot read schema" in missing[2]
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"type": "object", "type": "string"}', encoding="utf-8")
+    duplicate = invoke("fuzz", "--schema", str(bad), "--handler", "python:a:b")
+    assert duplicate[0] == 2 and "duplicate key" in duplicate[2]
+    bad.write_text('{"minimum": NaN}', encoding="utf-8")
+    nan = invoke("fuzz", "--schema", str(bad), "--handler", "python:a:b")
+    assert nan[0] == 2 and "NaN" in nan[2]
+
+
+def test_unimportable_handler_exits_2(tmp_path: Path) -> None:
+    schema = tmp_path / "tool.json"
+    schema.write_text(json.dumps(poster.SCHEMA), encoding="utf-8")
+    code, out, err = invoke(
+        "fuzz", "--schema", str(schema), "--handler", "python:no_such_module_xyz:fn", "--runs", "1"
+    )
+    assert code == 2
+    assert "no_such_module_xyz" in err
+    assert "Traceback" not in err + out
