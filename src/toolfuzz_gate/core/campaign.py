@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact
 from toolfuzz_gate.core.case import Case, Observation
@@ -49,7 +48,7 @@ class Campaign:
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
     probes: list[JSONObject] = field(default_factory=list)
-    _cases_digest: Any = field(default_factory=hashlib.sha256)
+    _cases_digest: hashlib._Hash = field(default_factory=hashlib.sha256)
 
     def run(self) -> None:
         self.operators = list(iter_operators(self.schema, self.limits))
