@@ -7,7 +7,7 @@ is a `Finding` value.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core import pointer
@@ -26,7 +26,9 @@ class Invariant:
     check: Check
 
 
-def finding(obs: Observation, failure: Failure, error: dict[str, object] | None = None) -> Finding:
+def finding(
+    obs: Observation, failure: Failure, error: Mapping[str, object] | None = None
+) -> Finding:
     case = obs.case
     details: dict[str, object] = {}
     if obs.outcome is not None:
@@ -54,19 +56,33 @@ def _valid_accepted(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if out is None or not obs.case.valid or out.kind is not OutcomeKind.REJECTED:
         return
     if out.error_code not in tool.expected_rejections:
-        yield finding(obs, Failure.VALID_REJECTED)
+        yield finding(
+            obs,
+            Failure.VALID_REJECTED,
+            {"reason": "a schema-valid call was rejected with a code not declared as expected"},
+        )
 
 
 def _hostile_rejected(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and not obs.case.valid and out.kind is OutcomeKind.ACCEPTED:
-        yield finding(obs, Failure.HOSTILE_ACCEPTED)
+        keyword = obs.case.keyword or "the schema"
+        yield finding(
+            obs,
+            Failure.HOSTILE_ACCEPTED,
+            {"reason": f"accepted a call that breaks {keyword} at {obs.case.path or '/'}"},
+        )
 
 
 def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
     def check(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
         if obs.outcome is not None and obs.outcome.kind is kind:
-            yield finding(obs, failure, {"inputValid": obs.case.valid})
+            what = "schema-valid" if obs.case.valid else "schema-invalid"
+            yield finding(
+                obs,
+                failure,
+                {"inputValid": obs.case.valid, "reason": f"{failure.value} on a {what} call"},
+            )
 
     return check
 
@@ -74,7 +90,11 @@ def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
 def _no_mutation_on_rejection(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and out.kind is not OutcomeKind.ACCEPTED and out.committed_change:
-        yield finding(obs, Failure.MUTATION_ON_REJECTION)
+        yield finding(
+            obs,
+            Failure.MUTATION_ON_REJECTION,
+            {"reason": f"committed state changed although the call ended as {out.kind.value}"},
+        )
 
 
 def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
@@ -86,7 +106,9 @@ def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Findi
     if out.kind is not OutcomeKind.ACCEPTED or arguments.get(tool.dry_run) is not True:
         return
     if out.committed_change:
-        yield replace(finding(obs, Failure.DRY_RUN_MUTATION), path=pointer.join("", tool.dry_run))
+        flag = pointer.join("", tool.dry_run)
+        reason = {"reason": f"a dry run ({flag} true) changed committed state"}
+        yield replace(finding(obs, Failure.DRY_RUN_MUTATION, reason), path=flag)
 
 
 def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
@@ -94,7 +116,14 @@ def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if out is None or out.kind is not OutcomeKind.ACCEPTED:
         return
     if out.output_capped or out.output_bytes > tool.max_output_bytes:
-        yield finding(obs, Failure.OUTPUT_UNBOUNDED, {"limit": tool.max_output_bytes})
+        yield finding(
+            obs,
+            Failure.OUTPUT_UNBOUNDED,
+            {
+                "limit": tool.max_output_bytes,
+                "reason": f"output exceeded {tool.max_output_bytes} bytes",
+            },
+        )
 
 
 def _same(a: Outcome, b: Outcome) -> bool:
@@ -126,7 +155,14 @@ def _error_vocabulary(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and out.kind is OutcomeKind.REJECTED:
         if not tool.code_in_vocabulary(out.error_code):
-            yield finding(obs, Failure.ERROR_VOCABULARY, {"vocabulary": tool.error_codes})
+            yield finding(
+                obs,
+                Failure.ERROR_VOCABULARY,
+                {
+                    "vocabulary": tool.error_codes,
+                    "reason": "the rejection code is outside the declared vocabulary",
+                },
+            )
 
 
 def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
