@@ -19,6 +19,7 @@ from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
@@ -26,7 +27,6 @@ from toolfuzz_gate.core.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
 UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
-STRING_BYTES_PER_CHAR = 4
 
 
 @dataclass
@@ -207,25 +207,3 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                     "this member violates the node's other keywords, so it can never be valid",
                     index,
                 )
-
-
-def estimate_bytes(node: Node, limits: Limits) -> int:
-    """An upper bound on the size of a value the generator can produce for `node`."""
-    d = node.domain
-    if node.never:
-        return 0
-    if d.enum is not None:
-        return max(len(canonical_compact(m)) for m in d.enum)
-    sizes = [8]
-    if "string" in d.types:
-        cap = d.max_length if d.max_length is not None else limits.max_string_bytes
-        sizes.append(min(cap * STRING_BYTES_PER_CHAR, limits.max_string_bytes) * 2 + 2)
-    if "number" in d.types or "integer" in d.types:
-        sizes.append(32)
-    if "array" in d.types:
-        count = min(d.max_items if d.max_items is not None else limits.max_items, limits.max_items)
-        item = estimate_bytes(d.items, limits) if d.items is not None else 64
-        sizes.append(2 + count * (item + 1))
-    if "object" in d.types:
-        sizes.append(2 + sum(len(k) * 6 + 4 + estimate_bytes(c, limits) for k, c in d.properties))
-    return max(sizes)

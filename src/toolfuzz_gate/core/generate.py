@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
-from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
@@ -185,7 +185,7 @@ class Generator:
         d = node.domain
         cap = self.limits.max_string_bytes
         lo = d.min_length
-        hi = min(d.max_length if d.max_length is not None else lo + UNBOUNDED_EXTRA_LENGTH, cap)
+        hi = _string_cap(node, self.limits)
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
         if self.mode == LOW:
             _, alphabet, width = CHARSETS[0]
@@ -203,10 +203,7 @@ class Generator:
         if items is not None and items.never:
             return []
         lo = d.min_items
-        hi = min(
-            d.max_items if d.max_items is not None else lo + UNBOUNDED_EXTRA_ITEMS,
-            self.limits.max_items,
-        )
+        hi = _items_cap(node, self.limits)
         count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
         child = items if items is not None else Node(node.pointer + "/items")
         return [self.value(child, None, depth + 1) for _ in range(count)]
@@ -237,3 +234,42 @@ def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") 
 def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:
     """The valid case number `index` for `seed`."""
     return generator_for(seed, index, limits).valid(schema.root)
+
+
+def _string_cap(node: Node, limits: Limits) -> int:
+    d = node.domain
+    hi = d.max_length if d.max_length is not None else d.min_length + UNBOUNDED_EXTRA_LENGTH
+    return min(hi, limits.max_string_bytes)
+
+
+def _items_cap(node: Node, limits: Limits) -> int:
+    d = node.domain
+    hi = d.max_items if d.max_items is not None else d.min_items + UNBOUNDED_EXTRA_ITEMS
+    return min(hi, limits.max_items)
+
+
+def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
+    """An upper bound on the encoded size of any value `Generator` makes for `node`.
+
+    It follows the generator's own caps (unbounded strings and arrays get a few more
+    than their minimum; untyped values stop nesting at `ANY_DEPTH`).
+    """
+    d = node.domain
+    if node.never:
+        return 0
+    if d.enum is not None:
+        return max(len(canonical_compact(m)) for m in d.enum)
+    types = _generated_types(d.types, depth >= ANY_DEPTH)
+    sizes = [8]
+    if "string" in types:
+        sizes.append(min(_string_cap(node, limits) * 4, limits.max_string_bytes) + 2)
+    if "number" in types or "integer" in types:
+        sizes.append(32)
+    if "array" in types:
+        items = d.items if d.items is not None else Node(node.pointer + "/items")
+        item = estimate_bytes(items, limits, depth + 1)
+        sizes.append(2 + _items_cap(node, limits) * (item + 1))
+    if "object" in types:
+        members = (len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1) for k, c in d.properties)
+        sizes.append(2 + sum(members))
+    return max(sizes)
