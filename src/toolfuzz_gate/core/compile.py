@@ -97,6 +97,16 @@ def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
                 yield SchemaProblem(
                     "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
                 )
+            if key == "required" and isinstance(value, list):
+                for index, name in enumerate(value):
+                    if isinstance(name, str) and name in UNSAFE_KEYS:
+                        yield SchemaProblem(
+                            "schema.unsafe-key",
+                            jp.join(here, index),
+                            f"the name {name!r} is not allowed",
+                            name,
+                        )
+                continue
             yield from _unsafe_keys(value, here)
     elif isinstance(document, list):
         for index, value in enumerate(document):
