@@ -49,7 +49,7 @@ def test_every_generated_value_is_valid_under_jsonschema(schema: dict[str, Any],
         assert not errors, f"case {index} for seed {seed}: {value!r} is invalid: {errors}"
 
 
-@PROPERTY_SETTINGS
+@settings(PROPERTY_SETTINGS, max_examples=60)
 @given(schema=subset_schemas(), seed=seeds, index=st.integers(min_value=0, max_value=10_000))
 def test_same_seed_and_index_give_the_same_value(
     schema: dict[str, Any], seed: int, index: int

@@ -9,12 +9,12 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.keywords.base import (
     INVALID,
+    CountBound,
     Keyword,
     Maker,
     ParseContext,
     Recipe,
     Recurse,
-    parse_count,
 )
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
@@ -41,8 +41,12 @@ def _check_items(node: Node, argument: Node, instance: JSON, recurse: Recurse) -
     return not isinstance(instance, list) or all(recurse(argument, item) for item in instance)
 
 
+MIN = CountBound("minItems", list, "min_items", lower=True)
+MAX = CountBound("maxItems", list, "max_items", lower=False)
+
+
 def _parse_min(argument: Any, ctx: ParseContext) -> Any:
-    count = parse_count(argument, ctx, "minItems")
+    count = MIN.parse(argument, ctx)
     if count is not INVALID and count > ctx.limits.max_items:
         ctx.problem(
             "schema.limit-items",
@@ -51,27 +55,6 @@ def _parse_min(argument: Any, ctx: ParseContext) -> Any:
         )
         return INVALID
     return count
-
-
-def _parse_max(argument: Any, ctx: ParseContext) -> Any:
-    return parse_count(argument, ctx, "maxItems")
-
-
-def _narrow_min(domain: Domain, argument: int) -> Domain:
-    return replace(domain, min_items=max(domain.min_items, argument))
-
-
-def _narrow_max(domain: Domain, argument: int) -> Domain:
-    hi = argument if domain.max_items is None else min(domain.max_items, argument)
-    return replace(domain, max_items=hi)
-
-
-def _check_min(node: Node, argument: int, instance: JSON, recurse: object) -> bool:
-    return not isinstance(instance, list) or len(instance) >= argument
-
-
-def _check_max(node: Node, argument: int, instance: JSON, recurse: object) -> bool:
-    return not isinstance(instance, list) or len(instance) <= argument
 
 
 def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
@@ -99,5 +82,5 @@ def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
 
 
 ITEMS = Keyword("items", _parse_items, _narrow_items, _check_items)
-MIN_ITEMS = Keyword("minItems", _parse_min, _narrow_min, _check_min, FAMILY, _min_recipes)
-MAX_ITEMS = Keyword("maxItems", _parse_max, _narrow_max, _check_max, FAMILY, _max_recipes)
+MIN_ITEMS = Keyword("minItems", _parse_min, MIN.narrow, MIN.check, FAMILY, _min_recipes)
+MAX_ITEMS = Keyword("maxItems", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes)

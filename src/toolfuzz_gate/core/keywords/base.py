@@ -9,7 +9,7 @@ it yields (`recipes`). "Supported" means exactly "has an entry in the table".
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from random import Random
 from typing import Any, Protocol
 
@@ -101,3 +101,32 @@ def parse_count(argument: Any, ctx: ParseContext, keyword: str) -> Any:
         ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be >= 0")
         return INVALID
     return int(argument)
+
+
+@dataclass(frozen=True)
+class CountBound:
+    """The shared reading of `minLength`/`maxLength`/`minItems`/`maxItems`: a bound on
+    `len()` of instances of one type, narrowing one `Domain` field."""
+
+    keyword: str
+    applies_to: type
+    field: str
+    lower: bool
+
+    def parse(self, argument: Any, ctx: ParseContext) -> Any:
+        return parse_count(argument, ctx, self.keyword)
+
+    def narrow(self, domain: Domain, argument: int) -> Domain:
+        current = getattr(domain, self.field)
+        if current is None:
+            bound = argument
+        else:
+            bound = max(current, argument) if self.lower else min(current, argument)
+        changes: dict[str, Any] = {self.field: bound}
+        return replace(domain, **changes)
+
+    def check(self, node: Node, argument: int, instance: JSON, recurse: object) -> bool:
+        if not isinstance(instance, self.applies_to):
+            return True
+        size = len(instance)  # type: ignore[arg-type]
+        return size >= argument if self.lower else size <= argument

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
-from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.keywords.base import Keyword, Maker, ParseContext, Recipe, parse_count
+from toolfuzz_gate.core.keywords.base import CountBound, Keyword, Maker, Recipe
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.node import Domain, Node
+from toolfuzz_gate.core.node import Node
 
 FAMILY = "length"
 
@@ -23,29 +21,8 @@ def resize(value: JSON, length: int) -> str:
     return text + pad * (length - len(text))
 
 
-def _parse_min(argument: Any, ctx: ParseContext) -> Any:
-    return parse_count(argument, ctx, "minLength")
-
-
-def _parse_max(argument: Any, ctx: ParseContext) -> Any:
-    return parse_count(argument, ctx, "maxLength")
-
-
-def _narrow_min(domain: Domain, argument: int) -> Domain:
-    return replace(domain, min_length=max(domain.min_length, argument))
-
-
-def _narrow_max(domain: Domain, argument: int) -> Domain:
-    hi = argument if domain.max_length is None else min(domain.max_length, argument)
-    return replace(domain, max_length=hi)
-
-
-def _check_min(node: Node, argument: int, instance: JSON, recurse: object) -> bool:
-    return not isinstance(instance, str) or len(instance) >= argument
-
-
-def _check_max(node: Node, argument: int, instance: JSON, recurse: object) -> bool:
-    return not isinstance(instance, str) or len(instance) <= argument
+MIN = CountBound("minLength", str, "min_length", lower=True)
+MAX = CountBound("maxLength", str, "max_length", lower=False)
 
 
 def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
@@ -69,5 +46,5 @@ def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "maxLength", "above-maxLength", make, needs="string"),)
 
 
-MIN_LENGTH = Keyword("minLength", _parse_min, _narrow_min, _check_min, FAMILY, _min_recipes)
-MAX_LENGTH = Keyword("maxLength", _parse_max, _narrow_max, _check_max, FAMILY, _max_recipes)
+MIN_LENGTH = Keyword("minLength", MIN.parse, MIN.narrow, MIN.check, FAMILY, _min_recipes)
+MAX_LENGTH = Keyword("maxLength", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes)
