@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 from collections.abc import Sequence
@@ -119,8 +120,6 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
 
 
 def _fuzz_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
-    import re
-
     if args.timeout_ms <= 0:
         raise UsageError("--timeout-ms must be positive")
     if args.error_codes is not None:
@@ -182,7 +181,6 @@ def _command_fuzz(args: argparse.Namespace, argv: Sequence[str], out: TextIO) ->
     try:
         result = execute(tool_run, receipt_path, args.cases, diagnostics=args.diagnostics)
     except SchemaError as error:
-        error.source = str(args.schema)
         raise SchemaError(list(error.problems), source=str(args.schema)) from None
     verdict = _verdict([result])
     print(render_receipt_summary(result.receipt, str(receipt_path)), file=out)
