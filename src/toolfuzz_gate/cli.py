@@ -112,7 +112,7 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
     )
     return ToolRun(
         poster.SCHEMA,
-        HandlerConfig(BUILTIN_SPEC),
+        HandlerConfig.from_spec(BUILTIN_SPEC),
         tool,
         FuzzConfig(args.seed, args.runs, oracle=args.oracle),
         _replay_command(argv),
@@ -134,8 +134,11 @@ def _fuzz_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         error_codes=args.error_codes,
         dry_run=args.dry_run,
     )
-    handler = HandlerConfig(
-        args.handler, tuple(args.rejects), args.effects, timeout_ms=args.timeout_ms
+    handler = HandlerConfig.from_spec(
+        args.handler,
+        rejects=tuple(args.rejects),
+        effects=args.effects,
+        timeout_ms=args.timeout_ms,
     )
     return ToolRun(
         schema,

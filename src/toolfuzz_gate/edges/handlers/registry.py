@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Protocol
+from typing import Any, Protocol
 
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.outcome import Outcome
@@ -17,17 +17,55 @@ from toolfuzz_gate.errors import HandlerError
 
 @dataclass(frozen=True)
 class HandlerConfig:
-    """Everything needed to start a handler, as a policy or the command line gives it."""
+    """Everything needed to start a handler, as a policy or the command line gives it.
 
-    spec: str
+    `kind` picks the adapter; the other fields are read by the adapters they concern:
+    `target` is the built-in name, the Python `MODULE:FUNCTION`, the HTTP URL or the
+    MCP tool name; `argv` starts a command or MCP server; `rejects` and `effects` are
+    the Python adapter's rejection classes and state-snapshot function; `headers` maps
+    HTTP header names to the environment variables holding their values (never literal
+    secrets); `env` names variables passed through the scrubbed environment.
+    """
+
+    kind: str
+    target: str = ""
+    argv: tuple[str, ...] = ()
     rejects: tuple[str, ...] = ()
     effects: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    env: tuple[str, ...] = ()
+    cwd: str | None = None
     timeout_ms: int = 2000
     max_output_bytes: int = 65536
 
+    @classmethod
+    def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
+        """`python:MODULE:FUNCTION` or `builtin:NAME`."""
+        kind, separator, target = spec.partition(":")
+        if not separator or kind not in ("python", "builtin"):
+            raise HandlerError(
+                f"handler spec {spec!r} is not python:MODULE:FUNCTION",
+                hint="use --command, --mcp or --http for the other kinds of handler",
+            )
+        return cls(kind, target, **options)
+
+    @property
+    def spec(self) -> str:
+        return f"{self.kind}:{self.target}"
+
     def label(self) -> JSONObject:
         """The receipt's `handler` member: enough to start the same handler again."""
-        label: JSONObject = {"spec": self.spec}
+        label: JSONObject
+        if self.kind == "command":
+            label = {"command": list(self.argv)}
+        elif self.kind == "mcp":
+            label = {"mcp": {"command": list(self.argv), "tool": self.target}}
+        elif self.kind == "http":
+            label = {"http": self.target}
+            if self.headers:
+                label["headers"] = {name: f"${variable}" for name, variable in self.headers}
+        else:
+            label = {"spec": self.spec}
         if self.rejects:
             label["rejects"] = list(self.rejects)
         if self.effects is not None:
@@ -68,7 +106,10 @@ def _python(config: HandlerConfig) -> ManagedHandler:
     rejects = config.rejects or ("builtins:ValueError",)
     spec = PythonSpec.parse(config.spec, rejects=rejects, effects=config.effects)
     options = WorkerOptions(
-        timeout_s=config.timeout_ms / 1000, max_output_bytes=config.max_output_bytes
+        timeout_s=config.timeout_ms / 1000,
+        max_output_bytes=config.max_output_bytes,
+        cwd=config.cwd,
+        env_passthrough=config.env,
     )
     return PythonWorkerHandler(spec, options)
 
@@ -80,9 +121,9 @@ ADAPTERS: dict[str, Callable[[HandlerConfig], ManagedHandler]] = {
 
 
 def build_handler(config: HandlerConfig) -> ManagedHandler:
-    kind = config.spec.partition(":")[0]
-    factory = ADAPTERS.get(kind)
+    factory = ADAPTERS.get(config.kind)
     if factory is None:
-        known = ", ".join(f"{name}:..." for name in ADAPTERS)
-        raise HandlerError(f"unknown handler spec {config.spec!r}", hint=f"use one of {known}")
+        raise HandlerError(
+            f"unknown kind of handler {config.kind!r}", hint=f"known: {', '.join(ADAPTERS)}"
+        )
     return factory(config)
