@@ -60,7 +60,10 @@ def _type_recipes(node: Node, argument: frozenset[str], limits: Limits) -> Itera
         return str(value) if is_number(value) else "42"
 
     def non_integer(value: JSON, maker: Maker) -> JSON:
-        return (value if is_number(value) else 0) + 0.5  # type: ignore[operator]
+        # Beyond 2**52 a float has no room for a half: 2**53 - 1 + 0.5 rounds to an integer.
+        if is_number(value) and abs(value) < 2**52:  # type: ignore[arg-type]
+            return value + 0.5  # type: ignore[operator]
+        return 0.5
 
     recipes: list[Recipe] = []
     numeric = "number" in argument or "integer" in argument
