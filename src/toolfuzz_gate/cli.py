@@ -75,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--tool", action=_Once, help="tool name (default: the schema file's stem)")
     one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
     one.add_argument("--effects", action=_Once, metavar="MODULE:FUNCTION")
+    one.add_argument(
+        "--effects-directory", action=_Once, metavar="PATH", help="digest this tree per call"
+    )
+    one.add_argument(
+        "--effects-command",
+        action=_Once,
+        metavar="COMMAND",
+        help="a command (one shell-quoted string, run without a shell) printing the state",
+    )
     one.add_argument("--expected-rejection", action="append", default=[], metavar="CODE")
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
@@ -139,6 +148,8 @@ def _fuzz_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         rejects=tuple(args.rejects),
         effects=args.effects,
         timeout_ms=args.timeout_ms,
+        effects_directory=args.effects_directory,
+        effects_command=tuple(shlex.split(args.effects_command or "")),
     )
     return ToolRun(
         schema,

@@ -96,20 +96,13 @@ EXPLICIT_REFUSALS: dict[tuple[str, str], tuple[frozenset[str], str, str]] = {
         "/enum",
         "an empty enum admits no value, so the engine cannot generate a valid call",
     ),
-    # Not in the brief's list of limits, but `Limits.max_value_bytes` is part of the design:
-    # four nested arrays without maxItems, at the engine's default cap of 32 items a level,
-    # could yield about a million numbers, far past the 1 MiB bound on a generated value.
-    ("items.json", "nested items"): (
-        frozenset({"schema.limit-value-size"}),
-        "",
-        "unbounded nested arrays could make a generated value exceed Limits.max_value_bytes",
-    ),
 }
 
 # Honest count at the time of writing: 56 of the 73 supported-file groups compile and are
-# checked (14 carry unsupported keywords, 2 carry unsafe property names, 1 is the empty enum).
-# The floor sits a little below so the test fails if the compiler starts refusing broadly.
-MIN_COMPILED_GROUPS = 50
+# checked; 17 are refused (14 carry unsupported keywords, 2 unsafe property names, 1 is the
+# empty enum). The floor sits a little below so the test fails if the compiler starts
+# refusing broadly.
+MIN_COMPILED_GROUPS = 52
 
 
 def _escape(token: str) -> str:

@@ -35,7 +35,10 @@ seeds = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 
 
 def _errors(validator: Draft202012Validator, instance: Any) -> list[str]:
-    return [f"{list(e.absolute_path)} {e.validator}: {e.message}" for e in validator.iter_errors(instance)]
+    return [
+        f"{list(e.absolute_path)} {e.validator}: {e.message}"
+        for e in validator.iter_errors(instance)
+    ]
 
 
 @PROPERTY_SETTINGS

@@ -106,7 +106,6 @@ def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
                             f"the name {name!r} is not allowed",
                             name,
                         )
-                continue
             yield from _unsafe_keys(value, here)
     elif isinstance(document, list):
         for index, value in enumerate(document):

@@ -249,7 +249,7 @@ def _items_cap(node: Node, limits: Limits) -> int:
 
 
 def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
-    """An upper bound on the encoded size of any value `Generator` makes for `node`.
+    """An upper bound on the UTF-8 size of any value `Generator` makes for `node`.
 
     It follows the generator's own caps (unbounded strings and arrays get a few more
     than their minimum; untyped values stop nesting at `ANY_DEPTH`).

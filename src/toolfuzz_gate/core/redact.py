@@ -64,7 +64,8 @@ def present(value: JSON, limit: int = DISPLAY_LIMIT) -> JSON:
 
 
 def is_complete(value: JSON) -> bool:
-    """True when `present` kept the value whole (nothing elided), so it can be replayed as is."""
+    """True when `present` elided nothing. (A masked credential still changes the value:
+    compare `present(v) == v` to know whether a recorded value is the original.)"""
     if isinstance(value, dict):
         if set(value) == {ELIDED}:
             return False

@@ -6,12 +6,13 @@ lexicographically smaller. That one rule makes every accepted step a strict
 decrease (so shrinking terminates and never grows the input) and prefers what
 a reader finds simpler: fewer members, shorter arrays and strings, numbers
 nearer zero (fewer digits), plain letters (a NUL or an emoji encodes as an
-escape, longer than `a`). Candidates are proposed biggest-cut first (drop a
-member, halve an array or string, jump a number most of the way to zero) and
-the first one the caller's `keeps` accepts is taken; `keeps` re-runs the
-validator and the handler, and accepts only the same failure class at the
-same path, so shrinking can never turn a hostile case valid or a crash into
-a clean rejection. A budget bounds the handler calls.
+escape, longer than `a`); `true` counts as simpler than `false`, being
+shorter. Candidates are proposed biggest-cut first (drop a member, halve an
+array or string, jump a number most of the way to zero, then single
+characters) and the first one the caller's `keeps` accepts is taken; `keeps`
+re-runs the validator and the handler, and accepts only the same failure
+class at the same path, so shrinking can never turn a hostile case valid or
+a crash into a clean rejection. A budget bounds the handler calls.
 """
 
 from __future__ import annotations
@@ -53,9 +54,16 @@ def _numbers(value: int | float) -> Iterator[JSON]:
         yield whole - sign * cut
 
 
+MAX_DELETIONS = 128
+
+
 def _strings(value: str) -> Iterator[JSON]:
     for cut in _descending(len(value)):
         yield value[: len(value) - cut]
+        yield value[cut:]
+    # One character at a time, so a prefix before the character that matters can go too.
+    for index in range(min(len(value), MAX_DELETIONS)):
+        yield value[:index] + value[index + 1 :]
     simple = SIMPLE_TEXT.sub("a", value)
     if simple != value:
         yield simple
@@ -80,8 +88,7 @@ def candidates(value: JSON) -> Iterator[JSON]:
             for smaller in candidates(item):
                 yield [*value[:index], smaller, *value[index + 1 :]]
     elif isinstance(value, bool):
-        if value:
-            yield False
+        return  # `true` already sorts before `false`: nothing simpler to offer
     elif isinstance(value, int | float):
         yield from _numbers(value)
     elif isinstance(value, str):

@@ -37,6 +37,10 @@ class HandlerConfig:
     cwd: str | None = None
     timeout_ms: int = 2000
     max_output_bytes: int = 65536
+    effects_directory: str | None = None
+    """A directory whose tree digest is the committed state (works with any adapter)."""
+    effects_command: tuple[str, ...] = ()
+    """A command printing the committed state (works with any adapter)."""
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
@@ -70,6 +74,10 @@ class HandlerConfig:
             label["rejects"] = list(self.rejects)
         if self.effects is not None:
             label["effects"] = self.effects
+        if self.effects_directory is not None:
+            label["effectsProbe"] = {"directory": self.effects_directory}
+        elif self.effects_command:
+            label["effectsProbe"] = {"command": list(self.effects_command)}
         return label
 
 
@@ -121,9 +129,28 @@ ADAPTERS: dict[str, Callable[[HandlerConfig], ManagedHandler]] = {
 
 
 def build_handler(config: HandlerConfig) -> ManagedHandler:
+    """Start the handler; wrap it in an effect probe when the config names one."""
+    from pathlib import Path
+
+    from toolfuzz_gate.edges.effects import CommandProbe, DirectoryProbe, ProbedHandler
+
     factory = ADAPTERS.get(config.kind)
     if factory is None:
         raise HandlerError(
             f"unknown kind of handler {config.kind!r}", hint=f"known: {', '.join(ADAPTERS)}"
         )
-    return factory(config)
+    if config.effects_directory is not None and config.effects_command:
+        raise HandlerError("name one effects probe: a directory or a command, not both")
+    probe: DirectoryProbe | CommandProbe | None = None
+    if config.effects_directory is not None:
+        probe = DirectoryProbe(Path(config.effects_directory))
+    elif config.effects_command:
+        probe = CommandProbe(config.effects_command, config.cwd, config.env)
+    handler = factory(config)
+    if probe is None:
+        return handler
+    try:
+        return ProbedHandler(handler, probe)
+    except BaseException:
+        handler.close()
+        raise

@@ -1,0 +1,297 @@
+"""The `command: [ARGV...]` adapter: one persistent process speaking JSON lines (edge).
+
+Protocol, one line each way per call, UTF-8 JSON on stdin and stdout (logs go to stderr):
+
+    -> {"id": 7, "arguments": {...}}
+    <- {"id": 7, "ok": true, "output": ..., "effects": ...}
+    <- {"id": 7, "ok": false, "error": {"code": "...", "path": "...", "message": "..."}}
+
+`effects` (optional) is the tool's committed state AFTER the call. The state before a call
+is the state the same process reported last, so a change is seen from the first call on
+only if the process says where it starts: it may write `{"effects": <JSON>}` (no `id`) as
+its very first line, before reading any request. Without that line the first call of each
+process is unobserved rather than guessed: an in-memory counter restarts from zero with
+the process, so a previous process's last report would make up a change, and `None` as a
+"before" would flag every first call. A response without `effects` makes the state
+unknown again for the same reason. So `effects_observed` is true exactly when both ends of
+the comparison are reports of one process.
+
+Exit, a non-JSON line, a wrong id or a malformed response is a CRASH, silence past the
+timeout a TIMEOUT, a line past `max_output_bytes` + slack an ACCEPTED `output_capped`
+outcome; each costs the process (its whole group is killed) and the next call starts a
+fresh one in the same working directory. A command that cannot run at all is a
+`HandlerError`: it cannot be started, or, when the first call of a handler breaks the
+protocol before any process answered, a fresh process watched without input exits or
+writes a non-protocol line. If it stays quiet, the input is to blame and the call is a
+CRASH. POSIX only (process groups, non-blocking pipes under `selectors`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shlex
+import tempfile
+import time
+from types import TracebackType
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
+from toolfuzz_gate.errors import HandlerError
+
+RESPONSE_SLACK_BYTES = 4096
+"""Room for the envelope, an error or an effects report beyond `max_output_bytes`."""
+CRASH_TAIL_CHARS = 160
+STARTUP_PROBE_S = 2.0
+"""How long a fresh process is watched, without input, after a first call broke."""
+_MESSAGE_CHARS = 300
+
+
+class CommandHandler:
+    """A `Handler` speaking JSON lines to one persistent process. Not thread-safe.
+
+    The process starts in the constructor, so a missing executable fails fast with
+    `HandlerError`; after a failure it restarts lazily, on the next call.
+    """
+
+    def __init__(self, config: HandlerConfig, *, startup_probe_s: float = STARTUP_PROBE_S) -> None:
+        if not config.argv:
+            raise HandlerError(
+                "command handler has no command", hint="give its ARGV, e.g. [./tool]"
+            )
+        if config.timeout_ms <= 0 or config.max_output_bytes < 0:
+            raise HandlerError(f"invalid command handler limits: {config}")
+        argv = list(config.argv)
+        if os.sep in argv[0]:
+            # Popen would resolve a relative executable against the new working directory.
+            argv[0] = os.path.abspath(argv[0])
+        self.argv = argv
+        self.label = f"command: {shlex.join(config.argv)}"
+        self._timeout_s = config.timeout_ms / 1000
+        self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
+        self._startup_probe_s = startup_probe_s
+        self._env = scrubbed_environment(os.environ, config.env)
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if config.cwd:
+            self.cwd = os.path.abspath(config.cwd)
+            if not os.path.isdir(self.cwd):
+                raise HandlerError(f"{self.label}: working directory {self.cwd} does not exist")
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="toolfuzz-command-")
+            self.cwd = self._tmp.name
+        self._next_id = 0
+        self._vouched = False
+        """True once a process answered a call or passed the startup probe."""
+        self._fresh = True
+        """The current process has written nothing yet, so an announcement may come."""
+        self._state: JSON = None
+        self._state_known = False
+        self._worker: WorkerProcess | None = None
+        try:
+            self._worker = self._spawn()
+        except HandlerError:
+            self._remove_tmp()
+            raise
+
+    def describe(self) -> str:
+        return self.label
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The running process's pid (its process group id too), or None between processes."""
+        return self._worker.pid if self._worker is not None else None
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        worker = self._worker if self._worker is not None else self._spawn()
+        self._worker = worker
+        self._next_id += 1
+        request = {"id": self._next_id, "arguments": arguments}
+        line = json.dumps(request, allow_nan=False).encode("ascii") + b"\n"
+        deadline = time.monotonic() + self._timeout_s
+        try:
+            try:
+                sent = worker.write(line, deadline)
+            except OSError:
+                return self._broken("the process exited before reading the call", exited=True)
+            answer = self._read_answer(worker, deadline) if sent else Stop.TIMEOUT
+            if answer is Stop.TIMEOUT:
+                self._discard()
+                return Outcome(
+                    OutcomeKind.TIMEOUT, message=f"no answer within {self._timeout_s:g} s"
+                )
+            if answer is Stop.OVERFLOW:
+                # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
+                read = worker.pending_bytes
+                self._discard()
+                return Outcome(OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
+            if answer is Stop.EOF:
+                return self._broken("the process exited during the call", exited=True)
+            return self._outcome(answer)
+        except BaseException:
+            # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
+            self._discard()
+            raise
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.stop(grace_s=1.0)
+        self._remove_tmp()
+
+    def __enter__(self) -> CommandHandler:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _spawn(self) -> WorkerProcess:
+        try:
+            worker = WorkerProcess(self.argv, self._env, self.cwd)
+        except OSError as exc:
+            raise HandlerError(
+                f"{self.label}: cannot start {self.argv[0]!r}: {exc.strerror or exc}",
+                hint="name an existing executable file; a name without a slash is looked up "
+                "on PATH",
+            ) from exc
+        self._fresh = True
+        self._state, self._state_known = None, False
+        return worker
+
+    def _read_answer(self, worker: WorkerProcess, deadline: float) -> bytes | Stop:
+        line = worker.read_line(deadline, self._limit)
+        if self._fresh and isinstance(line, bytes):
+            self._fresh = False
+            if self._announced(line):
+                line = worker.read_line(deadline, self._limit)
+        return line
+
+    def _announced(self, line: bytes) -> bool:
+        """Take `line` as the process's initial state if it is an announcement."""
+        value = _parse(line)
+        if value is None or set(value) != {"effects"}:
+            return False
+        self._state, self._state_known = value["effects"], True
+        return True
+
+    def _outcome(self, line: bytes) -> Outcome:
+        response = _parse(line)
+        if response is None:
+            return self._broken(f"the process wrote a line that is not JSON: {line[:80]!r}")
+        call_id = response.get("id")
+        if type(call_id) is not int or call_id != self._next_id:
+            return self._broken(f"the process answered id {call_id!r}, expected {self._next_id}")
+        ok, error = response.get("ok"), response.get("error")
+        accepted = ok is True and "output" in response
+        rejected = ok is False and isinstance(error, dict) and isinstance(error.get("code"), str)
+        if not (accepted or rejected):
+            return self._broken(f"the process sent a malformed response: {line[:80]!r}")
+        self._vouched = True
+        before, known = self._state, self._state_known
+        reported = "effects" in response
+        self._state, self._state_known = response.get("effects"), reported
+        observed = known and reported
+        effects: dict[str, Any] = {
+            "effects_before": before if observed else None,
+            "effects_after": self._state if observed else None,
+            "effects_observed": observed,
+        }
+        if accepted:
+            output_digest, output_bytes = digest_and_size(response["output"])
+            return Outcome(
+                OutcomeKind.ACCEPTED,
+                output_digest=output_digest,
+                output_bytes=output_bytes,
+                **effects,
+            )
+        assert isinstance(error, dict)
+        path, message = error.get("path"), error.get("message")
+        return Outcome(
+            OutcomeKind.REJECTED,
+            error_code=error["code"],
+            error_path=path if isinstance(path, str) else None,
+            message=bounded_message(message) if isinstance(message, str) else "",
+            **effects,
+        )
+
+    def _broken(self, problem: str, *, exited: bool = False) -> Outcome:
+        """A protocol-level crash: the process is not trusted for another call."""
+        worker, self._worker = self._worker, None
+        message = problem
+        if worker is not None:
+            wait_s = 1.0 if exited else 0.0
+            message = worker.describe_exit(problem, tail_chars=CRASH_TAIL_CHARS, wait_s=wait_s)
+            worker.kill()
+        if not self._vouched:
+            self._probe_startup()
+        return Outcome(OutcomeKind.CRASH, message=bounded_message(message, _MESSAGE_CHARS))
+
+    def _probe_startup(self) -> None:
+        """Start a process and watch it without input: HandlerError if it cannot run at all."""
+        worker = self._spawn()
+        deadline = time.monotonic() + self._startup_probe_s
+        while True:
+            line = worker.read_line(deadline, self._limit)
+            if line is Stop.TIMEOUT:
+                break
+            if isinstance(line, bytes) and self._fresh:
+                self._fresh = False
+                if self._announced(line):
+                    continue
+            problem, hint = _startup_problem(line)
+            wait_s = 1.0 if line is Stop.EOF else 0.0
+            reason = worker.describe_exit(problem, tail_chars=_MESSAGE_CHARS, wait_s=wait_s)
+            worker.kill()
+            raise HandlerError(bounded_message(f"{self.label}: {reason}", 600), hint=hint)
+        self._worker = worker
+        self._vouched = True
+
+    def _discard(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+
+    def _remove_tmp(self) -> None:
+        tmp, self._tmp = self._tmp, None
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(line, parse_constant=_refuse_constant)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _startup_problem(line: bytes | Stop) -> tuple[str, str]:
+    """What a process that spoke or ended before any request did wrong, and the advice."""
+    if line is Stop.EOF:
+        return "the command exits on start without reading a request", (
+            "run it by hand: it runs in a fresh temporary directory (give paths as absolute "
+            "paths or set the handler's cwd) with a scrubbed environment (name the variables "
+            "it needs)"
+        )
+    shown = repr(line[:80]) if isinstance(line, bytes) else "an overlong line"
+    return f"the command writes {shown} on stdout before any request", (
+        'stdout carries only responses and an optional first {"effects": ...} line; '
+        "write logs to stderr"
+    )
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+atexit.register(WorkerProcess.kill_all)
