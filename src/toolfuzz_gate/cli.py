@@ -7,6 +7,7 @@ import re
 import shlex
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -68,11 +69,28 @@ def build_parser() -> argparse.ArgumentParser:
     _common(run, DEFAULT_RUN_RUNS)
     run.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), action=_Once)
 
-    one = commands.add_parser("fuzz", help="fuzz one tool from a schema file and a handler")
+    one = commands.add_parser(
+        "fuzz",
+        help="fuzz one tool (or every tool of an MCP server)",
+        description="Handler, one of: --handler python:MODULE:FUNCTION, --command -- ARGV..., "
+        "--mcp -- ARGV..., --http URL. The command after `--` is taken verbatim.",
+    )
     _common(one, DEFAULT_FUZZ_RUNS)
-    one.add_argument("--schema", type=Path, required=True, action=_Once)
-    one.add_argument("--handler", required=True, action=_Once, help="python:MODULE:FUNCTION")
-    one.add_argument("--tool", action=_Once, help="tool name (default: the schema file's stem)")
+    one.add_argument("--schema", type=Path, action=_Once, help="optional with --mcp")
+    one.add_argument("--handler", action=_Once, help="python:MODULE:FUNCTION")
+    one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
+    one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
+    one.add_argument("--http", action=_Once, metavar="URL")
+    one.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME=ENV_VAR",
+        help="an HTTP header whose value is read from an environment variable",
+    )
+    one.add_argument("--env", action="append", default=[], metavar="NAME", help="pass through")
+    one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
+    one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
     one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
     one.add_argument("--effects", action=_Once, metavar="MODULE:FUNCTION")
     one.add_argument(
@@ -88,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
     one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
-    one.add_argument("--receipt", type=Path, action=_Once)
+    one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
+    one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")
     return parser
 
 
@@ -128,36 +147,103 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
     )
 
 
-def _fuzz_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
+def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> HandlerConfig:
+    """The one handler the flags name; `tail` is the command after `--`."""
+    chosen = [
+        name
+        for name, given in (
+            ("--handler", args.handler is not None),
+            ("--command", args.stdio),
+            ("--mcp", args.mcp),
+            ("--http", args.http is not None),
+        )
+        if given
+    ]
+    if len(chosen) != 1:
+        raise UsageError(
+            "name exactly one handler" + (f"; got {', '.join(chosen)}" if chosen else ""),
+            hint="--handler python:MODULE:FUNCTION, --command -- ARGV, --mcp -- ARGV, --http URL",
+        )
+    needs_argv = args.stdio or args.mcp
+    if needs_argv != bool(tail):
+        raise UsageError(
+            f"{chosen[0]} takes the command after `--`" if needs_argv else "unexpected `--` ARGV",
+        )
     if args.timeout_ms <= 0:
         raise UsageError("--timeout-ms must be positive")
+    if args.rejects or args.effects:
+        if args.handler is None:
+            raise UsageError("--rejects and --effects go with --handler python:...")
+    headers = []
+    for header in args.header:
+        name, separator, variable = header.partition("=")
+        if not separator or not name or not variable:
+            raise UsageError(f"--header {header!r} is not NAME=ENV_VAR")
+        headers.append((name, variable))
+    if headers and args.http is None:
+        raise UsageError("--header goes with --http")
+    common: dict[str, Any] = {
+        "timeout_ms": args.timeout_ms,
+        "env": tuple(args.env),
+        "cwd": args.cwd,
+        "effects_directory": args.effects_directory,
+        "effects_command": tuple(shlex.split(args.effects_command or "")),
+    }
+    if args.handler is not None:
+        return HandlerConfig.from_spec(
+            args.handler, rejects=tuple(args.rejects), effects=args.effects, **common
+        )
+    if args.stdio:
+        return HandlerConfig("command", argv=tuple(tail), **common)
+    if args.mcp:
+        return HandlerConfig("mcp", target=args.tool or "", argv=tuple(tail), **common)
+    return HandlerConfig("http", target=args.http, headers=tuple(headers), **common)
+
+
+def build_tool_spec(args: argparse.Namespace, name: str) -> ToolSpec:
     if args.error_codes is not None:
         try:
             re.compile(args.error_codes)
         except re.error as error:
             raise UsageError(f"--error-codes is not a regular expression: {error}") from None
-    schema = load_json(args.schema, what="schema")
-    tool = ToolSpec(
-        args.tool or args.schema.stem,
+    return ToolSpec(
+        name,
         expected_rejections=tuple(args.expected_rejection),
         error_codes=args.error_codes,
         dry_run=args.dry_run,
     )
-    handler = HandlerConfig.from_spec(
-        args.handler,
-        rejects=tuple(args.rejects),
-        effects=args.effects,
-        timeout_ms=args.timeout_ms,
-        effects_directory=args.effects_directory,
-        effects_command=tuple(shlex.split(args.effects_command or "")),
-    )
-    return ToolRun(
-        schema,
-        handler,
-        tool,
-        FuzzConfig(args.seed, args.runs, oracle=args.oracle),
-        _replay_command(argv),
-    )
+
+
+def build_fuzz_runs(
+    args: argparse.Namespace, argv: Sequence[str], tail: Sequence[str]
+) -> list[ToolRun]:
+    """One run per tool: the schema file's tool, or each tool an MCP server lists."""
+    handler = build_handler_config(args, tail)
+    config = FuzzConfig(args.seed, args.runs, oracle=args.oracle)
+    replay = _replay_command(argv)
+    if args.schema is not None:
+        schema = load_json(args.schema, what="schema")
+        name = args.tool or args.schema.stem
+        return [ToolRun(schema, handler, build_tool_spec(args, name), config, replay)]
+    if handler.kind != "mcp":
+        raise UsageError("--schema is required unless the handler is --mcp")
+    from toolfuzz_gate.edges.handlers.mcp import list_tools
+
+    listed = list_tools(handler)
+    if args.tool is not None:
+        listed = [tool for tool in listed if tool.get("name") == args.tool]
+        if not listed:
+            raise UsageError(f"the MCP server lists no tool named {args.tool!r}")
+    return [
+        ToolRun(
+            tool.get("inputSchema", {}),
+            replace(handler, target=str(tool["name"])),
+            build_tool_spec(args, str(tool["name"])),
+            config,
+            replay,
+        )
+        for tool in listed
+    ]
 
 
 def _verdict(results: Sequence[FuzzResult]) -> ExitCode:
@@ -189,27 +275,54 @@ def _command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> 
     return verdict
 
 
-def _command_fuzz(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
-    tool_run = _fuzz_run(args, argv)
-    receipt_path = args.receipt or Path(DEFAULT_OUT) / f"{tool_run.tool.name}.json"
-    try:
-        result = execute(tool_run, receipt_path, args.cases, diagnostics=args.diagnostics)
-    except SchemaError as error:
-        raise SchemaError(list(error.problems), source=str(args.schema)) from None
-    verdict = _verdict([result])
-    print(render_receipt_summary(result.receipt, str(receipt_path)), file=out)
+def _command_fuzz(
+    args: argparse.Namespace, argv: Sequence[str], out: TextIO, tail: Sequence[str]
+) -> ExitCode:
+    runs = build_fuzz_runs(args, argv, tail)
+    if args.receipt is not None and args.out is not None:
+        raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
+    if args.receipt is not None and len(runs) != 1:
+        raise UsageError(f"{len(runs)} tools to fuzz: use --out DIR instead of --receipt")
+    results = []
+    for tool_run in runs:
+        receipt_path = args.receipt or (args.out or Path(DEFAULT_OUT)) / _receipt_name(tool_run)
+        cases = args.cases if len(runs) == 1 else None
+        try:
+            result = execute(tool_run, receipt_path, cases, diagnostics=args.diagnostics)
+        except SchemaError as error:
+            where = str(args.schema) if args.schema else f"tools/list of {tool_run.tool.name}"
+            raise SchemaError(list(error.problems), source=where) from None
+        results.append(result)
+        print(render_receipt_summary(result.receipt, str(receipt_path)), file=out)
+    verdict = _verdict(results)
     print(f"gate: {'FAILED' if verdict else 'passed'}", file=out)
     return verdict
 
 
-COMMANDS = {"run": _command_run, "fuzz": _command_fuzz}
+def _receipt_name(tool_run: ToolRun) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool_run.tool.name)[:100] or "tool"
+    return f"{safe}.json"
+
+
+def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Arguments before `--`, and the verbatim command after it."""
+    items = list(argv)
+    if "--" in items:
+        index = items.index("--")
+        return items[:index], items[index + 1 :]
+    return items, []
 
 
 def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     """The whole command line with injected streams; returns the exit code."""
     try:
-        args = build_parser().parse_args(list(argv))
-        return int(COMMANDS[args.command](args, argv, stdout))
+        head, tail = _split_tail(argv)
+        args = build_parser().parse_args(head)
+        if args.command == "fuzz":
+            return int(_command_fuzz(args, argv, stdout, tail))
+        if tail:
+            raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
+        return int(_command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.USAGE)

@@ -6,7 +6,7 @@ Pure over the `Handler` seam: all I/O happens behind it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
@@ -14,16 +14,15 @@ from toolfuzz_gate.core.campaign import Campaign, CaseSink
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.findings import Failure, Finding, InputKind, fingerprint
+from toolfuzz_gate.core.findings import Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION
-from toolfuzz_gate.core.invariants import check_observation, invariant_ledger
+from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
-from toolfuzz_gate.core.observe import observe
-from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle, fails_exactly_at
+from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
+from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
-from toolfuzz_gate.core.shrink import shrink
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
@@ -36,7 +35,7 @@ class FuzzConfig:
     runs: int
     limits: Limits = DEFAULT_LIMITS
     oracle: str = "auto"
-    shrink_budget: int = 300
+    shrink_budget: int = 600
 
     def check(self) -> None:
         lo, hi = SEED_RANGE
@@ -46,15 +45,6 @@ class FuzzConfig:
             raise UsageError(
                 f"runs {self.runs} is outside {self.limits.min_runs}..{self.limits.max_runs}"
             )
-
-
-@dataclass(frozen=True)
-class Counterexample:
-    finding: Finding
-    case: Case
-    minimal: JSON
-    sizes: list[int]
-    fingerprint: str
 
 
 @dataclass(frozen=True)
@@ -88,10 +78,12 @@ def fuzz(
     )
     campaign.run()
     reference = oracle if oracle.name == "jsonschema" else JsonschemaOracle(document)
-    counterexamples = [
-        _minimize(found, case, campaign, oracle, reference, config)
-        for found, case in _first_per_fingerprint(campaign, tool)
-    ]
+    counterexamples = []
+    for found, case in _first_per_fingerprint(campaign, tool):
+        example = minimize(found, case, campaign, oracle, reference, config.shrink_budget)
+        if is_runtime_failure(example):
+            example = diagnose(example, campaign, oracle, document)
+        counterexamples.append(example)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     body: dict[str, Any] = {
         "tool": tool.name,
@@ -136,45 +128,6 @@ def _first_per_fingerprint(campaign: Campaign, tool: ToolSpec) -> list[tuple[Fin
     return list(seen.values())
 
 
-def _minimize(
-    found: Finding,
-    case: Case,
-    campaign: Campaign,
-    oracle: Oracle,
-    reference: Oracle,
-    config: FuzzConfig,
-) -> Counterexample:
-    key = fingerprint(campaign.tool.name, found.failure.value, found.path, found.mutation)
-    if found.failure is Failure.ORACLE_DISAGREEMENT:
-        return Counterexample(found, case, case.input, [], key)
-    original_errors = sorted(oracle.errors(case.input))
-
-    def keeps(candidate: JSON) -> bool:
-        if not isinstance(candidate, dict):
-            return False
-        # The same validation errors, or none for a valid case: the step keeps the
-        # input on the same side of the schema, failing for the same reasons.
-        if sorted(oracle.errors(candidate)) != original_errors:
-            return False
-        trial = replace(case, input=candidate)
-        observed = observe(trial, campaign.handler)
-        return any(f.identity == found.identity for f in check_observation(observed, campaign.tool))
-
-    minimal, sizes = shrink(case.input, keeps, config.shrink_budget)
-    if not _reference_agrees(reference, case, minimal):
-        disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
-        disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
-        return Counterexample(disagreement, case, minimal, sizes, key)
-    return Counterexample(found, case, minimal, sizes, key)
-
-
-def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
-    """Every reported input is re-judged by the `jsonschema` library itself."""
-    if case.kind is InputKind.HOSTILE:
-        return fails_exactly_at(reference.errors(value), case.keyword, case.path)
-    return reference.is_valid(value) == case.valid
-
-
 def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     found, case = example.finding, example.case
     error: JSONObject = {}
@@ -192,6 +145,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "originalInput": present(case.input),
         "sizes": list[JSON](example.sizes),
         "error": error,
+        "suggestion": example.suggestion,
         "replay": {
             "seed": config.seed,
             "runs": config.runs,

@@ -60,33 +60,32 @@ MAX_DELETIONS = 128
 def _strings(value: str) -> Iterator[JSON]:
     for cut in _descending(len(value)):
         yield value[: len(value) - cut]
-        yield value[cut:]
-    # One character at a time, so a prefix before the character that matters can go too.
-    for index in range(min(len(value), MAX_DELETIONS)):
-        yield value[:index] + value[index + 1 :]
     simple = SIMPLE_TEXT.sub("a", value)
     if simple != value:
         yield simple
     if value != "a" * len(value):
         yield "a" * len(value)
+    for cut in _descending(len(value)):
+        yield value[cut:]
+    # One character at a time, so a prefix before the character that matters can go too.
+    for index in range(min(len(value), MAX_DELETIONS)):
+        yield value[:index] + value[index + 1 :]
 
 
-def candidates(value: JSON) -> Iterator[JSON]:
-    """Simpler variants of `value`, one change each, biggest first."""
+Edit = tuple[tuple[str | int, ...], str, str]
+"""Where a candidate changed the input, the value there before, and after (canonical)."""
+
+
+def _local(value: JSON) -> Iterator[JSON]:
+    """Simpler variants of `value` itself (not of its members), biggest change first."""
     if isinstance(value, dict):
         for key in value:
             yield {k: v for k, v in value.items() if k != key}
-        for key, member in value.items():
-            for smaller in candidates(member):
-                yield {**value, key: smaller}
     elif isinstance(value, list):
         for cut in _descending(len(value)):
             yield value[: len(value) - cut]
         for index in range(len(value)):
             yield value[:index] + value[index + 1 :]
-        for index, item in enumerate(value):
-            for smaller in candidates(item):
-                yield [*value[:index], smaller, *value[index + 1 :]]
     elif isinstance(value, bool):
         return  # `true` already sorts before `false`: nothing simpler to offer
     elif isinstance(value, int | float):
@@ -95,15 +94,43 @@ def candidates(value: JSON) -> Iterator[JSON]:
         yield from _strings(value)
 
 
+def _edits(value: JSON, where: tuple[str | int, ...]) -> Iterator[tuple[Edit, JSON]]:
+    before = canonical_compact(value)
+    for smaller in _local(value):
+        yield (where, before, canonical_compact(smaller)), smaller
+    if isinstance(value, dict):
+        for key, member in value.items():
+            for edit, smaller in _edits(member, (*where, key)):
+                yield edit, {**value, key: smaller}
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            for edit, smaller in _edits(item, (*where, index)):
+                yield edit, [*value[:index], smaller, *value[index + 1 :]]
+
+
+def candidates(value: JSON) -> Iterator[JSON]:
+    """Simpler variants of `value`, one change each, biggest first."""
+    for _, candidate in _edits(value, ()):
+        yield candidate
+
+
 def shrink(value: JSON, keeps: Callable[[JSON], bool], budget: int) -> tuple[JSON, list[int]]:
-    """The smallest input found, and the size of each accepted step (first is the original)."""
+    """The smallest input found, and the size of each accepted step (first is the original).
+
+    A local edit that was refused once (the same change to the same value at the same
+    place) is not tried again after an unrelated step succeeds: that keeps the budget
+    for edits not yet tried, at the price of rarely missing one whose fate changed.
+    """
     current = value
     current_key = sort_key(value)
     sizes = [current_key[0]]
+    refused: set[Edit] = set()
     progress = True
     while progress and budget > 0:
         progress = False
-        for candidate in candidates(current):
+        for edit, candidate in _edits(current, ()):
+            if edit in refused:
+                continue
             key = sort_key(candidate)
             if key >= current_key:
                 continue
@@ -113,6 +140,7 @@ def shrink(value: JSON, keeps: Callable[[JSON], bool], budget: int) -> tuple[JSO
                 sizes.append(key[0])
                 progress = True
                 break
+            refused.add(edit)
             if budget <= 0:
                 break
     return current, sizes

@@ -122,9 +122,30 @@ def _python(config: HandlerConfig) -> ManagedHandler:
     return PythonWorkerHandler(spec, options)
 
 
+def _command(config: HandlerConfig) -> ManagedHandler:
+    from toolfuzz_gate.edges.handlers.command import CommandHandler
+
+    return CommandHandler(config)
+
+
+def _mcp(config: HandlerConfig) -> ManagedHandler:
+    from toolfuzz_gate.edges.handlers.mcp import McpHandler
+
+    return McpHandler(config)
+
+
+def _http(config: HandlerConfig) -> ManagedHandler:
+    from toolfuzz_gate.edges.handlers.http import HttpHandler
+
+    return HttpHandler(config)
+
+
 ADAPTERS: dict[str, Callable[[HandlerConfig], ManagedHandler]] = {
     "builtin": _builtin,
     "python": _python,
+    "command": _command,
+    "mcp": _mcp,
+    "http": _http,
 }
 
 

@@ -1,0 +1,149 @@
+"""From a finding to a counterexample: shrink it, re-judge it, explain runtime failures (pure).
+
+Pure over the `Handler` seam: every question is a handler call through `observe`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from toolfuzz_gate.core.campaign import Campaign
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.case import Case
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.findings import Failure, Finding, InputKind, fingerprint
+from toolfuzz_gate.core.generate import HIGH, LOW, Generator, case_seed
+from toolfuzz_gate.core.invariants import check_observation
+from toolfuzz_gate.core.jsonpatch import apply_patch
+from toolfuzz_gate.core.node import CompiledSchema
+from toolfuzz_gate.core.observe import observe
+from toolfuzz_gate.core.oracle import Oracle, build_oracle, fails_exactly_at
+from toolfuzz_gate.core.runtime import RUNTIME_FAILURES, Proposal, locate, propose
+from toolfuzz_gate.core.shrink import shrink
+from toolfuzz_gate.errors import SchemaError
+
+TIMEOUT_SHRINK_BUDGET = 12
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    finding: Finding
+    case: Case
+    minimal: JSON
+    sizes: list[int]
+    fingerprint: str
+    suggestion: JSONObject | None = None
+
+
+def minimize(
+    found: Finding,
+    case: Case,
+    campaign: Campaign,
+    oracle: Oracle,
+    reference: Oracle,
+    budget: int,
+) -> Counterexample:
+    key = fingerprint(campaign.tool.name, found.failure.value, found.path, found.mutation)
+    if found.failure is Failure.ORACLE_DISAGREEMENT:
+        return Counterexample(found, case, case.input, [], key)
+    original_errors = sorted(oracle.errors(case.input))
+
+    def keeps(candidate: JSON) -> bool:
+        if not isinstance(candidate, dict):
+            return False
+        # The same validation errors, or none for a valid case: the step keeps the
+        # input on the same side of the schema, failing for the same reasons.
+        if sorted(oracle.errors(candidate)) != original_errors:
+            return False
+        trial = replace(case, input=candidate)
+        observed = observe(trial, campaign.handler)
+        return any(f.identity == found.identity for f in check_observation(observed, campaign.tool))
+
+    # Each step that still hangs costs a whole timeout: shrink timeouts on a short leash.
+    steps = min(budget, TIMEOUT_SHRINK_BUDGET) if found.failure is Failure.TIMEOUT else budget
+    minimal, sizes = shrink(case.input, keeps, steps)
+    if not _reference_agrees(reference, case, minimal):
+        disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
+        disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
+        return Counterexample(disagreement, case, minimal, sizes, key)
+    return Counterexample(found, case, minimal, sizes, key)
+
+
+def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
+    """Every reported input is re-judged by the `jsonschema` library itself."""
+    if case.kind is InputKind.HOSTILE:
+        return fails_exactly_at(reference.errors(value), case.keyword, case.path)
+    return reference.is_valid(value) == case.valid
+
+
+def is_runtime_failure(example: Counterexample) -> bool:
+    """A crash, timeout or undeclared rejection of a schema-valid call."""
+    found = example.finding
+    return found.failure in RUNTIME_FAILURES and found.input_kind is InputKind.VALID
+
+
+def diagnose(
+    example: Counterexample, campaign: Campaign, oracle: Oracle, document: JSON
+) -> Counterexample:
+    """Name the member at fault, and propose (and verify) the schema change."""
+    found, case = example.finding, example.case
+
+    def probe(candidate: JSON) -> bool | None:
+        if not isinstance(candidate, dict) or not oracle.is_valid(candidate):
+            return None
+        observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
+        return any(f.failure is found.failure for f in check_observation(observed, campaign.tool))
+
+    limits = campaign.limits
+    low = Generator(case_seed(campaign.seed, "diagnose", 0), 0, LOW, limits)
+    high = Generator(case_seed(campaign.seed, "diagnose", 1), 1, HIGH, limits)
+    culprit = locate(example.minimal, campaign.schema.root, low, high, probe)
+    if culprit is None:
+        return example
+    located = replace(found, path=culprit.path)
+    key = fingerprint(campaign.tool.name, found.failure.value, culprit.path, found.mutation)
+    proposal = propose(document, culprit, example.minimal, probe)
+    suggestion = None if proposal is None else _verify(proposal, found.failure, campaign, document)
+    return replace(example, finding=located, fingerprint=key, suggestion=suggestion)
+
+
+def _verify(proposal: Proposal, failure: Failure, campaign: Campaign, document: JSON) -> JSONObject:
+    """Re-run the same seed with the patch applied: is the runtime failure gone?"""
+    suggestion: JSONObject = {"patch": proposal.patch, "sentence": proposal.sentence}  # type: ignore[dict-item]
+    if not proposal.changes_generation:
+        suggestion["verified"] = False
+        suggestion["verification"] = "documentation only: re-running cannot show a difference"
+        return suggestion
+    patched = apply_patch(document, proposal.patch)
+    try:
+        schema = compile_schema(patched, limits=campaign.limits)
+    except SchemaError as error:
+        suggestion["verified"] = False
+        suggestion["verification"] = f"the patched schema does not compile: {error.code}"
+        return suggestion
+    rerun = replace_campaign(campaign, schema, build_oracle(patched, campaign.oracle.name))
+    rerun.run()
+    remaining = sum(
+        1 for f, case in rerun.findings if f.failure is failure and case.kind is InputKind.VALID
+    )
+    suggestion["verified"] = remaining == 0
+    suggestion["verification"] = (
+        f"re-running seed {campaign.seed} with the patch applied: the {failure.value} is gone"
+        if remaining == 0
+        else f"re-running seed {campaign.seed} with the patch applied: {remaining} valid "
+        f"call(s) still end in {failure.value}"
+    )
+    return suggestion
+
+
+def replace_campaign(campaign: Campaign, schema: CompiledSchema, oracle: Oracle) -> Campaign:
+    """The same run (handler, tool, seed, runs) over another schema, with no case log."""
+    return Campaign(
+        schema,
+        campaign.handler,
+        oracle,
+        campaign.tool,
+        campaign.seed,
+        campaign.runs,
+        campaign.limits,
+    )
