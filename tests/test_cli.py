@@ -246,3 +246,17 @@ def test_unimportable_handler_exits_2(tmp_path: Path) -> None:
     assert code == 2
     assert "no_such_module_xyz" in err
     assert "Traceback" not in err + out
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_crash_past_64_characters_gets_a_verified_maxlength_64(tmp_path: Path) -> None:
+    code, receipt = fuzz_fault(tmp_path, "long_title")
+    assert code == 1
+    [example] = [c for c in receipt["counterexamples"] if c["inputKind"] == "valid"]
+    assert example["failure"] == "crash"
+    assert example["path"] == "/title"
+    assert "OverflowError" in example["error"]["message"]
+    assert example["suggestion"]["patch"] == [
+        {"op": "replace", "path": "/properties/title/maxLength", "value": 64}
+    ]
+    assert example["suggestion"]["verified"] is True
