@@ -7,9 +7,10 @@ the engine compiles it and accepts the witness.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from jsonschema import Draft202012Validator
 
 from tests.strategies import (
@@ -104,20 +105,43 @@ def _names(schema: Any) -> set[str]:
     return {name for node in _iter_objects(schema) for name in node.get("properties", {})}
 
 
+def _nodes(schema: Any) -> list[dict[str, Any]]:
+    return list(_iter_objects(schema))
+
+
+# Each corner the strategy promises to reach, as a predicate on a whole schema.
+CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "name with /": lambda s: any("/" in n for n in _names(s)),
+    "name with ~": lambda s: any("~" in n for n in _names(s)),
+    "non-ASCII name": lambda s: any(not n.isascii() for n in _names(s)),
+    "depth 4": lambda s: schema_depth(s) == MAX_DEPTH,
+    "type list": lambda s: any(isinstance(n.get("type"), list) for n in _nodes(s)),
+    "untyped node": lambda s: any("type" not in n and "enum" not in n for n in _nodes(s)),
+    "mixed enum": lambda s: any(len({type(m) for m in n.get("enum", [])}) > 1 for n in _nodes(s)),
+    "additionalProperties false": lambda s: any(
+        n.get("additionalProperties") is False for n in _nodes(s)
+    ),
+    "false property": lambda s: any(False in n.get("properties", {}).values() for n in _nodes(s)),
+    "array items": lambda s: any("items" in n for n in _nodes(s)),
+    "annotation": lambda s: any("default" in n or "examples" in n for n in _nodes(s)),
+}
+
+
 def test_strategy_reaches_the_awkward_corners() -> None:
-    """Names needing pointer escapes, non-ASCII names, nested arrays and type lists all occur."""
-    quick = settings(max_examples=2000, deadline=None, database=None)
-    find(subset_schemas(), lambda s: any("/" in n for n in _names(s)), settings=quick)
-    find(subset_schemas(), lambda s: any("~" in n for n in _names(s)), settings=quick)
-    find(subset_schemas(), lambda s: any(not n.isascii() for n in _names(s)), settings=quick)
-    find(subset_schemas(), lambda s: schema_depth(s) == MAX_DEPTH, settings=quick)
-    find(
-        subset_schemas(),
-        lambda s: any(isinstance(n.get("type"), list) for n in _iter_objects(s)),
-        settings=quick,
+    """Escaped and non-ASCII names, full depth, type lists, mixed enums... all occur."""
+    seen: set[str] = set()
+
+    @settings(
+        max_examples=300,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
     )
-    find(
-        subset_schemas(),
-        lambda s: any(n.get("additionalProperties") is False for n in _iter_objects(s)),
-        settings=quick,
-    )
+    @given(subset_schemas())
+    def record(schema: dict[str, Any]) -> None:
+        seen.update(name for name, reached in CORNERS.items() if reached(schema))
+
+    record()
+    assert seen == set(CORNERS), f"never generated: {sorted(set(CORNERS) - seen)}"
