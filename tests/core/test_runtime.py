@@ -164,3 +164,14 @@ def test_apply_patch(operations: list[JSONObject], expected: JSONObject) -> None
     document = {"a": {"b": 1}, "c": [1]}
     assert apply_patch(document, operations) == expected
     assert document == {"a": {"b": 1}, "c": [1]}  # the original is untouched
+
+
+def test_a_single_failing_value_is_documented_not_bounded() -> None:
+    example = runtime_suggestion(lambda a: a.get("width") == 65, runs=40)
+    assert example["path"] == "/width"
+    assert example["input"]["width"] == 65
+    suggestion = example["suggestion"]
+    [operation] = suggestion["patch"]
+    assert operation["path"] == "/properties/width/description"
+    assert "65" in operation["value"]
+    assert suggestion["verified"] is False

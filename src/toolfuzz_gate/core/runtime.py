@@ -168,6 +168,8 @@ def _string(document: JSON, culprit: Culprit, minimal: JSON, probe: Probe) -> Pr
         longest = node.domain.max_length
         if len(value) > shortest and passes("a" * shortest):
             good = _bisect(shortest, len(value), lambda n: passes("a" * n))
+            if longest is not None and longest > len(value) and passes("a" * longest):
+                return _isolated(document, culprit, value)
             if good is not None:
                 return Proposal(
                     _keyword_patch(document, node, "maxLength", good),
@@ -176,6 +178,8 @@ def _string(document: JSON, culprit: Culprit, minimal: JSON, probe: Probe) -> Pr
                 )
         if longest is not None and len(value) < longest and passes("a" * longest):
             good = _bisect(longest, len(value), lambda n: passes("a" * n))
+            if shortest < len(value) and passes("a" * shortest):
+                return _isolated(document, culprit, value)
             if good is not None:
                 return Proposal(
                     _keyword_patch(document, node, "minLength", good),
@@ -228,11 +232,29 @@ def _number(document: JSON, culprit: Culprit, minimal: JSON, probe: Probe) -> Pr
         good = low
     if good is None:
         return None
-    keyword, side = ("maximum", "larger") if value > passing else ("minimum", "smaller")
+    upward = value > passing
+    keyword, side = ("maximum", "larger") if upward else ("minimum", "smaller")
+    far = node.domain.hi if upward else node.domain.lo
+    if far is not None and far != value and passes(far) is True:
+        return _isolated(document, culprit, value)
     return Proposal(
         _keyword_patch(document, node, keyword, good),
         f"Declare {keyword} {good} at {path}: the handler fails on {side} values.",
         True,
+    )
+
+
+def _isolated(document: JSON, culprit: Culprit, value: JSON) -> Proposal:
+    """The failing value has passing values on both sides: no bound says that."""
+    shown = canonical_compact(value)
+    if len(shown) > 40:
+        shown = shown[:39] + "…"
+    sentence = f"The value {shown} is not supported."
+    return Proposal(
+        _describe(document, culprit.node, sentence),
+        f"Document at {culprit.path}: {sentence} (values on both sides of it pass, so no "
+        "bound expresses it)",
+        False,
     )
 
 
