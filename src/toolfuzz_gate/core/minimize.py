@@ -61,7 +61,8 @@ def minimize(
 
     # Each step that still hangs costs a whole timeout: shrink timeouts on a short leash.
     steps = min(budget, TIMEOUT_SHRINK_BUDGET) if found.failure is Failure.TIMEOUT else budget
-    minimal, sizes = shrink(case.input, keeps, steps)
+    hint = campaign.valid_inputs[0] if campaign.valid_inputs else None
+    minimal, sizes = shrink(case.input, keeps, steps, hint)
     if not _reference_agrees(reference, case, minimal):
         disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
         disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"

@@ -111,15 +111,29 @@ def http_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         server.stdout.close()
 
 
+def mcp_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HandlerConfig]:
+    script = FIXTURES / "mcp_tool" / "poster_mcp.py"
+    planted = () if fault == "correct" else ("--fault", fault)
+    yield HandlerConfig(
+        "mcp",
+        "render_poster",
+        argv=(sys.executable, str(script), *planted),
+        effects="state",
+        timeout_ms=TIMEOUT_MS * 4,  # an SDK server answers in about a millisecond, not less
+    )
+
+
 ADAPTERS: dict[str, Callable[..., Iterator[HandlerConfig]]] = {
     "python": python_config,
     "command": command_config,
     "http": http_config,
+    "mcp": mcp_config,
 }
 
 # Where a transport cannot show a fault, the suite says so instead of skipping it.
 IMMUNE = {
     ("python", "garbage"): "the worker keeps the handler's prints off its protocol channel",
+    ("mcp", "garbage"): "stray non-JSON lines are tolerated as server logs, and counted",
 }
 # A server that exits stays down: every later call crashes whatever its input, so the
 # shrinker rightly keeps nothing of the trigger. The crash itself must still be found.

@@ -1,0 +1,287 @@
+"""The `mcp: {command: [ARGV...], tool: NAME}` adapter: one tool of an MCP server over stdio (edge).
+
+The server runs as a persistent child (`WorkerProcess`: own session, scrubbed environment,
+a temporary working directory unless one is configured) and is spoken to by the small
+synchronous JSON-RPC client in `mcp_client`. A call that times out, overflows the read cap
+or breaks the protocol costs the server: its process group is killed and a fresh server is
+started and re-initialized on the next call.
+
+Outcomes of `tools/call`:
+- a result without `isError` is ACCEPTED; the output is `structuredContent` when present,
+  else the `content` list, and is what gets digested and measured;
+- `isError: true` is REJECTED, coded by `structuredContent.code` (a string), else by the
+  first text content when it is one short token, else `tool-error`; with one exception: the
+  official Python SDK answers an unexpected exception in a tool with exactly
+  "Error executing tool NAME" (a deliberate rejection always has ": reason" after it), and
+  that marker is a CRASH;
+- JSON-RPC error -32602 (invalid params) is REJECTED with code `invalid-params`; -32603
+  (internal error) and every other JSON-RPC error are CRASHes;
+- exit, broken protocol or silence past the timeout are CRASH / TIMEOUT.
+`config.effects`, when set, names a zero-argument tool of the same server whose output is
+the committed-state snapshot, called before and after every call.
+
+Why a client of our own rather than the official SDK's (mcp 2.3: `mcp.Client` over
+`StdioServerParameters`, `mode="legacy"`), measured by `bench/bench_mcp.py` on a busy 2-core
+box (three runs), one trivial call repeated: against the SDK-built fixture servers this
+client made 550-770 calls/s and the SDK client 420-510 (there the server's own stdio
+transport, ~1.3 ms a request, is the bottleneck); against a stdlib server, where the clients'
+costs show, 14,300-16,700 against 1,600-2,400. Startup (spawn, initialize, tools/list) is the
+same 1.0-1.8 s with either, nearly all of it the server importing the SDK, and importing the
+SDK client would add 0.8-1.4 s to the gate. Beyond speed: the SDK client is async (anyio)
+where the engine is a synchronous loop; it logs a malformed server line and hands it to the
+session as an exception rather than a finding; it buffers a response line without any cap;
+and its 2.x API renamed what 1.x code used. So the SDK is only a test dependency (it builds
+the fixture servers).
+"""
+
+from __future__ import annotations
+
+import atexit
+import re
+import time
+from types import TracebackType
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.mcp_client import (
+    Broken,
+    Launch,
+    McpSession,
+    StdoutNoise,
+    error_text,
+    list_session_tools,
+)
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
+from toolfuzz_gate.errors import HandlerError
+
+STARTUP_TIMEOUT_S = 30.0
+"""For starting the server and `initialize`, separate from the per-call timeout."""
+READ_FACTOR = 4
+"""The read cap is READ_FACTOR x max_output_bytes + slack: an MCP result carries its output
+twice (`structuredContent` and a text rendering, which SDKs indent)."""
+RESPONSE_SLACK_BYTES = 16384
+INVALID_PARAMS = -32602
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
+
+
+class McpHandler:
+    """A `Handler` calling one tool of an MCP server. Not thread-safe.
+
+    The server starts, is initialized and lists its tools in the constructor, so a server
+    that cannot start, or lacks the tool, fails fast with `HandlerError`.
+    """
+
+    def __init__(self, config: HandlerConfig, *, startup_timeout_s: float = STARTUP_TIMEOUT_S):
+        if not config.target:
+            raise HandlerError(
+                "the mcp handler needs a tool name",
+                hint="list the server's tools with mcp.list_tools and build one handler each",
+            )
+        self.config = config
+        self.noise = StdoutNoise()
+        self._startup_timeout_s = startup_timeout_s
+        self._timeout_s = config.timeout_ms / 1000
+        self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
+        self._launch = Launch.prepare(config.argv, config.env, config.cwd)
+        self._session: McpSession | None = None
+        try:
+            self._session = self._start()
+            listed = list_session_tools(self._session, startup_timeout_s)
+        except BaseException:
+            self.close()
+            raise
+        tools = {tool["name"]: tool for tool in listed}
+        for wanted in (config.target, config.effects):
+            if wanted is not None and wanted not in tools:
+                self.close()
+                raise HandlerError(
+                    f"the MCP server {self._launch.label} lists no tool {wanted!r}",
+                    hint=f"it lists: {', '.join(sorted(tools)) or 'nothing'}",
+                )
+        self.tool: dict[str, Any] = tools[config.target]
+
+    @property
+    def input_schema(self) -> JSONObject:
+        """The tool's `inputSchema` as `tools/list` gave it at startup."""
+        schema: JSONObject = self.tool["inputSchema"]
+        return schema
+
+    @property
+    def stdout_noise(self) -> int:
+        """Non-JSON-RPC lines the server printed on stdout so far (skipped, not failures)."""
+        return self.noise.count
+
+    @property
+    def server_pid(self) -> int | None:
+        return self._session.pid if self._session is not None else None
+
+    def describe(self) -> str:
+        return f"mcp:{self.config.target}"
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        session = self._session
+        if session is None:
+            try:
+                session = self._session = self._start()
+            except HandlerError as error:
+                message = bounded_message(f"restart failed: {error.message}")
+                return Outcome(kind=OutcomeKind.CRASH, message=message)
+        effects = self.config.effects
+        try:
+            if effects is None:
+                return self._call(session, self.config.target, arguments)
+            before = self._snapshot(session, effects)
+            if isinstance(before, Outcome):
+                return before
+            outcome = self._call(session, self.config.target, arguments)
+            if self._session is not session:
+                return outcome  # the call cost the server: nothing to compare against
+            after = self._snapshot(session, effects)
+            if isinstance(after, Outcome):
+                return outcome
+            return outcome._replace(
+                effects_before=before[0], effects_after=after[0], effects_observed=True
+            )
+        except BaseException:
+            # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
+            self._discard()
+            raise
+
+    def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session.stop(grace_s=1.0)
+        self._launch.cleanup()
+
+    def __enter__(self) -> McpHandler:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _start(self) -> McpSession:
+        return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)
+
+    def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
+        deadline = time.monotonic() + self._timeout_s
+        params = {"name": tool, "arguments": arguments}
+        reply = session.request("tools/call", params, deadline, self._read_limit)
+        if isinstance(reply, Broken):
+            return self._broken(session, reply)
+        result = reply.get("result")
+        if isinstance(result, dict):
+            return _result_outcome(result, tool)
+        error = reply.get("error")
+        if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
+            message = bounded_message(str(error.get("message", "")))
+            return Outcome(kind=OutcomeKind.REJECTED, error_code="invalid-params", message=message)
+        if isinstance(error, dict):
+            return Outcome(kind=OutcomeKind.CRASH, message=f"JSON-RPC error {error_text(reply)}")
+        return self._broken(session, Broken(None, "sent a malformed tools/call response"))
+
+    def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
+        """The effects tool's output (in a 1-tuple: it may be null), or why there is none."""
+        deadline = time.monotonic() + self._timeout_s
+        params = {"name": tool, "arguments": {}}
+        reply = session.request("tools/call", params, deadline, self._read_limit)
+        if isinstance(reply, Broken):
+            failed = self._broken(session, reply)
+        else:
+            result = reply.get("result")
+            if isinstance(result, dict) and result.get("isError") is not True:
+                return (_output(result),)
+            failed = Outcome(kind=OutcomeKind.CRASH, message="failed")
+        kind = OutcomeKind.TIMEOUT if failed.kind is OutcomeKind.TIMEOUT else OutcomeKind.CRASH
+        return Outcome(kind=kind, message=f"the effects tool {tool} {failed.message}".strip())
+
+    def _broken(self, session: McpSession, broken: Broken) -> Outcome:
+        """The server is not trusted for another call: kill it, say why."""
+        self._session = None
+        if broken.stop is Stop.TIMEOUT:
+            session.kill()
+            return Outcome(
+                kind=OutcomeKind.TIMEOUT, message=f"no answer within {self._timeout_s:g} s"
+            )
+        if broken.stop is Stop.OVERFLOW:
+            # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
+            read = session.process.pending_bytes
+            session.kill()
+            return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
+        message = f"the MCP server {session.describe(broken)}"
+        session.kill()
+        return Outcome(kind=OutcomeKind.CRASH, message=bounded_message(message))
+
+    def _discard(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            session.kill()
+
+
+def _result_outcome(result: dict[str, Any], tool: str) -> Outcome:
+    if result.get("isError") is not True:
+        output_digest, size = digest_and_size(_output(result))
+        return Outcome(kind=OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
+    text = _first_text(result)
+    if text == f"Error executing tool {tool}":
+        return Outcome(
+            kind=OutcomeKind.CRASH,
+            message="the tool raised an unexpected exception (the Python SDK's crash result)",
+        )
+    structured = result.get("structuredContent")
+    code = structured.get("code") if isinstance(structured, dict) else None
+    path = structured.get("path") if isinstance(structured, dict) else None
+    if not isinstance(code, str) or not code:
+        stripped = (text or "").strip()
+        code = stripped if _TOKEN.fullmatch(stripped) else "tool-error"
+    return Outcome(
+        kind=OutcomeKind.REJECTED,
+        error_code=code,
+        error_path=path if isinstance(path, str) else None,
+        message=bounded_message(text or ""),
+    )
+
+
+def _output(result: dict[str, Any]) -> JSON:
+    structured = result.get("structuredContent")
+    if structured is not None:
+        return structured  # type: ignore[no-any-return]
+    content = result.get("content")
+    return content if isinstance(content, list) else []
+
+
+def _first_text(result: dict[str, Any]) -> str | None:
+    content = result.get("content")
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            return text if isinstance(text, str) else None
+    return None
+
+
+def list_tools(
+    config: HandlerConfig, *, startup_timeout_s: float = STARTUP_TIMEOUT_S
+) -> list[dict[str, Any]]:
+    """Every tool of the server `config.argv` starts: `{name, description, inputSchema}`.
+
+    Starts the server, initializes it, follows `tools/list` pagination, stops it.
+    """
+    launch = Launch.prepare(config.argv, config.env, config.cwd)
+    try:
+        session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
+        try:
+            return list_session_tools(session, startup_timeout_s)
+        finally:
+            session.stop(grace_s=1.0)
+    finally:
+        launch.cleanup()
+
+
+atexit.register(WorkerProcess.kill_all)

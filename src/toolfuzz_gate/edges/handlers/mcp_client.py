@@ -1,0 +1,314 @@
+"""A small JSON-RPC 2.0 client for one MCP server over stdio, synchronous and bounded (edge).
+
+The transport is newline-delimited JSON on the child's stdin and stdout (MCP stdio). The
+client only ever has one request in flight, so a response is matched by id alone. While it
+waits it tolerates what real servers do on stdout: log lines that are not JSON-RPC are
+skipped and counted (`StdoutNoise`), notifications are ignored, and requests the server
+sends (`ping`, `roots/list`, `sampling/createMessage`, ...) are answered at once, `ping`
+with `{}` and everything else with "method not found", so the server never waits on us.
+POSIX only, like `WorkerProcess`, which owns the child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from toolfuzz_gate import __version__
+from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
+from toolfuzz_gate.errors import HandlerError
+
+PROTOCOL_VERSION = "2025-06-18"
+"""Offered in `initialize`: the first revision with `structuredContent`; the Python SDK 2.3
+answers it for 2024-11-05 through 2025-11-25. Whatever version the server answers with is
+accepted: `tools/list` and `tools/call` have kept their shape across those revisions."""
+CLIENT_INFO = {"name": "toolfuzz-gate", "version": __version__}
+MAX_NOISE_LINES = 1000
+"""Non-protocol stdout lines tolerated while waiting for one response."""
+MAX_LIST_PAGES = 100
+LIST_LINE_BYTES = 8 << 20
+"""`initialize` and `tools/list` answers may be long (instructions, many schemas)."""
+METHOD_NOT_FOUND = -32601
+
+
+class Broken(NamedTuple):
+    """Why a request got no response: `stop` is None for a protocol violation."""
+
+    stop: Stop | None
+    detail: str
+
+
+@dataclass
+class StdoutNoise:
+    """Non-protocol lines a server printed on stdout: how many, and the first one."""
+
+    count: int = 0
+    sample: str | None = None
+
+    def record(self, line: bytes) -> None:
+        self.count += 1
+        if self.sample is None:
+            self.sample = bounded_message(line.decode("utf-8", errors="replace"), 120)
+
+
+@dataclass
+class Launch:
+    """How to start a server: its command, scrubbed environment and working directory.
+
+    The server runs in a fresh temporary directory unless one is configured, so it cannot
+    write into the checkout under review; its command is still read from the directory the
+    gate runs in: relative arguments naming existing paths there are made absolute, and that
+    directory leads PYTHONPATH, so `python server.py` and `python -m package.server` work.
+    """
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    label: str
+    """The command as configured, shortened, for messages."""
+    tempdir: str | None = None
+
+    @classmethod
+    def prepare(cls, argv: Sequence[str], passthrough: Sequence[str], cwd: str | None) -> Launch:
+        if not argv:
+            raise HandlerError("the mcp handler needs the server's command (argv)")
+        here = os.getcwd()
+        env = scrubbed_environment(os.environ, passthrough)
+        entries = [here, *env.get("PYTHONPATH", "").split(os.pathsep)]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
+        resolved = [_anchored(argument, here) for argument in argv]
+        label = bounded_message(shlex.join(argv), 100)
+        if cwd is not None:
+            return cls(resolved, env, os.path.abspath(cwd), label)
+        tempdir = tempfile.mkdtemp(prefix="toolfuzz-mcp-")
+        return cls(resolved, env, tempdir, label, tempdir)
+
+    def cleanup(self) -> None:
+        if self.tempdir is not None:
+            shutil.rmtree(self.tempdir, ignore_errors=True)
+            self.tempdir = None
+
+
+def _anchored(argument: str, base: str) -> str:
+    if argument.startswith("-") or os.path.isabs(argument):
+        return argument
+    path = os.path.join(base, argument)
+    return path if os.path.exists(path) else argument
+
+
+class McpSession:
+    """One server process after a successful `initialize` handshake. Not thread-safe.
+
+    Raises `HandlerError` from the constructor when the server cannot be started, exits,
+    refuses `initialize` or stays silent past `startup_timeout_s`.
+    """
+
+    def __init__(self, launch: Launch, *, startup_timeout_s: float, noise: StdoutNoise) -> None:
+        self.name = launch.label
+        self.noise = noise
+        self._next_id = 0
+        try:
+            self.process = WorkerProcess(launch.argv, launch.env, launch.cwd)
+        except OSError as exc:
+            raise HandlerError(
+                f"{self.name}: cannot start the MCP server: {exc}",
+                hint="check the server command; relative paths in it are read from the "
+                "directory the gate runs in",
+            ) from exc
+        try:
+            self.server_info = self._handshake(time.monotonic() + startup_timeout_s)
+        except BaseException:
+            self.process.kill()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def request(
+        self, method: str, params: dict[str, Any] | None, deadline: float, limit: int
+    ) -> dict[str, Any] | Broken:
+        """Send one request and wait for its response (a dict with `result` or `error`)."""
+        self._next_id += 1
+        request_id = self._next_id
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        broken = self._send(message, deadline)
+        return broken if broken is not None else self._await(request_id, deadline, limit)
+
+    def notify(self, method: str, deadline: float) -> Broken | None:
+        return self._send({"jsonrpc": "2.0", "method": method}, deadline)
+
+    def describe(self, broken: Broken, tail_chars: int = 300) -> str:
+        """A problem sentence with the exit status and stderr tail when the server died."""
+        if broken.stop is Stop.EOF:
+            return self.process.describe_exit(broken.detail, tail_chars=tail_chars)
+        return broken.detail
+
+    def stop(self, grace_s: float = 1.0) -> None:
+        self.process.stop(grace_s)
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def _handshake(self, deadline: float) -> dict[str, Any]:
+        params = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": CLIENT_INFO,
+        }
+        reply = self.request("initialize", params, deadline, LIST_LINE_BYTES)
+        if isinstance(reply, Broken):
+            if reply.stop is Stop.TIMEOUT:
+                reply = Broken(reply.stop, "did not answer initialize in time")
+            raise HandlerError(
+                f"{self.name}: the MCP server {self.describe(reply)}",
+                hint="run the server command by hand: it must speak MCP (JSON-RPC lines) on "
+                "stdin and stdout",
+            )
+        result = reply.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("protocolVersion"), str):
+            raise HandlerError(
+                f"{self.name}: the MCP server refused initialize: {error_text(reply)}"
+            )
+        broken = self.notify("notifications/initialized", deadline)
+        if broken is not None:
+            raise HandlerError(f"{self.name}: the MCP server {self.describe(broken)}")
+        info = result.get("serverInfo")
+        return {"protocolVersion": result["protocolVersion"]} | (
+            info if isinstance(info, dict) else {}
+        )
+
+    def _send(self, message: dict[str, Any], deadline: float) -> Broken | None:
+        line = json.dumps(message, allow_nan=False).encode("ascii") + b"\n"
+        try:
+            if self.process.write(line, deadline):
+                return None
+        except OSError:
+            return Broken(Stop.EOF, "closed its input")
+        return Broken(Stop.TIMEOUT, "did not read its input in time")
+
+    def _await(self, request_id: int, deadline: float, limit: int) -> dict[str, Any] | Broken:
+        noise = 0
+        while True:
+            line = self.process.read_line(deadline, limit)
+            if line is Stop.EOF:
+                return Broken(line, "exited")
+            if isinstance(line, Stop):
+                return Broken(line, f"{line.value} waiting for the answer to request {request_id}")
+            message = _protocol_message(line)
+            if message is None:
+                if line.strip():
+                    self.noise.record(line)
+                    noise += 1
+                    if noise > MAX_NOISE_LINES:
+                        return Broken(None, f"wrote over {MAX_NOISE_LINES} non-JSON-RPC lines")
+                continue
+            if isinstance(message.get("method"), str):
+                if "id" in message:
+                    broken = self._answer(message, deadline)
+                    if broken is not None:
+                        return broken
+                continue  # a notification: logging, progress, list changes
+            if message.get("id") == request_id and ("result" in message or "error" in message):
+                return message
+            shown = bounded_message(line.decode("utf-8", errors="replace"), 80)
+            return Broken(None, f"broke the protocol: sent {shown} while {request_id} was pending")
+
+    def _answer(self, request: dict[str, Any], deadline: float) -> Broken | None:
+        """Reply to a server-initiated request so the server never blocks on the client."""
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+        if request["method"] == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {
+                "code": METHOD_NOT_FOUND,
+                "message": f"toolfuzz-gate does not offer {request['method']}",
+            }
+        return self._send(reply, deadline)
+
+
+def list_session_tools(session: McpSession, page_timeout_s: float) -> list[dict[str, Any]]:
+    """Every tool the server lists, following `nextCursor` for up to `MAX_LIST_PAGES` pages."""
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        params = None if cursor is None else {"cursor": cursor}
+        deadline = time.monotonic() + page_timeout_s
+        reply = session.request("tools/list", params, deadline, LIST_LINE_BYTES)
+        if isinstance(reply, Broken):
+            raise HandlerError(
+                f"{session.name}: during tools/list the MCP server {session.describe(reply)}"
+            )
+        result = reply.get("result")
+        page = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(result, dict) or not isinstance(page, list):
+            raise HandlerError(f"{session.name}: tools/list failed: {error_text(reply)}")
+        tools += [_tool_entry(session.name, entry) for entry in page]
+        following = result.get("nextCursor")
+        if following is None:
+            return tools
+        if not isinstance(following, str) or following == cursor:
+            raise HandlerError(f"{session.name}: tools/list sent a bad cursor {following!r}")
+        cursor = following
+    raise HandlerError(
+        f"{session.name}: tools/list still had more after {MAX_LIST_PAGES} pages",
+        hint="the server's pagination does not end; check its nextCursor",
+    )
+
+
+def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
+    name = entry.get("name") if isinstance(entry, dict) else None
+    schema = entry.get("inputSchema") if isinstance(entry, dict) else None
+    if not isinstance(name, str) or not isinstance(schema, dict):
+        shown = bounded_message(json.dumps(entry)[:200], 120)
+        raise HandlerError(
+            f"{server}: tools/list has an entry without name or inputSchema: {shown}"
+        )
+    description = entry.get("description")
+    return {
+        "name": name,
+        "description": description if isinstance(description, str) else "",
+        "inputSchema": schema,
+    }
+
+
+def error_text(reply: dict[str, Any]) -> str:
+    """`code: message` of a JSON-RPC error response, bounded and redacted."""
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        return "malformed response"
+    return bounded_message(f"{error.get('code')}: {error.get('message', '')}")
+
+
+def _protocol_message(line: bytes) -> dict[str, Any] | None:
+    """The line as a JSON-RPC message, or None when it is noise (a log line, say)."""
+    stripped = line.strip()
+    if not stripped.startswith(b"{"):
+        return None
+    try:
+        value = json.loads(stripped, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    # A structured log line is JSON too; only JSON-RPC-shaped objects are the protocol.
+    if value.get("jsonrpc") == "2.0":
+        return value
+    if "id" in value and any(key in value for key in ("result", "error", "method")):
+        return value
+    return None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
