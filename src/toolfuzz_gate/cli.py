@@ -92,7 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
     one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
     one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
-    one.add_argument("--effects", action=_Once, metavar="MODULE:FUNCTION")
+    one.add_argument(
+        "--effects",
+        action=_Once,
+        metavar="REF",
+        help="python: MODULE:FUNCTION returning the state; mcp: a zero-argument TOOL",
+    )
     one.add_argument(
         "--effects-directory", action=_Once, metavar="PATH", help="digest this tree per call"
     )
@@ -171,9 +176,13 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
         )
     if args.timeout_ms <= 0:
         raise UsageError("--timeout-ms must be positive")
-    if args.rejects or args.effects:
-        if args.handler is None:
-            raise UsageError("--rejects and --effects go with --handler python:...")
+    if args.rejects and args.handler is None:
+        raise UsageError("--rejects goes with --handler python:...")
+    if args.effects and args.handler is None and not args.mcp:
+        raise UsageError(
+            "--effects goes with --handler python:... (a function) or --mcp (a tool)",
+            hint="for other handlers use --effects-directory or --effects-command",
+        )
     headers = []
     for header in args.header:
         name, separator, variable = header.partition("=")
@@ -196,7 +205,9 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
     if args.stdio:
         return HandlerConfig("command", argv=tuple(tail), **common)
     if args.mcp:
-        return HandlerConfig("mcp", target=args.tool or "", argv=tuple(tail), **common)
+        return HandlerConfig(
+            "mcp", target=args.tool or "", argv=tuple(tail), effects=args.effects, **common
+        )
     return HandlerConfig("http", target=args.http, headers=tuple(headers), **common)
 
 
