@@ -260,3 +260,26 @@ def test_crash_past_64_characters_gets_a_verified_maxlength_64(tmp_path: Path) -
         {"op": "replace", "path": "/properties/title/maxLength", "value": 64}
     ]
     assert example["suggestion"]["verified"] is True
+
+
+MCP_SERVER = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
+
+
+def test_fuzz_mcp_fuzzes_every_listed_tool_and_names_each(tmp_path: Path) -> None:
+    import sys
+
+    out = tmp_path / "receipts"
+    code, text, err = invoke(
+        "fuzz", "--runs", "4", "--out", str(out), "--mcp", "--",
+        sys.executable, str(MCP_SERVER), "--log-stdout",
+    )  # fmt: skip
+    assert code == 1, err  # the business rules are not declared as expected rejections
+    names = sorted(path.stem for path in out.glob("*.json"))
+    assert names == ["echo_text", "render_poster", "state"]
+    for name in names:
+        assert text.count(f"{name}: seed 41") == 1
+    receipt = json.loads((out / "render_poster.json").read_text(encoding="utf-8"))
+    assert receipt["handler"]["mcp"]["tool"] == "render_poster"
+    assert receipt["handlerNotes"]["stdoutNoiseLines"] > 0
+    assert "non-protocol line(s) on stdout" in text
+    assert receipt["schemaDigest"]  # the schema came from tools/list

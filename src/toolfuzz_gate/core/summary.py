@@ -35,5 +35,8 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         )
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
+    noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")
+    if noise:
+        lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
     lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
     return "\n".join(lines)
