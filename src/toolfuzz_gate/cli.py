@@ -111,6 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
     one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
+    one.add_argument("--memory-limit-mb", type=int, action=_Once, help="RLIMIT_AS per handler")
+    one.add_argument(
+        "--cpu-limit-s", type=int, action=_Once, help="RLIMIT_CPU (command and MCP processes)"
+    )
     one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
     one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")
     return parser
@@ -176,6 +180,12 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
         )
     if args.timeout_ms <= 0:
         raise UsageError("--timeout-ms must be positive")
+    for flag, value in (
+        ("--memory-limit-mb", args.memory_limit_mb),
+        ("--cpu-limit-s", args.cpu_limit_s),
+    ):
+        if value is not None and value <= 0:
+            raise UsageError(f"{flag} must be positive")
     if args.rejects and args.handler is None:
         raise UsageError("--rejects goes with --handler python:...")
     if args.effects and args.handler is None and not args.mcp:
@@ -195,6 +205,8 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
         "timeout_ms": args.timeout_ms,
         "env": tuple(args.env),
         "cwd": args.cwd,
+        "memory_limit_mb": args.memory_limit_mb,
+        "cpu_limit_s": args.cpu_limit_s,
         "effects_directory": args.effects_directory,
         "effects_command": tuple(shlex.split(args.effects_command or "")),
     }

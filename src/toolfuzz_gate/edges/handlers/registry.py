@@ -6,7 +6,7 @@ Adding an adapter is one entry in `ADAPTERS` and one module beside this one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -41,6 +41,10 @@ class HandlerConfig:
     """A directory whose tree digest is the committed state (works with any adapter)."""
     effects_command: tuple[str, ...] = ()
     """A command printing the committed state (works with any adapter)."""
+    memory_limit_mb: int | None = None
+    """RLIMIT_AS for handler processes (python, command, mcp)."""
+    cpu_limit_s: int | None = None
+    """RLIMIT_CPU for command and MCP processes, over the process's life."""
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
@@ -118,20 +122,25 @@ def _python(config: HandlerConfig) -> ManagedHandler:
         max_output_bytes=config.max_output_bytes,
         cwd=config.cwd,
         env_passthrough=config.env,
+        memory_limit_bytes=config.memory_limit_mb * 1024 * 1024 if config.memory_limit_mb else None,
     )
     return PythonWorkerHandler(spec, options)
 
 
 def _command(config: HandlerConfig) -> ManagedHandler:
     from toolfuzz_gate.edges.handlers.command import CommandHandler
+    from toolfuzz_gate.edges.handlers.rlimits import limited
 
-    return CommandHandler(config)
+    argv = limited(config.argv, config.memory_limit_mb, config.cpu_limit_s)
+    return CommandHandler(replace(config, argv=argv))
 
 
 def _mcp(config: HandlerConfig) -> ManagedHandler:
     from toolfuzz_gate.edges.handlers.mcp import McpHandler
+    from toolfuzz_gate.edges.handlers.rlimits import limited
 
-    return McpHandler(config)
+    argv = limited(config.argv, config.memory_limit_mb, config.cpu_limit_s)
+    return McpHandler(replace(config, argv=argv))
 
 
 def _http(config: HandlerConfig) -> ManagedHandler:
