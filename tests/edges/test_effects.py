@@ -36,7 +36,8 @@ def run_fuzz(config: HandlerConfig) -> dict[str, object]:
             poster.SCHEMA,
             handler,
             TOOL,
-            FuzzConfig(seed=41, runs=12),
+            # A command probe starts a process per snapshot: keep the shrinking short.
+            FuzzConfig(seed=41, runs=12, shrink_budget=40),
             handler_label=config.label(),
             replay_command="test",
         )
