@@ -11,8 +11,10 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import site
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -92,7 +94,8 @@ class WorkerOptions:
     """Per call, wall clock; the worker is killed when it passes."""
     max_output_bytes: int = 65536
     cwd: str | None = None
-    """The worker's working directory, also first on its import path; default: the gate's."""
+    """The worker's working directory, also first on its import path. By default modules
+    are imported from the gate's directory and the worker runs in a temporary one."""
     extra_pythonpath: tuple[str, ...] = ()
     env_passthrough: tuple[str, ...] = ()
     """Variable names passed on top of the allowlist in `environment.scrubbed_environment`."""
@@ -117,11 +120,20 @@ class PythonWorkerHandler:
     def __init__(self, spec: PythonSpec, options: WorkerOptions | None = None) -> None:
         self.spec = spec
         self.options = options or WorkerOptions()
-        self._cwd = os.path.abspath(self.options.cwd or os.getcwd())
+        # Modules are imported from the configured directory (default: where the gate
+        # runs); the worker itself runs in a fresh temporary directory unless one is
+        # configured, so a handler's relative writes cannot land in the checkout.
+        self._import_root = os.path.abspath(self.options.cwd or os.getcwd())
+        self._tempdir = None if self.options.cwd else tempfile.mkdtemp(prefix="toolfuzz-python-")
+        self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
         self._next_id = 0
         self._worker: WorkerProcess | None = None
-        self._worker = self._start()
+        try:
+            self._worker = self._start()
+        except BaseException:
+            self.close()
+            raise
 
     def describe(self) -> str:
         return self.spec.text
@@ -168,6 +180,8 @@ class PythonWorkerHandler:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.stop(grace_s=1.0)
+        if self._tempdir is not None:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
 
     def __enter__(self) -> PythonWorkerHandler:
         return self
@@ -183,7 +197,7 @@ class PythonWorkerHandler:
     def _environment(self) -> dict[str, str]:
         env = scrubbed_environment(os.environ, self.options.env_passthrough)
         entries = [
-            self._cwd,
+            self._import_root,
             *(os.path.abspath(entry) for entry in self.options.extra_pythonpath),
             *env.get("PYTHONPATH", "").split(os.pathsep),
             *_package_root_if_hidden(),
