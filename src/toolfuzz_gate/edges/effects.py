@@ -14,13 +14,13 @@ import os
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Protocol
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.outcome import Outcome
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.registry import ManagedHandler
 from toolfuzz_gate.errors import HandlerError
 
@@ -108,7 +108,7 @@ class CommandProbe:
         return value
 
 
-class ProbedHandler:
+class ProbedHandler(Closing):
     """A handler with a state snapshot taken before and after every call."""
 
     def __init__(self, inner: ManagedHandler, probe: StateProbe) -> None:
@@ -124,14 +124,3 @@ class ProbedHandler:
 
     def close(self) -> None:
         self.inner.close()
-
-    def __enter__(self) -> ProbedHandler:
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -11,11 +11,12 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
 
 SPEC = f"builtin:{poster.TOOL_NAME}"
 
 
-class BuiltinPosterHandler:
+class BuiltinPosterHandler(Closing):
     def __init__(self) -> None:
         self.service = poster.PosterService()
 
@@ -55,9 +56,3 @@ class BuiltinPosterHandler:
 
     def close(self) -> None:
         pass
-
-    def __enter__(self) -> BuiltinPosterHandler:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -34,14 +34,15 @@ import os
 import shlex
 import tempfile
 import time
-from types import TracebackType
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
@@ -53,7 +54,7 @@ STARTUP_PROBE_S = 2.0
 _MESSAGE_CHARS = 300
 
 
-class CommandHandler:
+class CommandHandler(Closing):
     """A `Handler` speaking JSON lines to one persistent process. Not thread-safe.
 
     The process starts in the constructor, so a missing executable fails fast with
@@ -144,17 +145,6 @@ class CommandHandler:
             worker.stop(grace_s=1.0)
         self._remove_tmp()
 
-    def __enter__(self) -> CommandHandler:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def _spawn(self) -> WorkerProcess:
         try:
             worker = WorkerProcess(self.argv, self._env, self.cwd)
@@ -178,14 +168,14 @@ class CommandHandler:
 
     def _announced(self, line: bytes) -> bool:
         """Take `line` as the process's initial state if it is an announcement."""
-        value = _parse(line)
+        value = json_object_line(line)
         if value is None or set(value) != {"effects"}:
             return False
         self._state, self._state_known = value["effects"], True
         return True
 
     def _outcome(self, line: bytes) -> Outcome:
-        response = _parse(line)
+        response = json_object_line(line)
         if response is None:
             return self._broken(f"the process wrote a line that is not JSON: {line[:80]!r}")
         call_id = response.get("id")
@@ -267,14 +257,6 @@ class CommandHandler:
             tmp.cleanup()
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line, parse_constant=_refuse_constant)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _startup_problem(line: bytes | Stop) -> tuple[str, str]:
     """What a process that spoke or ended before any request did wrong, and the advice."""
     if line is Stop.EOF:
@@ -288,10 +270,6 @@ def _startup_problem(line: bytes | Stop) -> tuple[str, str]:
         'stdout carries only responses and an optional first {"effects": ...} line; '
         "write logs to stderr"
     )
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 atexit.register(WorkerProcess.kill_all)

@@ -24,8 +24,6 @@ import re
 import ssl
 import time
 from collections.abc import Collection, Mapping
-from types import TracebackType
-from typing import Any
 from urllib.parse import urlsplit
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
@@ -33,8 +31,10 @@ from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import MASK, bounded_message
 from toolfuzz_gate.edges.handlers.environment import is_refused
 from toolfuzz_gate.edges.handlers.http_connection import DeadlineConnection, new_connection
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.errors import HandlerError
 
 STARTUP_WAIT_S = 5.0
@@ -48,7 +48,7 @@ _RESERVED = frozenset(
 )
 
 
-class HttpHandler:
+class HttpHandler(Closing):
     """A `Handler` POSTing each call's arguments to a URL. Not thread-safe.
 
     Header values are read from the gate's environment once, here, and never leave the
@@ -96,17 +96,6 @@ class HttpHandler:
 
     def close(self) -> None:
         self._drop()
-
-    def __enter__(self) -> HttpHandler:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _open(self, wait_s: float) -> None:
         give_up = time.monotonic() + wait_s
@@ -281,14 +270,10 @@ def _secret_parts(values: Collection[str]) -> tuple[str, ...]:
 
 def _decode(body: bytes) -> JSON:
     try:
-        value: JSON = json.loads(body, parse_constant=_refuse_constant)
+        value: JSON = strict_json(body)
     except (ValueError, RecursionError):
         return body.decode("utf-8", errors="replace")
     return value
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _error_fields(body: JSON) -> tuple[str | None, str | None]:

@@ -39,12 +39,12 @@ from __future__ import annotations
 import atexit
 import re
 import time
-from types import TracebackType
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.mcp_client import (
     Broken,
     Launch,
@@ -67,7 +67,7 @@ INVALID_PARAMS = -32602
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
 
 
-class McpHandler:
+class McpHandler(Closing):
     """A `Handler` calling one tool of an MCP server. Not thread-safe.
 
     The server starts, is initialized and lists its tools in the constructor, so a server
@@ -155,17 +155,6 @@ class McpHandler:
         if session is not None:
             session.stop(grace_s=1.0)
         self._launch.cleanup()
-
-    def __enter__(self) -> McpHandler:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def _start(self) -> McpSession:
         return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
@@ -297,7 +298,7 @@ def _protocol_message(line: bytes) -> dict[str, Any] | None:
     if not stripped.startswith(b"{"):
         return None
     try:
-        value = json.loads(stripped, parse_constant=_refuse_constant)
+        value = strict_json(stripped)
     except (ValueError, RecursionError):
         return None
     if not isinstance(value, dict):
@@ -308,7 +309,3 @@ def _protocol_message(line: bytes) -> dict[str, Any] | None:
     if "id" in value and any(key in value for key in ("result", "error", "method")):
         return value
     return None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")

@@ -19,13 +19,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import toolfuzz_gate
 from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, digest
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.lifecycle import Closing
+from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
@@ -110,7 +111,7 @@ class WorkerOptions:
             raise ValueError(f"invalid worker options: {self}")
 
 
-class PythonWorkerHandler:
+class PythonWorkerHandler(Closing):
     """A `Handler` calling a Python function in a worker subprocess. Not thread-safe.
 
     The worker starts in the constructor, so an unimportable handler fails fast with
@@ -183,17 +184,6 @@ class PythonWorkerHandler:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
 
-    def __enter__(self) -> PythonWorkerHandler:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     def _environment(self) -> dict[str, str]:
         env = scrubbed_environment(os.environ, self.options.env_passthrough)
         entries = [
@@ -224,7 +214,7 @@ class PythonWorkerHandler:
             raise HandlerError(f"{self.spec.text}: cannot start the worker: {exc}") from exc
         deadline = time.monotonic() + self.options.startup_timeout_s
         line = worker.read_line(deadline, RESPONSE_SLACK_BYTES)
-        ready = _parse(line) if isinstance(line, bytes) else None
+        ready = json_object_line(line) if isinstance(line, bytes) else None
         if isinstance(ready, dict) and ready.get("ready") is True:
             return worker
         if isinstance(ready, dict) and isinstance(ready.get("error"), str):
@@ -245,7 +235,7 @@ class PythonWorkerHandler:
         raise HandlerError(f"{self.spec.text}: the worker {reason}")
 
     def _outcome(self, line: bytes) -> Outcome:
-        response = _parse(line)
+        response = json_object_line(line)
         if response is None:
             return self._fail(f"the worker wrote a line that is not JSON: {line[:80]!r}")
         call_id = response.get("id")
@@ -295,18 +285,6 @@ class PythonWorkerHandler:
         worker, self._worker = self._worker, None
         if worker is not None:
             worker.kill()
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(line, parse_constant=_refuse_constant)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _crash_message(crash: dict[str, Any]) -> str:
