@@ -5,7 +5,7 @@ oracle on every case, the in-process renderPoster handler (with its replay and
 key-order calls), invariant checks and the receipt. Prints one line per seed
 and the median. Targets are met here, never asserted in unit tests.
 
-    python bench/bench_engine.py --runs 1000 --seeds 41 42 43
+    python bench/bench_engine.py --runs 1000 --seeds 41 42 43 44 45 46 47
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from toolfuzz_gate.edges.handlers.builtin import SPEC, BuiltinPosterHandler
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[41, 42, 43])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[41, 42, 43, 44, 45, 46, 47])
     parser.add_argument("--oracle", default="auto")
     args = parser.parse_args()
     tool = ToolSpec(
@@ -63,7 +63,10 @@ def main() -> None:
             f"oracle {result.receipt['engine']['oracle']['name']}, "  # type: ignore[index,call-overload]
             f"{len(result.counterexamples)} counterexamples"
         )
-    print(f"median: {statistics.median(rates):,.0f} executed cases/s at {args.runs} runs")
+    print(
+        f"median: {statistics.median(rates):,.0f} executed cases/s at {args.runs} runs "
+        f"(range {min(rates):,.0f}..{max(rates):,.0f} over {len(rates)} seeds)"
+    )
 
 
 if __name__ == "__main__":
