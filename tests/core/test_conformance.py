@@ -42,15 +42,16 @@ SUPPORTED_FILES = (
     "items.json",
     "boolean_schema.json",
     "default.json",
+    "const.json",
+    "exclusiveMinimum.json",
+    "exclusiveMaximum.json",
 )
 
 # Files of keywords outside the subset, with the keyword each file is about.
 UNSUPPORTED_FILES = {
     "anyOf.json": "anyOf",
     "pattern.json": "pattern",
-    "const.json": "const",
     "ref.json": "$ref",
-    "exclusiveMinimum.json": "exclusiveMinimum",
     "prefixItems.json": "prefixItems",
     "uniqueItems.json": "uniqueItems",
     "patternProperties.json": "patternProperties",
@@ -67,6 +68,9 @@ CONSTRAINT_KEYWORDS = frozenset(
         "enum",
         "minimum",
         "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "const",
         "minLength",
         "maxLength",
         "minItems",

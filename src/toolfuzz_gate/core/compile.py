@@ -206,13 +206,22 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                 f"{name!r} is required but admits no value",
                 index,
             )
-    if d.enum is not None:
-        others = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] != "enum"))
-        for index, member in enumerate(d.enum):
-            if not validate_node(others, member):
+    listed = node.argument("enum")
+    constant = node.argument("const")
+    beyond = replace(
+        node, keywords=tuple(kv for kv in node.keywords if kv[0] not in ("enum", "const"))
+    )
+    if listed is not None:
+        for index, member in enumerate(listed):
+            if not validate_node(beyond, member):
                 ctx.problem(
                     "schema.contradiction",
                     "enum",
                     "this member violates the node's other keywords, so it can never be valid",
                     index,
                 )
+    if constant is not None:
+        if not validate_node(beyond, constant[0]):
+            ctx.problem("schema.contradiction", "const", "the constant violates other keywords")
+        elif not d.enum:
+            ctx.problem("schema.contradiction", "const", "the constant is not among the enum")

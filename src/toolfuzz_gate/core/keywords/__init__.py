@@ -14,8 +14,11 @@ KEYWORDS: dict[str, Keyword] = {
     for keyword in (
         generic.TYPE,
         generic.ENUM,
+        generic.CONST,
         numeric.MINIMUM,
         numeric.MAXIMUM,
+        numeric.EXCLUSIVE_MINIMUM,
+        numeric.EXCLUSIVE_MAXIMUM,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
         arrays.ITEMS,

@@ -106,7 +106,11 @@ def _parse_enum(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_enum(domain: Domain, argument: tuple[JSON, ...]) -> Domain:
-    return replace(domain, enum=argument)
+    """Members allowed by every enum-like keyword seen so far (`const` is one too)."""
+    if domain.enum is None:
+        return replace(domain, enum=argument)
+    kept = tuple(m for m in argument if any(json_equal(m, seen) for seen in domain.enum))
+    return replace(domain, enum=kept)
 
 
 def _check_enum(node: Node, argument: tuple[JSON, ...], instance: JSON, recurse: object) -> bool:
@@ -151,7 +155,19 @@ def annotation(name: str) -> Keyword:
     return Keyword(name, parse_any)
 
 
+def _parse_const(argument: Any, ctx: ParseContext) -> Any:
+    return (argument,)  # a one-member enum: the same narrowing, check and near-misses
+
+
+def _const_recipes(node: Node, argument: tuple[JSON, ...], limits: Limits) -> Iterable[Recipe]:
+    return [
+        Recipe("enum", "const", recipe.variant, recipe.make, recipe.needs)
+        for recipe in _enum_recipes(node, argument, limits)
+    ]
+
+
 TYPE = Keyword("type", _parse_type, _narrow_type, _check_type, "type", _type_recipes)
 ENUM = Keyword("enum", _parse_enum, _narrow_enum, _check_enum, "enum", _enum_recipes)
+CONST = Keyword("const", _parse_const, _narrow_enum, _check_enum, "enum", _const_recipes)
 
-__all__ = ["ANNOTATIONS", "ENUM", "TYPE", "annotation", "json_type"]
+__all__ = ["ANNOTATIONS", "CONST", "ENUM", "TYPE", "annotation", "json_type"]

@@ -1,4 +1,7 @@
-"""Numeric bounds: `minimum` and `maximum` (pure)."""
+"""Numeric bounds: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (pure).
+
+An exclusive bound narrows the generation domain to the next float past it, so the
+inclusive domain the generator reads stays one pair of numbers."""
 
 from __future__ import annotations
 
@@ -69,4 +72,46 @@ MINIMUM = Keyword(
 )
 MAXIMUM = Keyword(
     "maximum", _parse_bound("maximum"), _narrow_maximum, _check_maximum, FAMILY, _maximum_recipes
+)
+
+
+def _narrow_exclusive_minimum(domain: Domain, argument: int | float) -> Domain:
+    return _narrow_minimum(domain, math.nextafter(argument, math.inf))
+
+
+def _narrow_exclusive_maximum(domain: Domain, argument: int | float) -> Domain:
+    return _narrow_maximum(domain, math.nextafter(argument, -math.inf))
+
+
+def _check_exclusive_minimum(node: Node, argument: float, instance: JSON, recurse: object) -> bool:
+    return not is_number(instance) or instance > argument  # type: ignore[operator]
+
+
+def _check_exclusive_maximum(node: Node, argument: float, instance: JSON, recurse: object) -> bool:
+    return not is_number(instance) or instance < argument  # type: ignore[operator]
+
+
+def _exclusive_minimum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+    return (Recipe(FAMILY, "exclusiveMinimum", "at-exclusiveMinimum", lambda v, m: argument),)
+
+
+def _exclusive_maximum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+    return (Recipe(FAMILY, "exclusiveMaximum", "at-exclusiveMaximum", lambda v, m: argument),)
+
+
+EXCLUSIVE_MINIMUM = Keyword(
+    "exclusiveMinimum",
+    _parse_bound("exclusiveMinimum"),
+    _narrow_exclusive_minimum,
+    _check_exclusive_minimum,
+    FAMILY,
+    _exclusive_minimum_recipes,
+)
+EXCLUSIVE_MAXIMUM = Keyword(
+    "exclusiveMaximum",
+    _parse_bound("exclusiveMaximum"),
+    _narrow_exclusive_maximum,
+    _check_exclusive_maximum,
+    FAMILY,
+    _exclusive_maximum_recipes,
 )
