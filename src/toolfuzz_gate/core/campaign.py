@@ -9,7 +9,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact
+from toolfuzz_gate.core.canonical import JSON, JSONObject, ordered_compact
 from toolfuzz_gate.core.case import Case, Observation
 from toolfuzz_gate.core.findings import Finding, InputKind
 from toolfuzz_gate.core.generate import generate, generator_for
@@ -67,7 +67,9 @@ class Campaign:
             self.findings.append((found, obs.case))
         outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
         record = obs.case.record(outcome)
-        self._cases_digest.update(canonical_compact(record).encode("ascii") + b"\n")
+        # Cases and records are built in a fixed order, so their own key order is stable;
+        # it is also what the handler saw, which the digest should reflect.
+        self._cases_digest.update(ordered_compact(record).encode("ascii") + b"\n")
         if self.sink is not None:
             self.sink(record)
 

@@ -21,6 +21,15 @@ def canonical_compact(value: Any) -> str:
     return _COMPACT.encode(value)
 
 
+_ORDERED = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+def ordered_compact(value: Any) -> str:
+    """Compact and ASCII-escaped like `canonical_compact`, but in the value's own key
+    order: for values whose order is itself deterministic, such as generated cases."""
+    return _ORDERED.encode(value)
+
+
 def canonical_document(value: Any) -> bytes:
     """The on-disk form of receipts: sorted keys, indented, UTF-8, trailing newline."""
     return (_DOCUMENT.encode(value) + "\n").encode("utf-8", errors="surrogatepass")

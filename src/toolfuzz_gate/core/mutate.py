@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON
@@ -31,7 +32,7 @@ class Operator:
     """The path from the root: each token with the node it leads to."""
     node: Node
 
-    @property
+    @cached_property
     def path(self) -> str:
         return jp.from_parts(token for token, _ in self.steps)
 
