@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.processes import children_of
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.tool import ToolSpec
@@ -138,18 +139,6 @@ IMMUNE = {
 # A server that exits stays down: every later call crashes whatever its input, so the
 # shrinker rightly keeps nothing of the trigger. The crash itself must still be found.
 UNSHRINKABLE = {("http", "exit")}
-
-
-def children_of(pid: int) -> set[int]:
-    found = set()
-    for status in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = status.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.add(int(status.parent.name))
-    return found
 
 
 @contextmanager

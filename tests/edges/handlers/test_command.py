@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.processes import alive, process_gone
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import JSONObject, digest, digest_and_size
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
@@ -60,24 +61,6 @@ def make_handler() -> Iterator[MakeHandler]:
     yield make
     for handler in made:
         handler.close()
-
-
-def process_gone(pid: int, within_s: float = 5.0) -> bool:
-    """True once `pid` is no live process; a zombie waiting for its reaper counts as gone."""
-    deadline = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def pid_of(handler: CommandHandler) -> int:
@@ -420,7 +403,7 @@ def test_keyboard_interrupt_in_the_gate_leaves_no_process(when: str) -> None:
     )
     assert "KeyboardInterrupt" in gate.stderr
     # No grace period: the gate must have killed the process before it exited itself.
-    assert not _alive(int(gate.stdout.split()[0]))
+    assert not alive(int(gate.stdout.split()[0]))
 
 
 # --- through the engine -------------------------------------------------------------------

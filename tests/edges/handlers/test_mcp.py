@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.processes import HAS_PROC, alive, process_gone
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import JSONObject, digest
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
@@ -46,7 +47,6 @@ GOOD: JSONObject = {
     "height": 100,
     "palette": ["#fff0"],
 }
-HAS_PROC = Path("/proc/self/stat").exists()
 
 MakeHandler = Callable[..., McpHandler]
 
@@ -61,30 +61,6 @@ def paged_server(*flags: str) -> tuple[str, ...]:
 
 def config(argv: tuple[str, ...], tool: str = "", **options: Any) -> HandlerConfig:
     return HandlerConfig("mcp", target=tool, argv=argv, **options)
-
-
-def process_gone(pid: int, within_s: float = 5.0) -> bool:
-    """True once `pid` is no live process; a zombie waiting for its reaper counts as gone."""
-    deadline = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _alive(pid: int) -> bool:
-    if HAS_PROC:
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def server_pid(handler: McpHandler) -> int:
@@ -488,7 +464,7 @@ def test_keyboard_interrupt_in_the_gate_leaves_no_server() -> None:
         check=False,
     )
     assert "KeyboardInterrupt" in gate.stderr
-    assert not _alive(int(gate.stdout.split()[0]))
+    assert not alive(int(gate.stdout.split()[0]))
     assert gate.returncode != 0 and gate.returncode != -signal.SIGKILL
 
 

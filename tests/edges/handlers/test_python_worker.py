@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import alive, process_gone
 from toolfuzz_gate.core.canonical import JSONObject, canonical_compact, digest
 from toolfuzz_gate.core.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.python_worker import (
@@ -23,30 +23,6 @@ from toolfuzz_gate.edges.handlers.python_worker import (
 from toolfuzz_gate.errors import HandlerError
 
 MakeHandler = Callable[..., PythonWorkerHandler]
-
-
-def process_gone(pid: int, within_s: float = 5.0) -> bool:
-    """True once `pid` is no live process; a zombie waiting for its reaper counts as gone."""
-    deadline = time.monotonic() + within_s
-    while _alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def _alive(pid: int) -> bool:
-    if Path("/proc/self/stat").exists():
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except (FileNotFoundError, ProcessLookupError):
-            return False
-        return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def worker_pid(handler: PythonWorkerHandler) -> int:
@@ -367,7 +343,7 @@ def test_keyboard_interrupt_in_the_gate_leaves_no_worker(spec: str, fixtures_dir
     )
     assert "KeyboardInterrupt" in gate.stderr
     # No grace period: the gate must have killed the worker before it exited itself.
-    assert not _alive(int(gate.stdout.split()[0]))
+    assert not alive(int(gate.stdout.split()[0]))
 
 
 def test_options_are_checked() -> None:
