@@ -23,6 +23,7 @@ from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
+from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions, declared_draft
 from toolfuzz_gate.core.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
@@ -32,6 +33,8 @@ UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 @dataclass
 class _Compilation:
     limits: Limits
+    options: SchemaOptions
+    draft: str
     problems: list[SchemaProblem] = field(default_factory=list)
     nodes: int = 0
 
@@ -48,6 +51,14 @@ class _ObjectContext:
     def limits(self) -> Limits:
         return self.state.limits
 
+    @property
+    def draft(self) -> str:
+        return self.state.draft
+
+    @property
+    def options(self) -> SchemaOptions:
+        return self.state.options
+
     def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
         where = jp.join(self.pointer, keyword, *tokens)
         self.state.problems.append(SchemaProblem(code, where, message, keyword))
@@ -56,9 +67,23 @@ class _ObjectContext:
         return _compile_node(self.state, document, jp.join(self.pointer, *tokens), self.depth + 1)
 
 
-def compile_schema(document: JSON, *, limits: Limits = DEFAULT_LIMITS) -> CompiledSchema:
+def compile_schema(
+    document: JSON, *, limits: Limits = DEFAULT_LIMITS, options: SchemaOptions = DEFAULT_OPTIONS
+) -> CompiledSchema:
     """Compile `document`, or raise `SchemaError` listing every problem found."""
-    state = _Compilation(limits)
+    draft, unsupported = declared_draft(document)
+    if unsupported is not None:
+        raise SchemaError(
+            [
+                SchemaProblem(
+                    "schema.unsupported-draft",
+                    "/$schema",
+                    f"$schema names {unsupported}; the supported drafts are draft-07 and 2020-12",
+                    "$schema",
+                )
+            ]
+        )
+    state = _Compilation(limits, options, draft or options.default_draft)
     size = len(canonical_compact(document).encode("ascii"))
     if size > limits.max_schema_bytes:
         raise SchemaError(
@@ -85,7 +110,7 @@ def compile_schema(document: JSON, *, limits: Limits = DEFAULT_LIMITS) -> Compil
             )
     if state.problems:
         raise SchemaError(state.problems)
-    return CompiledSchema(root, document, digest(document), state.nodes)
+    return CompiledSchema(root, document, digest(document), state.nodes, state.draft, options)
 
 
 def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
@@ -148,9 +173,21 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
                 "schema.unsupported-keyword", name, f"the keyword {name!r} is not supported"
             )
             continue
+        if state.draft not in keyword.drafts:
+            ctx.problem(
+                "schema.unsupported-keyword",
+                name,
+                f"{name!r} is not a keyword of {state.draft} (the draft this schema is read as)",
+            )
+            continue
         value = keyword.parse(argument, ctx)
         if value is not INVALID and keyword.check is not None:
             parsed.append((name, value))
+    siblings = dict(parsed)
+    parsed = [
+        (name, bind(value, siblings) if (bind := KEYWORDS[name].bind) else value)
+        for name, value in parsed
+    ]
     domain = Domain()
     for name, value in parsed:
         domain = KEYWORDS[name].narrow(domain, value)

@@ -19,6 +19,7 @@ from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION
 from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
+from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
@@ -36,6 +37,7 @@ class FuzzConfig:
     limits: Limits = DEFAULT_LIMITS
     oracle: str = "auto"
     shrink_budget: int = 600
+    options: SchemaOptions = DEFAULT_OPTIONS
 
     def check(self) -> None:
         lo, hi = SEED_RANGE
@@ -67,17 +69,19 @@ def fuzz(
 ) -> FuzzResult:
     config.check()
     started = clock() if clock else 0.0
-    schema = compile_schema(document, limits=config.limits)
+    schema = compile_schema(document, limits=config.limits, options=config.options)
     if "object" not in schema.root.domain.types:
         raise SchemaError(
             [SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")]
         )
-    oracle = build_oracle(document, config.oracle)
+    oracle = build_oracle(document, config.oracle, config.options)
     campaign = Campaign(
         schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
     )
     campaign.run()
-    reference = oracle if oracle.name == "jsonschema" else JsonschemaOracle(document)
+    reference = (
+        oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
+    )
     counterexamples = []
     for found, case in _first_per_fingerprint(campaign, tool):
         example = minimize(found, case, campaign, oracle, reference, config.shrink_budget)

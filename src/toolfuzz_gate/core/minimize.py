@@ -117,12 +117,14 @@ def _verify(proposal: Proposal, failure: Failure, campaign: Campaign, document: 
         return suggestion
     patched = apply_patch(document, proposal.patch)
     try:
-        schema = compile_schema(patched, limits=campaign.limits)
+        schema = compile_schema(patched, limits=campaign.limits, options=campaign.schema.options)
     except SchemaError as error:
         suggestion["verified"] = False
         suggestion["verification"] = f"the patched schema does not compile: {error.code}"
         return suggestion
-    rerun = replace_campaign(campaign, schema, build_oracle(patched, campaign.oracle.name))
+    rerun = replace_campaign(
+        campaign, schema, build_oracle(patched, campaign.oracle.name, campaign.schema.options)
+    )
     rerun.run()
     remaining = sum(
         1 for f, case in rerun.findings if f.failure is failure and case.kind is InputKind.VALID

@@ -12,6 +12,7 @@ from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES
+from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,11 @@ class Node:
 
 @dataclass(frozen=True)
 class CompiledSchema:
-    """A schema the engine fully understands, with its digest and size."""
+    """A schema the engine fully understands, with its digest, size and reading."""
 
     root: Node
     document: JSON
     digest: str
     node_count: int
+    draft: str = "2020-12"
+    options: SchemaOptions = DEFAULT_OPTIONS

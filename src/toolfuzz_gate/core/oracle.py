@@ -17,6 +17,7 @@ import jsonschema
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.options import DEFAULT_OPTIONS, DRAFT_07, SchemaOptions, declared_draft
 
 ErrorSite = tuple[str, str]
 """(keyword, instance JSON Pointer) of one validation error."""
@@ -31,14 +32,26 @@ class Oracle(Protocol):
     def errors(self, instance: JSON) -> list[ErrorSite]: ...
 
 
+def draft_of(document: JSON, options: SchemaOptions) -> str:
+    """The draft both oracles read `document` under: the compiler's own rule."""
+    declared, _ = declared_draft(document)
+    return declared or options.default_draft
+
+
 class JsonschemaOracle:
-    """The `jsonschema` library's Draft 2020-12 validator."""
+    """The `jsonschema` library's validator for the document's draft."""
 
     name = "jsonschema"
 
-    def __init__(self, document: JSON) -> None:
+    def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
         self.version = metadata.version("jsonschema")
-        self._validator = jsonschema.Draft202012Validator(document)  # type: ignore[arg-type]
+        cls: Any = (
+            jsonschema.Draft7Validator
+            if draft_of(document, options) == DRAFT_07
+            else jsonschema.Draft202012Validator
+        )
+        checker = cls.FORMAT_CHECKER if options.format_assertion else None
+        self._validator = cls(document, format_checker=checker)
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))
@@ -51,15 +64,20 @@ class JsonschemaOracle:
 
 
 class JsonschemaRsOracle:
-    """jsonschema-rs's Draft 2020-12 validator: the same questions, ~100x faster."""
+    """jsonschema-rs's validator for the document's draft: the same questions, ~100x faster."""
 
     name = "jsonschema-rs"
 
-    def __init__(self, document: JSON) -> None:
+    def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
         import jsonschema_rs
 
         self.version = metadata.version("jsonschema-rs")
-        self._validator: Any = jsonschema_rs.Draft202012Validator(document)  # type: ignore[arg-type]
+        cls: Any = (
+            jsonschema_rs.Draft7Validator
+            if draft_of(document, options) == DRAFT_07
+            else jsonschema_rs.Draft202012Validator
+        )
+        self._validator: Any = cls(document, validate_formats=options.format_assertion)
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))
@@ -79,17 +97,19 @@ def _rs_available() -> bool:
     return True
 
 
-ORACLES: dict[str, Callable[[JSON], Oracle]] = {
+ORACLES: dict[str, Callable[[JSON, SchemaOptions], Oracle]] = {
     "jsonschema": JsonschemaOracle,
     "jsonschema-rs": JsonschemaRsOracle,
 }
 
 
-def build_oracle(document: JSON, name: str = "auto") -> Oracle:
+def build_oracle(
+    document: JSON, name: str = "auto", options: SchemaOptions = DEFAULT_OPTIONS
+) -> Oracle:
     """`auto` takes jsonschema-rs when it is importable, else jsonschema."""
     if name == "auto":
         name = "jsonschema-rs" if _rs_available() else "jsonschema"
-    return ORACLES[name](document)
+    return ORACLES[name](document, options)
 
 
 def fails_exactly_at(errors: list[ErrorSite], keyword: str, path: str) -> bool:

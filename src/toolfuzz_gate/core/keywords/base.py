@@ -8,7 +8,7 @@ it yields (`recipes`). "Supported" means exactly "has an entry in the table".
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from random import Random
 from typing import Any, Protocol
@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
+from toolfuzz_gate.core.options import DRAFTS, SchemaOptions
 
 INVALID: Any = object()
 """What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
@@ -29,6 +30,13 @@ class ParseContext(Protocol):
 
     @property
     def limits(self) -> Limits: ...
+
+    @property
+    def draft(self) -> str:
+        """The draft this document is read under (`core.options.DRAFTS`)."""
+
+    @property
+    def options(self) -> SchemaOptions: ...
 
     def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
         """Report a problem at this object's pointer / keyword / tokens."""
@@ -73,9 +81,21 @@ def _no_recipes(node: Node, argument: Any, limits: Limits) -> Iterable[Recipe]:
     return ()
 
 
+Bind = Callable[[Any, Mapping[str, Any]], Any]
+
+
 @dataclass(frozen=True)
 class Keyword:
-    """One supported keyword. `check` is None for annotations."""
+    """One supported keyword. `check` is None for annotations.
+
+    `narrow` must intersect: applied to a domain another schema already narrowed, it
+    leaves only values both admit (this is how `allOf` and `$ref` merge nodes).
+    `check` must not read the node's domain, which may be a merge of several schema
+    objects; a keyword whose meaning depends on its siblings (`additionalProperties`
+    on `properties`) captures them in `bind`, called once every keyword of the
+    object is parsed, with the parsed siblings by name. `drafts` lists the drafts in
+    which the keyword exists; elsewhere it is refused like an unknown keyword.
+    """
 
     name: str
     parse: Callable[[Any, ParseContext], Any]
@@ -83,6 +103,8 @@ class Keyword:
     check: Callable[[Node, Any, JSON, Recurse], bool] | None = None
     family: str | None = None
     recipes: Callable[[Node, Any, Limits], Iterable[Recipe]] = _no_recipes
+    bind: Bind | None = None
+    drafts: frozenset[str] = frozenset(DRAFTS)
 
 
 def parse_any(argument: Any, ctx: ParseContext) -> Any:

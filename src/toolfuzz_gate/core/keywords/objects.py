@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
@@ -80,15 +80,27 @@ def _parse_additional(argument: Any, ctx: ParseContext) -> Any:
     return argument
 
 
-def _narrow_additional(domain: Domain, argument: bool) -> Domain:
-    return replace(domain, additional=argument)
+@dataclass(frozen=True)
+class Additional:
+    """`additionalProperties` bound to its siblings: which names it does not govern."""
+
+    allowed: bool
+    known: frozenset[str]
 
 
-def _check_additional(node: Node, argument: bool, instance: JSON, recurse: object) -> bool:
-    if argument or not isinstance(instance, dict):
+def _bind_additional(argument: bool, siblings: Mapping[str, Any]) -> Additional:
+    properties = siblings.get("properties", ())
+    return Additional(argument, frozenset(name for name, _ in properties))
+
+
+def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
+    return replace(domain, additional=domain.additional and argument.allowed)
+
+
+def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: object) -> bool:
+    if argument.allowed or not isinstance(instance, dict):
         return True
-    known = {name for name, _ in node.domain.properties}
-    return all(key in known for key in instance)
+    return all(key in argument.known for key in instance)
 
 
 def unknown_key(known: Iterable[str]) -> str:
@@ -100,10 +112,10 @@ def unknown_key(known: Iterable[str]) -> str:
     return key
 
 
-def _additional_recipes(node: Node, argument: bool, limits: Limits) -> Iterable[Recipe]:
-    if argument:
+def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
+    if argument.allowed:
         return ()
-    key = unknown_key(name for name, _ in node.domain.properties)
+    key = unknown_key(argument.known)
 
     def make(value: JSON, maker: Maker) -> JSON:
         assert isinstance(value, dict)
@@ -123,4 +135,5 @@ ADDITIONAL_PROPERTIES = Keyword(
     _check_additional,
     "additionalProperties",
     _additional_recipes,
+    _bind_additional,
 )
