@@ -21,8 +21,10 @@ from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
+from toolfuzz_gate.core.keywords.pattern import length_contradiction
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
+from toolfuzz_gate.core.object_keys import admits_nothing, allowed_name, governing
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions, declared_draft
 from toolfuzz_gate.core.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
@@ -226,17 +228,27 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
         )
     if d.min_items > 0 and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
+    pattern = node.argument("pattern")
+    if pattern is not None and (reason := length_contradiction(pattern, d)) is not None:
+        ctx.problem("schema.contradiction", "pattern", reason)
     known = {name for name, _ in d.properties}
     for index, name in enumerate(d.required):
         child = d.property_node(name)
-        if not d.additional and name not in known:
+        if not allowed_name(d, name):
+            ctx.problem(
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but propertyNames forbids it",
+                index,
+            )
+        elif not d.additional and name not in known and governing(d, name, None) is None:
             ctx.problem(
                 "schema.contradiction",
                 "required",
                 f"{name!r} is required but the closed object does not define it",
                 index,
             )
-        elif child is not None and child.never:
+        elif (governor := governing(d, name, child)) is not None and admits_nothing(governor):
             ctx.problem(
                 "schema.contradiction",
                 "required",

@@ -20,6 +20,14 @@ from toolfuzz_gate.core.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
+from toolfuzz_gate.core.object_keys import (
+    KEY_LENGTH,
+    admits_nothing,
+    allowed_name,
+    governing,
+    iter_pattern_members,
+)
+from toolfuzz_gate.core.regex import sample_all
 
 GENERATOR_NAME = "toolfuzz-gate/random"
 GENERATOR_VERSION = "1"
@@ -186,6 +194,10 @@ class Generator:
         cap = self.limits.max_string_bytes
         lo = d.min_length
         hi = _string_cap(node, self.limits)
+        if d.patterns:
+            matching = sample_all(d.patterns, self.rng, lo, hi, self.mode)
+            if matching is not None and len(matching.encode("utf-8")) <= cap:
+                return matching
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
         if self.mode == LOW:
             _, alphabet, width = CHARSETS[0]
@@ -216,7 +228,16 @@ class Generator:
                 continue
             if name not in d.required and not self._include_optional():
                 continue
-            result[name] = self.value(child, None, depth + 1)
+            if not allowed_name(d, name):
+                continue
+            governor = governing(d, name, child)
+            if governor is None or admits_nothing(governor):
+                continue
+            result[name] = self.value(governor, None, depth + 1)
+        if d.pattern_properties and self.mode != LOW:
+            for key, governor in iter_pattern_members(d, self.rng, self.mode, set(result)):
+                if self._include_optional():
+                    result[key] = self.value(governor, None, depth + 1)
         return result
 
     def _include_optional(self) -> bool:
@@ -271,5 +292,9 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
         sizes.append(2 + _items_cap(node, limits) * (item + 1))
     if "object" in types:
         members = (len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1) for k, c in d.properties)
-        sizes.append(2 + sum(members))
+        keyed = (
+            KEY_LENGTH[1] * 12 + 4 + estimate_bytes(c, limits, depth + 1)
+            for _, c in d.pattern_properties
+        )
+        sizes.append(2 + sum(members) + sum(keyed))
     return max(sizes)

@@ -2,7 +2,8 @@
 
 Operators are enumerated once from the compiled tree (each keyword's `recipes`,
 placed at the instance location of its node; array items are reached through
-index 0). Applying one to a valid base case first makes sure the location
+index 0, `patternProperties` schemas through one fixed key their pattern
+matches). Applying one to a valid base case first makes sure the location
 exists (adding an absent optional member or a first array item), then replaces
 the value there. The oracle decides afterwards whether the mutant really fails
 at that keyword and path; one that does not is discarded and counted.
@@ -21,6 +22,7 @@ from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import KEYWORDS, Recipe
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
+from toolfuzz_gate.core.object_keys import governing, representative_members
 
 Token = str | int
 
@@ -62,7 +64,11 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
         for recipe in KEYWORDS[name].recipes(node, argument, limits):
             yield Operator(recipe, steps, node)
     for name, child in node.domain.properties:
-        yield from _walk(child, (*steps, (name, child)), limits)
+        governor = governing(node.domain, name, child)
+        assert governor is not None  # `child` itself governs at least
+        yield from _walk(governor, (*steps, (name, governor)), limits)
+    for key, governor in representative_members(node.domain):
+        yield from _walk(governor, (*steps, (key, governor)), limits)
     items = node.domain.items
     if items is not None and node.domain.max_items != 0:
         yield from _walk(items, (*steps, (0, items)), limits)

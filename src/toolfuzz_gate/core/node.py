@@ -13,6 +13,7 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
+from toolfuzz_gate.core.regex import Pattern
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,9 @@ class Domain:
     properties: tuple[tuple[str, Node], ...] = ()
     required: tuple[str, ...] = ()
     additional: bool = True
+    patterns: tuple[Pattern, ...] = ()
+    pattern_properties: tuple[tuple[Pattern, Node], ...] = ()
+    property_names: tuple[Node, ...] = ()
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:
@@ -58,6 +62,8 @@ class Node:
         found = [node for _, node in self.domain.properties]
         if self.domain.items is not None:
             found.append(self.domain.items)
+        found.extend(node for _, node in self.domain.pattern_properties)
+        found.extend(self.domain.property_names)
         return tuple(found)
 
 

@@ -1,10 +1,13 @@
-"""Objects: `properties`, `required`, `additionalProperties` (boolean form) (pure)."""
+"""Objects: `properties`, `required`, `additionalProperties` (boolean form) (pure).
+
+`additionalProperties` governs the keys neither `properties` names nor a
+`patternProperties` pattern matches."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe, Recurse
@@ -12,6 +15,7 @@ from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 
 UNKNOWN_KEY = "unexpectedKey"
+UNKNOWN_KEY_TRIES = 8
 
 
 def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
@@ -86,11 +90,20 @@ class Additional:
 
     allowed: bool
     known: frozenset[str]
+    patterns: tuple[Matcher, ...] = ()
+
+    def governs(self, key: str) -> bool:
+        return key not in self.known and not any(p.matches(key) for p in self.patterns)
+
+
+class Matcher(Protocol):
+    def matches(self, name: str) -> bool: ...
 
 
 def _bind_additional(argument: bool, siblings: Mapping[str, Any]) -> Additional:
     properties = siblings.get("properties", ())
-    return Additional(argument, frozenset(name for name, _ in properties))
+    patterns = tuple(matcher for matcher, _ in siblings.get("patternProperties", ()))
+    return Additional(argument, frozenset(name for name, _ in properties), patterns)
 
 
 def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
@@ -100,22 +113,26 @@ def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
 def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: object) -> bool:
     if argument.allowed or not isinstance(instance, dict):
         return True
-    return all(key in argument.known for key in instance)
+    return not any(argument.governs(key) for key in instance)
 
 
-def unknown_key(known: Iterable[str]) -> str:
+def unknown_key(known: Iterable[str], patterns: Iterable[Matcher] = ()) -> str | None:
+    """A key outside `known` that no pattern matches (None when every try is matched)."""
     taken = set(known)
-    key, n = UNKNOWN_KEY, 1
-    while key in taken:
-        n += 1
-        key = f"{UNKNOWN_KEY}{n}"
-    return key
+    matchers = tuple(patterns)
+    for n in range(1, UNKNOWN_KEY_TRIES + 1):
+        for key in (f"{UNKNOWN_KEY}{n}" if n > 1 else UNKNOWN_KEY, f"~{n}", f"{n} {n}"):
+            if key not in taken and not any(m.matches(key) for m in matchers):
+                return key
+    return None
 
 
 def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
     if argument.allowed:
         return ()
-    key = unknown_key(argument.known)
+    key = unknown_key(argument.known, argument.patterns)
+    if key is None:
+        return ()
 
     def make(value: JSON, maker: Maker) -> JSON:
         assert isinstance(value, dict)

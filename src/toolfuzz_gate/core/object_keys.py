@@ -1,0 +1,91 @@
+"""Which schemas govern each key of an object: `properties`, `patternProperties`,
+`propertyNames` (pure).
+
+A key named in `properties` whose name also matches a `patternProperties`
+pattern must satisfy both schemas; a key only a pattern matches must satisfy
+every matching pattern's schema. The generator and the mutator both ask here,
+so a value made for a key is made for the merge of all that govern it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from random import Random
+
+from toolfuzz_gate.core.keywords import KEYWORDS
+from toolfuzz_gate.core.node import Domain, Node
+from toolfuzz_gate.core.regex import Pattern
+from toolfuzz_gate.core.validate import validate_node
+
+UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
+KEY_LENGTH = (1, 12)
+"""The code-point range of keys generated from a `patternProperties` pattern."""
+KEY_SEED = 0x6B6579
+
+
+def merge(nodes: list[Node]) -> Node:
+    """One node admitting what every one of `nodes` admits: keywords side by side, the
+    first node's domain narrowed by every later node's keywords."""
+    first = nodes[0]
+    if len(nodes) == 1:
+        return first
+    keywords = list(first.keywords)
+    domain = first.domain
+    for other in nodes[1:]:
+        keywords.extend(other.keywords)
+        for name, argument in other.keywords:
+            domain = KEYWORDS[name].narrow(domain, argument)
+    never = any(node.never for node in nodes)
+    return Node(first.pointer, tuple(keywords), domain, never)
+
+
+def governing(domain: Domain, name: str, child: Node | None) -> Node | None:
+    """The merge of the property schema `child` and every pattern schema matching `name`;
+    None when neither governs the key."""
+    nodes = [] if child is None else [child]
+    nodes.extend(node for pattern, node in domain.pattern_properties if pattern.matches(name))
+    return merge(nodes) if nodes else None
+
+
+def admits_nothing(node: Node) -> bool:
+    """A merge whose types cancel out (an integer property matching a string-only pattern)."""
+    return node.never or not node.domain.types
+
+
+def allowed_name(domain: Domain, name: str) -> bool:
+    """Whether `name` passes every `propertyNames` schema of the object."""
+    return all(validate_node(node, name) for node in domain.property_names)
+
+
+def pattern_key(domain: Domain, pattern: Pattern, rng: Random, mode: str) -> str | None:
+    """A key `pattern` matches that no `properties` entry names and `propertyNames` allows."""
+    defined = {name for name, _ in domain.properties}
+    for attempt in range(4):
+        key = pattern.sample(rng, *KEY_LENGTH, mode if attempt == 0 else "mixed")
+        if (
+            key is not None
+            and key not in defined
+            and key not in UNSAFE_NAMES
+            and allowed_name(domain, key)
+        ):
+            return key
+    return None
+
+
+def iter_pattern_members(
+    domain: Domain, rng: Random, mode: str, taken: set[str]
+) -> Iterator[tuple[str, Node]]:
+    """One (key, governing node) per pattern, skipping keys already taken or admitting nothing."""
+    for pattern, _ in domain.pattern_properties:
+        key = pattern_key(domain, pattern, rng, mode)
+        if key is None or key in taken:
+            continue
+        node = governing(domain, key, None)
+        if node is not None and not admits_nothing(node):
+            taken.add(key)
+            yield key, node
+
+
+def representative_members(domain: Domain) -> list[tuple[str, Node]]:
+    """A fixed key per pattern (drawn at its simplest), for the mutator to reach into."""
+    return list(iter_pattern_members(domain, Random(KEY_SEED), "low", set()))

@@ -1,0 +1,25 @@
+"""ECMA-262 regular expressions for `pattern` and `patternProperties` (pure).
+
+`parse` reads a pattern into a small tree (`ast`), `safety` refuses catastrophic
+backtracking, `translate` writes the engine's Python reading, `sample` draws
+matching strings and near-misses, and `pattern.Pattern` ties them together.
+"""
+
+from __future__ import annotations
+
+from toolfuzz_gate.core.regex.parse import INVALID, UNSUPPORTED, PatternError
+from toolfuzz_gate.core.regex.pattern import NEAR_MISS_KINDS, Pattern, compile_pattern, sample_all
+from toolfuzz_gate.core.regex.sample import HIGH, LOW, MIXED
+
+__all__ = [
+    "HIGH",
+    "INVALID",
+    "LOW",
+    "MIXED",
+    "NEAR_MISS_KINDS",
+    "UNSUPPORTED",
+    "Pattern",
+    "PatternError",
+    "compile_pattern",
+    "sample_all",
+]
