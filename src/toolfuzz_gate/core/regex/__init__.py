@@ -7,7 +7,7 @@ matching strings and near-misses, and `pattern.Pattern` ties them together.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.regex.parse import INVALID, UNSUPPORTED, PatternError
+from toolfuzz_gate.core.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
 from toolfuzz_gate.core.regex.pattern import NEAR_MISS_KINDS, Pattern, compile_pattern, sample_all
 from toolfuzz_gate.core.regex.sample import HIGH, LOW, MIXED
 
@@ -18,8 +18,10 @@ __all__ = [
     "MIXED",
     "NEAR_MISS_KINDS",
     "UNSUPPORTED",
+    "Parsed",
     "Pattern",
     "PatternError",
     "compile_pattern",
+    "parse",
     "sample_all",
 ]

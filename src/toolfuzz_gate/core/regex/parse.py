@@ -62,6 +62,7 @@ class PatternError(Exception):
 class _Reader:
     text: str
     at: int = 0
+    divergence: tuple[str, int] | None = None
 
     def peek(self, ahead: int = 0) -> str:
         index = self.at + ahead
@@ -75,8 +76,24 @@ class _Reader:
         self.at += 1
         return char
 
+    def diverges(self, reason: str, offset: int) -> None:
+        if self.divergence is None:
+            self.divergence = (reason, offset)
 
-def parse(text: str) -> Regex:
+
+@dataclass(frozen=True)
+class Parsed:
+    """The tree, and the first construct Python's `re` would read differently (if any).
+
+    Such a pattern still has an exact ECMA meaning (`tree`); whoever needs Python's
+    reading of the raw text to agree must refuse it.
+    """
+
+    tree: Regex
+    divergence: tuple[str, int] | None
+
+
+def parse(text: str) -> Parsed:
     """The syntax tree of `text`, or `PatternError`."""
     if len(text) > MAX_PATTERN_LENGTH:
         raise PatternError(
@@ -88,7 +105,7 @@ def parse(text: str) -> Regex:
         raise PatternError(INVALID, "unmatched ')'", reader.at)
     if size(tree) > MAX_AST_NODES:
         raise PatternError(UNSUPPORTED, f"the pattern has more than {MAX_AST_NODES} parts", 0)
-    return tree
+    return Parsed(tree, reader.divergence)
 
 
 def _disjunction(reader: _Reader) -> Regex:
@@ -220,6 +237,8 @@ def _group(reader: _Reader) -> Regex:
     if reader.peek() == "?":
         if reader.startswith("?:"):
             reader.at += 2
+        elif reader.startswith("?<") and _group_name(reader):
+            reader.diverges("named groups (?<name>...) are not read by Python's re", start)
         else:
             raise PatternError(UNSUPPORTED, _extension_reason(reader), start)
     body = _disjunction(reader)
@@ -229,13 +248,30 @@ def _group(reader: _Reader) -> Regex:
     return body
 
 
+def _group_name(reader: _Reader) -> bool:
+    """Consume `?<name>` when it is one (ECMA identifier characters, ASCII only)."""
+    index = reader.at + 2
+    text = reader.text
+    begin = index
+    while (
+        index < len(text)
+        and text[index].isascii()
+        and (text[index].isalnum() or text[index] in "_$")
+    ):
+        index += 1
+    if index == begin or text[begin].isdigit() or index >= len(text) or text[index] != ">":
+        return False
+    reader.at = index + 1
+    return True
+
+
 def _extension_reason(reader: _Reader) -> str:
     for prefix, reason in (
         ("?=", "lookahead (?=...) is not supported"),
         ("?!", "negative lookahead (?!...) is not supported"),
         ("?<=", "lookbehind (?<=...) is not supported"),
         ("?<!", "negative lookbehind (?<!...) is not supported"),
-        ("?<", "named groups (?<name>...) are not read by Python's re (the reference)"),
+        ("?<", "a malformed group name"),
         ("?P", "(?P...) groups are Python-only syntax"),
         ("?>", "atomic groups (?>...) are Python-only syntax"),
         ("?#", "(?#...) comments are Python-only syntax"),
@@ -329,11 +365,8 @@ def _class(reader: _Reader) -> Regex:
     if reader.peek() == "]":
         reader.take()
         # ECMA reads `[]` as nothing and `[^]` as anything; Python reads a leading ']' as a member.
-        if not negated:
-            raise PatternError(
-                UNSUPPORTED, "'[]' (a class matching nothing) reads differently in Python", start
-            )
-        raise PatternError(UNSUPPORTED, "'[^]' reads differently in Python; use [\\s\\S]", start)
+        reader.diverges(f"'[{'^' if negated else ''}]' reads differently in Python's re", start)
+        return Chars(ANY if negated else (), start)
     ranges: list[tuple[int, int]] = []
     while True:
         char = reader.peek()

@@ -77,9 +77,18 @@ class Pattern:
 @lru_cache(maxsize=512)
 def compile_pattern(source: str) -> Pattern:
     """The accepted pattern, or `PatternError` naming the refused construct and its offset."""
-    tree = parse(source)
+    parsed = parse(source)
+    tree = parsed.tree
     check_safety(tree)
-    ecma = re.compile(translate(tree))
+    try:
+        ecma = re.compile(translate(tree))
+    except re.error as error:  # a translator defect; refuse rather than crash on user input
+        raise PatternError(
+            UNSUPPORTED, f"the engine cannot translate it ({error.msg})", 0
+        ) from None
+    if parsed.divergence is not None:
+        reason, offset = parsed.divergence
+        raise PatternError(UNSUPPORTED, f"{reason}, which the reference validator uses", offset)
     try:
         python = re.compile(source)
     except re.error as error:

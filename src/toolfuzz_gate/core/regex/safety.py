@@ -32,6 +32,9 @@ LONG_SPAN = 8
 """A quantifier whose count can vary by more than this is treated as unbounded."""
 MAX_COST_EXPONENT = 2
 SHORT_FACTOR_LIMIT = 4096
+"""Short quantifiers multiplying the work by this much cost as much as one long one."""
+SHORT_FACTOR_FREE = 16
+"""A product of spans up to this is a constant factor, not a degree."""
 
 
 def check_safety(tree: Regex) -> None:
@@ -145,9 +148,9 @@ class _Cost:
         for w in overlapping:
             factor *= w or 1
         degree = longs
-        while factor > SHORT_FACTOR_LIMIT:
+        while factor > SHORT_FACTOR_FREE:
             degree += 1
-            factor //= SHORT_FACTOR_LIMIT
+            factor = -(-factor // SHORT_FACTOR_LIMIT)
         if degree > self.degree:
             self.degree = degree
             self.offset = node.offset

@@ -8,7 +8,7 @@ anything but a line terminator) rather than Python's Unicode one, and `$` become
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.regex.ast import Alt, Anchor, Chars, Ranges, Regex, Seq
+from toolfuzz_gate.core.regex.ast import Alt, Anchor, Chars, Ranges, Regex, Repeat, Seq
 
 NEVER = "(?!)"
 
@@ -28,7 +28,7 @@ def translate(node: Regex) -> str:
 
 def _atom(node: Regex) -> str:
     text = translate(node)
-    return f"(?:{text})" if isinstance(node, Seq | Alt) else text
+    return f"(?:{text})" if isinstance(node, Seq | Alt | Repeat) else text
 
 
 def _code(code: int) -> str:
