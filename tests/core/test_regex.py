@@ -106,8 +106,10 @@ def test_unsupported_constructs_are_refused_with_offset(
 
 @pytest.mark.parametrize(
     ("source", "offset"),
-    [("(ab", 0), ("ab)", 2), ("[ab", 0), ("*a", 0), ("a**", 2), ("a{3,2}", 1), ("a\\", 1)]
-    + [("^*", 1), ("[z-a]", 2), ("a{2}{3}", 4), ("a|+", 2)],
+    [
+        *(("(ab", 0), ("ab)", 2), ("[ab", 0), ("*a", 0), ("a**", 2), ("a{3,2}", 1)),
+        *(("a\\", 1), ("^*", 1), ("[z-a]", 2), ("a{2}{3}", 4), ("a|+", 2)),
+    ],
 )
 def test_invalid_patterns_are_invalid_keyword_values(source: str, offset: int) -> None:
     with pytest.raises(PatternError) as error:
