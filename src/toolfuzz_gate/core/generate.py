@@ -234,6 +234,11 @@ class Generator:
             if governor is None or admits_nothing(governor):
                 continue
             result[name] = self.value(governor, None, depth + 1)
+        for name in d.required:
+            # A required key only `patternProperties` describes is made for its patterns.
+            governor = governing(d, name, None)
+            if name not in result and governor is not None and not admits_nothing(governor):
+                result[name] = self.value(governor, None, depth + 1)
         if d.pattern_properties and self.mode != LOW:
             for key, governor in iter_pattern_members(d, self.rng, self.mode, set(result)):
                 if self._include_optional():

@@ -22,7 +22,7 @@ from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import KEYWORDS, Recipe
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
-from toolfuzz_gate.core.object_keys import governing, representative_members
+from toolfuzz_gate.core.object_keys import admits_nothing, governing, representative_members
 
 Token = str | int
 
@@ -66,6 +66,8 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
     for name, child in node.domain.properties:
         governor = governing(node.domain, name, child)
         assert governor is not None  # `child` itself governs at least
+        if admits_nothing(governor):
+            continue  # a valid value never holds this member
         yield from _walk(governor, (*steps, (name, governor)), limits)
     for key, governor in representative_members(node.domain):
         yield from _walk(governor, (*steps, (key, governor)), limits)

@@ -38,6 +38,16 @@ def _parse_pattern_properties(argument: Any, ctx: ParseContext) -> Any:
             f"{len(argument)} patterns; at most {ctx.limits.max_properties} are supported",
         )
         return INVALID
+    if list(argument) == [""]:
+        # python-jsonschema joins the patterns to find additional properties, and an
+        # empty join reads as "no patterns": it would call every key additional.
+        ctx.problem(
+            "schema.unsupported-pattern",
+            keyword,
+            "a lone empty pattern is misread by the reference validator; use '.*' or '^'",
+            "",
+        )
+        return INVALID
     pairs = []
     for source, subschema in argument.items():
         pattern = read_pattern(source, ctx, keyword, source)
