@@ -226,6 +226,11 @@ def test_no_unknown_key_when_a_pattern_matches_every_name() -> None:
         ({"type": "string", "pattern": "^a{2,3}$", "minLength": 4}, "/properties/s/pattern"),
         ({"type": "string", "pattern": "^ab$", "maxLength": 1}, "/properties/s/pattern"),
         ({"type": "string", "pattern": "^(ab|c)$", "minLength": 3}, "/properties/s/pattern"),
+        ({"type": "string", "pattern": "a^b"}, "/properties/s/pattern"),
+        (
+            {"type": "string", "pattern": "^(abc)+$", "minLength": 4, "maxLength": 5},
+            "/properties/s/pattern",
+        ),
     ],
 )
 def test_patterns_no_string_within_the_lengths_matches(node: Any, pointer: str) -> None:

@@ -229,7 +229,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     if d.min_items > 0 and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
     pattern = node.argument("pattern")
-    if pattern is not None and (reason := length_contradiction(pattern, d)) is not None:
+    if pattern is not None and (reason := length_contradiction(pattern, d, ctx.limits)) is not None:
         ctx.problem("schema.contradiction", "pattern", reason)
     known = {name for name, _ in d.properties}
     for index, name in enumerate(d.required):

@@ -60,6 +60,7 @@ def allowed_name(domain: Domain, name: str) -> bool:
 def pattern_key(domain: Domain, pattern: Pattern, rng: Random, mode: str) -> str | None:
     """A key `pattern` matches that no `properties` entry names and `propertyNames` allows."""
     defined = {name for name, _ in domain.properties}
+    readers = _key_patterns(domain)
     for attempt in range(4):
         key = pattern.sample(rng, *KEY_LENGTH, mode if attempt == 0 else "mixed")
         if (
@@ -67,9 +68,19 @@ def pattern_key(domain: Domain, pattern: Pattern, rng: Random, mode: str) -> str
             and key not in defined
             and key not in UNSAFE_NAMES
             and allowed_name(domain, key)
+            # The reference reads each raw pattern with Python's `re`: keep to keys every
+            # pattern judges the same way under both readings.
+            and all(p.agreed_match(key) or p.agreed_miss(key) for p in readers)
         ):
             return key
     return None
+
+
+def _key_patterns(domain: Domain) -> list[Pattern]:
+    found = [pattern for pattern, _ in domain.pattern_properties]
+    for names in domain.property_names:
+        found.extend(names.domain.patterns)
+    return found
 
 
 def iter_pattern_members(

@@ -11,7 +11,14 @@ from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
-from toolfuzz_gate.core.regex import NEAR_MISS_KINDS, Pattern, PatternError, compile_pattern
+from toolfuzz_gate.core.regex import (
+    HIGH,
+    LOW,
+    NEAR_MISS_KINDS,
+    Pattern,
+    PatternError,
+    compile_pattern,
+)
 
 FAMILY = "pattern"
 PROBE_SEED = 0x5EED
@@ -59,15 +66,28 @@ def length_bounds(node: Node, limits: Limits) -> tuple[int, int]:
     return d.min_length, min(high, limits.max_string_bytes)
 
 
-def length_contradiction(pattern: Pattern, domain: Domain) -> str | None:
-    """Why no string within the domain's length bounds can match, or None."""
-    if pattern.fits(domain.min_length, domain.max_length):
-        return None
+def length_contradiction(pattern: Pattern, domain: Domain, limits: Limits) -> str | None:
+    """Why no string within the domain's length bounds can match, or None.
+
+    Past the length arithmetic, the simplest and the longest draws are tried: a
+    pattern neither finds a string for (`a^b`, or lengths between its allowed ones)
+    would leave the generator without a valid value.
+    """
     high = "no maxLength" if domain.max_length is None else f"maxLength {domain.max_length}"
-    return (
-        f"no string of minLength {domain.min_length} and {high} can match "
-        f"pattern {pattern.source[:SHOWN]!r}"
-    )
+    shown = pattern.source[:SHOWN]
+    if not pattern.fits(domain.min_length, domain.max_length):
+        return f"no string of minLength {domain.min_length} and {high} can match pattern {shown!r}"
+    low = domain.min_length
+    top = domain.max_length if domain.max_length is not None else low + NEAR_MISS_EXTRA_LENGTH
+    top = min(top, limits.max_string_bytes)
+    if low > top:
+        return None  # minLength beyond the string limit is reported on its own
+    if all(pattern.sample(Random(PROBE_SEED), low, top, mode) is None for mode in (LOW, HIGH)):
+        return (
+            f"the engine finds no string of minLength {low} and {high} that pattern "
+            f"{shown!r} matches"
+        )
+    return None
 
 
 def _recipes(node: Node, argument: Pattern, limits: Limits) -> Iterable[Recipe]:
