@@ -128,7 +128,7 @@ class _Cost:
                 self.open = list(before)
                 self.walk(branch)
                 after.extend(self.open)
-            self.open = after
+            self.open = list(dict.fromkeys(after))  # one quantifier open in two branches is one
         elif isinstance(node, Chars):
             self.open = [(s, w) for s, w in self.open if intersect(s, node.ranges)]
         elif isinstance(node, Repeat):
