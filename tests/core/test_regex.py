@@ -5,10 +5,13 @@ backtrack catastrophically."""
 from __future__ import annotations
 
 import re
+from random import Random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from toolfuzz_gate.core.regex import INVALID, UNSUPPORTED, PatternError, compile_pattern, parse
+from toolfuzz_gate.core.regex import INVALID, LOW, UNSUPPORTED, PatternError, compile_pattern, parse
 from toolfuzz_gate.core.regex.translate import translate
 
 
@@ -198,3 +201,17 @@ def test_quadratic_patterns_are_accepted(source: str) -> None:
 def test_equal_sources_give_equal_patterns() -> None:
     assert compile_pattern("^a+$") == compile_pattern("^a+$")
     assert compile_pattern("^a+$") != compile_pattern("^a*$")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab.-^$\\()[]{}|*+?,0123dwsbkpuxcZ<>=!:Pé\n", max_size=24))
+def test_any_text_compiles_or_is_refused_with_a_code(source: str) -> None:
+    """Untrusted pattern text never raises anything but a coded `PatternError`."""
+    try:
+        pattern = compile_pattern(source)
+    except PatternError as error:
+        assert error.code in (INVALID, UNSUPPORTED)
+        assert 0 <= error.offset <= len(source)
+    else:
+        text = pattern.sample(Random(0), 0, 8, LOW)
+        assert text is None or pattern.agreed_match(text)

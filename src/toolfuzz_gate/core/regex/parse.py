@@ -173,7 +173,7 @@ def _quantifier(reader: _Reader) -> tuple[int, int | None] | None:
     high: int | None = low
     if reader.peek() == ",":
         reader.take()
-        high = _number(reader) if reader.peek().isdigit() else None
+        high = None if reader.peek() == "}" else _number(reader)
     reader.take()  # "}"
     if high is not None and high < low:
         raise PatternError(INVALID, f"numbers out of order in {{{low},{high}}}", start)
@@ -228,7 +228,7 @@ def _atom(reader: _Reader) -> Regex:
         return Chars(DOT, start)
     if char == "\\":
         return Chars(_escape(reader, start, in_class=False), start)
-    return Chars(_point(ord(char)), start)
+    return Chars(_point(ord(char), start), start)
 
 
 def _group(reader: _Reader) -> Regex:
@@ -315,7 +315,7 @@ def _escape(reader: _Reader, start: int, in_class: bool) -> Ranges:
         reader.take()
         return _point(ord(letter) % 32)
     if char == "x":
-        return _point(_hex(reader, 2, start))
+        return _point(_hex(reader, 2, start), start)
     if char == "u":
         if reader.peek() == "{":
             reader.take()
@@ -327,8 +327,8 @@ def _escape(reader: _Reader, start: int, in_class: bool) -> Ranges:
             code = int(digits, 16)
             if code > 0x10FFFF:
                 raise PatternError(INVALID, "\\u{...} beyond U+10FFFF", start)
-            return _point(code)
-        return _point(_hex(reader, 4, start))
+            return _point(code, start)
+        return _point(_hex(reader, 4, start), start)
     if char in PYTHON_ONLY_ESCAPES:
         raise PatternError(UNSUPPORTED, f"{PYTHON_ONLY_ESCAPES[char]} is Python-only syntax", start)
     if char in SYNTAX or (in_class and char == "-") or char == "-":
@@ -350,9 +350,9 @@ def _is_hex(digits: str) -> bool:
     return bool(digits) and all(c in "0123456789abcdefABCDEF" for c in digits)
 
 
-def _point(code: int) -> Ranges:
+def _point(code: int, start: int = 0) -> Ranges:
     if 0xD800 <= code <= 0xDFFF:
-        raise PatternError(UNSUPPORTED, "lone surrogate code points are not supported", 0)
+        raise PatternError(UNSUPPORTED, "surrogate code points are not supported", start)
     return ((code, code),)
 
 
@@ -407,7 +407,7 @@ def _class_atom(reader: _Reader) -> Ranges:
         raise PatternError(UNSUPPORTED, f"'{char}{char}' inside a class; escape one of them", start)
     if char == "-" and reader.peek() == "-":
         raise PatternError(UNSUPPORTED, "'--' inside a class; escape one of them", start)
-    return _point(ord(char))
+    return _point(ord(char), start)
 
 
 __all__ = ["ANY", "INVALID", "UNSUPPORTED", "PatternError", "parse"]
