@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from random import Random
 
 from toolfuzz_gate.core.regex.ast import (
@@ -38,7 +39,7 @@ SURROGATES: Ranges = ((0xD800, 0xDFFF),)
 FILLER = "abcdefghijklmnopqrstuvwxyz0123456789"
 REPEAT_EXTRA = 4
 """How many repetitions beyond the minimum an unbounded quantifier gets without a target."""
-OUTSIDE_POOL = "!\n x0A_-.~"
+OUTSIDE_POOL = "\n\t\x7f\u00e9"
 """Characters tried, in order, when a character outside some set is needed and
 printable ASCII has none (the set is nearly everything)."""
 
@@ -158,21 +159,25 @@ def _distance(bounds: tuple[int, int | None], want: int) -> int:
 
 def pick_char(ranges: Ranges, rng: Random, mode: str) -> str:
     """A character of `ranges`, preferring ASCII letters and digits, then printable ASCII."""
-    for tier in (ALNUM, PRINTABLE):
+    chosen, total = _preferred(ranges)
+    if not total:
+        raise _Dead
+    if mode == LOW:
+        return chr(chosen[0][0])
+    return _nth(chosen, rng.randrange(total))
+
+
+@lru_cache(maxsize=1024)
+def _preferred(ranges: Ranges) -> tuple[Ranges, int]:
+    """The best tier of `ranges` to draw from, and how many characters it holds."""
+    for tier in (ALNUM, PRINTABLE, complement(SURROGATES)):
         chosen = intersect(ranges, tier)
         if chosen:
-            return _from(chosen, rng, mode)
-    rest = intersect(ranges, complement(SURROGATES))
-    if not rest:
-        raise _Dead
-    return _from(rest, rng, mode)
+            return chosen, sum(hi - lo + 1 for lo, hi in chosen)
+    return (), 0
 
 
-def _from(ranges: Ranges, rng: Random, mode: str) -> str:
-    if mode == LOW:
-        return chr(ranges[0][0])
-    total = sum(hi - lo + 1 for lo, hi in ranges)
-    index = rng.randrange(total)
+def _nth(ranges: Ranges, index: int) -> str:
     for lo, hi in ranges:
         if index <= hi - lo:
             return chr(lo + index)
@@ -233,7 +238,7 @@ def outside(ranges: Ranges, rng: Random) -> str | None:
     """A character not in `ranges`, printable ASCII first."""
     others = intersect(complement(ranges), PRINTABLE)
     if others:
-        return _from(others, rng, MIXED)
+        return _nth(others, rng.randrange(sum(hi - lo + 1 for lo, hi in others)))
     for char in OUTSIDE_POOL:
         if not intersect(ranges, ((ord(char), ord(char)),)):
             return char
