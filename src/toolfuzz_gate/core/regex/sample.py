@@ -204,11 +204,8 @@ def draw(tree: Regex, rng: Random, low: int, high: int, mode: str) -> list[Piece
         return None
     pieces = state.pieces
     pad = total - len(pieces)
-    if pad > 0:
+    if pad > 0 and not (state.used_start and state.used_end):
         before = 0 if state.used_start else pad if state.used_end else _split(rng, mode, pad)
-        after = pad - before
-        if after and state.used_end:
-            return None
         fill = [Piece(c, None) for c in _filler(rng, mode, pad)]
         pieces = fill[:before] + pieces + fill[before:]
     if not low <= len(pieces) <= high:
