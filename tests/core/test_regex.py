@@ -11,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolfuzz_gate.core.regex import INVALID, LOW, UNSUPPORTED, PatternError, compile_pattern, parse
+from toolfuzz_gate.core.regex import (
+    HIGH,
+    INVALID,
+    LOW,
+    UNSUPPORTED,
+    PatternError,
+    compile_pattern,
+    parse,
+)
 from toolfuzz_gate.core.regex.translate import translate
 
 
@@ -127,6 +135,22 @@ def test_size_limits() -> None:
     with pytest.raises(PatternError, match="parts"):
         compile_pattern("(?:a|b)" * 140)
     assert compile_pattern("a" * 300).matches("a" * 300)
+    with pytest.raises(PatternError, match="nest deeper"):
+        compile_pattern("(" * 400 + "a" + ")" * 400)
+
+
+@pytest.mark.parametrize(
+    "source", ["(((^){1000}){1000}){1000}", "((a{1000}){1000}){1000}", "(((a{0,1000})b){1000})"]
+)
+def test_huge_counts_give_up_instead_of_building(source: str) -> None:
+    """Nested counts could ask for a billion steps; a draw visits a bounded number."""
+    try:
+        pattern = compile_pattern(source)
+    except PatternError:
+        return
+    for mode in (LOW, HIGH, "mixed"):
+        text = pattern.sample(Random(1), 0, 64, mode)
+        assert text is None or (len(text) <= 64 and pattern.agreed_match(text))
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ UNSUPPORTED = "schema.unsupported-pattern"
 MAX_PATTERN_LENGTH = 1000
 MAX_AST_NODES = 400
 MAX_REPEAT = 1000
+MAX_GROUP_DEPTH = 16
 SYNTAX = frozenset("^$\\.*+?()[]{}|/")
 CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D}
 CLASS_ESCAPES: dict[str, Ranges] = {
@@ -63,6 +64,7 @@ class _Reader:
     text: str
     at: int = 0
     divergence: tuple[str, int] | None = None
+    depth: int = 0
 
     def peek(self, ahead: int = 0) -> str:
         index = self.at + ahead
@@ -234,6 +236,8 @@ def _atom(reader: _Reader) -> Regex:
 def _group(reader: _Reader) -> Regex:
     start = reader.at
     reader.take()
+    if reader.depth >= MAX_GROUP_DEPTH:
+        raise PatternError(UNSUPPORTED, f"groups nest deeper than {MAX_GROUP_DEPTH}", start)
     if reader.peek() == "?":
         if reader.startswith("?:"):
             reader.at += 2
@@ -241,7 +245,9 @@ def _group(reader: _Reader) -> Regex:
             reader.diverges("named groups (?<name>...) are not read by Python's re", start)
         else:
             raise PatternError(UNSUPPORTED, _extension_reason(reader), start)
+    reader.depth += 1
     body = _disjunction(reader)
+    reader.depth -= 1
     if reader.peek() != ")":
         raise PatternError(INVALID, "unterminated group: '(' without ')'", start)
     reader.take()

@@ -38,6 +38,8 @@ PRINTABLE: Ranges = ((0x20, 0x7E),)
 SURROGATES: Ranges = ((0xD800, 0xDFFF),)
 FILLER = "abcdefghijklmnopqrstuvwxyz0123456789"
 REPEAT_EXTRA = 4
+MAX_STEPS = 20_000
+"""Tree nodes one draw may visit before giving up."""
 """How many repetitions beyond the minimum an unbounded quantifier gets without a target."""
 OUTSIDE_POOL = "\n\t\x7f\u00e9"
 """Characters tried, in order, when a character outside some set is needed and
@@ -60,11 +62,18 @@ class Piece:
 class _Draw:
     rng: Random
     mode: str
+    limit: int
     pieces: list[Piece] = field(default_factory=list)
     used_start: bool = False
     used_end: bool = False
+    steps: int = 0
 
     def emit(self, node: Regex, want: int) -> None:
+        # Bounded work whatever the tree: nested counts (`((^){1000}){1000}`) or a
+        # repetition overshooting its share give up rather than build a huge string.
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Dead
         if isinstance(node, Chars):
             self._char(node.ranges)
         elif isinstance(node, Anchor):
@@ -77,7 +86,7 @@ class _Draw:
             self._repeat(node, want)
 
     def _char(self, ranges: Ranges) -> None:
-        if self.used_end:
+        if self.used_end or len(self.pieces) >= self.limit:
             raise _Dead
         self.pieces.append(Piece(pick_char(ranges, self.rng, self.mode), ranges))
 
@@ -188,6 +197,8 @@ def _nth(ranges: Ranges, index: int) -> str:
 def draw(tree: Regex, rng: Random, low: int, high: int, mode: str) -> list[Piece] | None:
     """One attempt at a matching string of `low..high` characters, as pieces (None: missed)."""
     plo, phi = length_range(tree)
+    if plo > high:
+        return None
     if mode == LOW:
         total = low
     elif mode == HIGH:
@@ -197,7 +208,7 @@ def draw(tree: Regex, rng: Random, low: int, high: int, mode: str) -> list[Piece
             rng.randint(low, high) if rng.random() < 0.5 else rng.randint(low, min(high, low + 8))
         )
     want = max(plo, total if phi is None else min(phi, total))
-    state = _Draw(rng, mode)
+    state = _Draw(rng, mode, high)
     try:
         state.emit(tree, want)
     except _Dead:
