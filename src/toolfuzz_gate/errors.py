@@ -78,6 +78,10 @@ _SCHEMA_HINTS = {
         "the engine only fuzzes keywords it fully understands; remove or rewrite the "
         "keyword, or wait for the subset to widen"
     ),
+    "schema.unsupported-pattern": (
+        "rewrite the pattern without the construct named at that offset (every validator the "
+        "gate trusts must read it the same way, without catastrophic backtracking)"
+    ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
 }
