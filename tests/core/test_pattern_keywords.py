@@ -104,7 +104,7 @@ def test_pattern_near_misses_are_offered() -> None:
     _, mutants = bases_and_mutants(schema)
     variants = {op.recipe.variant for op, *_ in mutants if op.keyword == "pattern"}
     assert variants == {"char-outside-class", "part-dropped", "anchor-broken"}
-    assert "pattern" in FAMILIES and "propertyNames" in FAMILIES
+    assert {"pattern", "patternProperties", "propertyNames"} <= set(FAMILIES)
 
 
 @st.composite
@@ -134,8 +134,10 @@ def test_pattern_keys_are_generated_valid_and_mutated_exactly(schema: dict[str, 
     defined = set(schema.get("properties", {}))
     for operator, mutant, slow, fast in mutants:
         first = operator.steps[0][0] if operator.steps else None
-        if operator.family == "type" and first is not None and first not in defined:
-            assert_exact(operator, mutant, slow, fast)  # a value under a pattern key, broken
+        if first is not None and first not in defined:
+            assert operator.family == "patternProperties", operator.label
+            if operator.keyword == "type":
+                assert_exact(operator, mutant, slow, fast)  # a value under a pattern key, broken
         if operator.keyword == "additionalProperties":
             assert_exact(operator, mutant, slow, fast)
 
@@ -150,7 +152,8 @@ def test_high_mode_adds_keys_the_patterns_match() -> None:
     assert bases[0] == {}  # LOW: optional members absent
     assert any(key.startswith("x-") for key in bases[1])
     keyed = [m for m in mutants if m[0].path.startswith("/x-")]
-    assert {m[0].family for m in keyed} == {"type"}
+    assert {m[0].family for m in keyed} == {"patternProperties"}
+    assert {m[0].keyword for m in keyed} == {"type"}
     for mutant in keyed:
         assert_exact(*mutant)  # a matching key whose value breaks the pattern's schema
 

@@ -12,7 +12,7 @@ at that keyword and path; one that does not is discarded and counted.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from toolfuzz_gate.core import pointer as jp
@@ -20,6 +20,7 @@ from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.generate import Generator
 from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import KEYWORDS, Recipe
+from toolfuzz_gate.core.keywords.keys import PATTERN_FAMILY
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
 from toolfuzz_gate.core.object_keys import admits_nothing, governing, representative_members
@@ -55,13 +56,21 @@ def iter_operators(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]
     yield from _walk(schema.root, (), limits)
 
 
-def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> Iterator[Operator]:
+def _walk(
+    node: Node,
+    steps: tuple[tuple[Token, Node], ...],
+    limits: Limits,
+    family: str | None = None,
+) -> Iterator[Operator]:
+    """`family`, when given, claims this node's own near-misses (not its descendants')."""
     if node.never:
         return
     for name, argument in node.keywords:
         if name == "type" and not steps:
             continue  # tool arguments are an object by protocol; a wrong root is not a near-miss
         for recipe in KEYWORDS[name].recipes(node, argument, limits):
+            if family is not None:
+                recipe = replace(recipe, family=family, variant=f"{name}:{recipe.variant}")
             yield Operator(recipe, steps, node)
     for name, child in node.domain.properties:
         governor = governing(node.domain, name, child)
@@ -70,7 +79,8 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
             continue  # a valid value never holds this member
         yield from _walk(governor, (*steps, (name, governor)), limits)
     for key, governor in representative_members(node.domain):
-        yield from _walk(governor, (*steps, (key, governor)), limits)
+        # A key a pattern matches, its value breaking the pattern's schema.
+        yield from _walk(governor, (*steps, (key, governor)), limits, PATTERN_FAMILY)
     items = node.domain.items
     if items is not None and node.domain.max_items != 0:
         yield from _walk(items, (*steps, (0, items)), limits)

@@ -22,6 +22,7 @@ from toolfuzz_gate.core.regex import Pattern
 
 PatternPairs = tuple[tuple[Pattern, Node], ...]
 NAME_FAMILY = "propertyNames"
+PATTERN_FAMILY = "patternProperties"
 UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 RENAME_TRIES = 4
 
@@ -147,6 +148,9 @@ PATTERN_PROPERTIES = Keyword(
     _parse_pattern_properties,
     _narrow_pattern_properties,
     _check_pattern_properties,
+    # The near-misses are the pattern schema's own, reached by the mutator through a key
+    # the pattern matches (`core.mutate`), and claimed for this family there.
+    PATTERN_FAMILY,
 )
 PROPERTY_NAMES = Keyword(
     "propertyNames",
