@@ -16,6 +16,14 @@ from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 
 
 @dataclass(frozen=True)
+class Choice:
+    """An `anyOf` or `oneOf`: a valid value satisfies one branch (`oneOf`: exactly one)."""
+
+    keyword: str
+    branches: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
 class Domain:
     """The set of values a node admits, in the form generation needs."""
 
@@ -31,6 +39,7 @@ class Domain:
     properties: tuple[tuple[str, Node], ...] = ()
     required: tuple[str, ...] = ()
     additional: bool = True
+    choices: tuple[Choice, ...] = ()
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:
@@ -39,9 +48,12 @@ class Domain:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Node:
-    """One (sub)schema. `never` is the `false` schema: nothing validates."""
+    """One (sub)schema. `never` is the `false` schema: nothing validates.
+
+    Nodes compare by identity: a recursive schema's nodes form a graph, and merged
+    nodes are memoized by identity (`core.compose`)."""
 
     pointer: str
     keywords: tuple[tuple[str, Any], ...] = ()
@@ -71,3 +83,5 @@ class CompiledSchema:
     node_count: int
     draft: str = "2020-12"
     options: SchemaOptions = DEFAULT_OPTIONS
+    recursive: bool = False
+    """Whether `$ref`s make values of unbounded depth possible (generation bounds it)."""

@@ -6,7 +6,7 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords import arrays, compose, generic, numeric, objects, text
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 
 KEYWORDS: dict[str, Keyword] = {
@@ -27,6 +27,12 @@ KEYWORDS: dict[str, Keyword] = {
         objects.PROPERTIES,
         objects.REQUIRED,
         objects.ADDITIONAL_PROPERTIES,
+        compose.ALL_OF,
+        compose.ANY_OF,
+        compose.ONE_OF,
+        compose.REF,
+        compose.DEFS,
+        compose.DEFINITIONS,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }

@@ -44,6 +44,10 @@ class ParseContext(Protocol):
     def subschema(self, document: JSON, *tokens: str | int) -> Node:
         """Compile a child schema found at this object's pointer / tokens."""
 
+    def reference(self, target: str) -> Any:
+        """A link to the schema `target` (a `$ref` value) names, or INVALID after
+        reporting why it cannot be followed."""
+
 
 class Maker(Protocol):
     """What a hostile recipe may use: fresh valid values, seeded randomness."""
