@@ -25,7 +25,7 @@ from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
 from toolfuzz_gate.core.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
 LOW, HIGH, MIXED = "low", "high", "mixed"

@@ -12,8 +12,8 @@ bounds how deep it goes, and the receipt says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
-from urllib.parse import unquote
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON
@@ -22,6 +22,13 @@ from toolfuzz_gate.core.node import Node
 from toolfuzz_gate.errors import SchemaProblem
 
 MISSING = object()
+_PERCENT = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
+def _percent_decoded(fragment: str) -> str:
+    """A URI fragment's %XX escapes decoded as UTF-8 (RFC 3986), without urllib."""
+    raw = _PERCENT.sub(lambda m: bytes([int(m.group(1), 16)]), fragment.encode("utf-8"))
+    return raw.decode("utf-8", errors="replace")
 
 
 def target_pointer(ref: str) -> tuple[str | None, str]:
@@ -31,7 +38,7 @@ def target_pointer(ref: str) -> tuple[str | None, str]:
             f"the remote reference {ref[:80]!r} is not fetched; bundle the schema it names "
             "into $defs and refer to it as #/$defs/..."
         )
-    fragment = unquote(ref[1:])
+    fragment = _percent_decoded(ref[1:])
     if fragment == "" or fragment.startswith("/"):
         return fragment, ""
     return None, f"the anchor reference {ref[:80]!r} is not supported; use a JSON Pointer"

@@ -7,7 +7,14 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 from __future__ import annotations
 
 from toolfuzz_gate.core.keywords import arrays, compose, generic, numeric, objects, text
-from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
 
 KEYWORDS: dict[str, Keyword] = {
     keyword.name: keyword
@@ -42,4 +49,13 @@ FAMILIES: tuple[str, ...] = tuple(
 )
 """The hostile mutation families, in table order: the coverage ledger's rows."""
 
-__all__ = ["FAMILIES", "INVALID", "KEYWORDS", "Keyword", "Maker", "ParseContext", "Recipe"]
+__all__ = [
+    "FAMILIES",
+    "INAPPLICABLE",
+    "INVALID",
+    "KEYWORDS",
+    "Keyword",
+    "Maker",
+    "ParseContext",
+    "Recipe",
+]

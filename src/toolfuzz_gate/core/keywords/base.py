@@ -21,6 +21,9 @@ from toolfuzz_gate.core.options import DRAFTS, SchemaOptions
 INVALID: Any = object()
 """What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
 
+INAPPLICABLE: Any = object()
+"""What a recipe's `make` returns when the value at hand admits no such near-miss."""
+
 
 class ParseContext(Protocol):
     """What a keyword's `parse` may use while the compiler reads one schema object."""
