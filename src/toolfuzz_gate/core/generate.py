@@ -200,14 +200,17 @@ class Generator:
                 candidate = conjoin(candidate, pick)
                 stride *= len(choice.branches)
                 through_ref = through_ref or expands_reference(pick)
-            saved, self._attempt = self._attempt, self._attempt + attempt
+            saved = self._attempt, self.mode
+            self._attempt += attempt
+            if attempt >= len(node.domain.choices[0].branches):
+                self.mode = MIXED  # every branch failed at its edge: try the interiors
             try:
                 value = self._expanding(node, candidate, force_type, depth, through_ref)
             except NoValue as error:
                 failure = error.why
                 continue
             finally:
-                self._attempt = saved
+                self._attempt, self.mode = saved
             if validate_node(node, value):
                 return value
         raise NoValue(node.pointer, failure)
