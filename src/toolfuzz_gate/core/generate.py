@@ -17,6 +17,8 @@ from functools import lru_cache
 from random import Random
 
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.formats import longest as longest_format
+from toolfuzz_gate.core.formats import make_string as make_format_string
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
@@ -184,6 +186,12 @@ class Generator:
     def _string(self, node: Node) -> str:
         d = node.domain
         cap = self.limits.max_string_bytes
+        if d.formats:
+            formatted = make_format_string(
+                d.formats, self.rng, self.mode, d.min_length, d.max_length, cap
+            )
+            if formatted is not None:
+                return formatted  # else an annotation no string fits: any string is valid
         lo = d.min_length
         hi = _string_cap(node, self.limits)
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
@@ -263,6 +271,10 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
     sizes = [8]
     if "string" in types:
         sizes.append(min(_string_cap(node, limits) * 4, limits.max_string_bytes) + 2)
+        if d.formats:  # format values are ASCII, but may run past the plain-string cap
+            sizes.append(
+                longest_format(d.formats, d.min_length, d.max_length, limits.max_string_bytes) + 2
+            )
     if "number" in types or "integer" in types:
         sizes.append(32)
     if "array" in types:

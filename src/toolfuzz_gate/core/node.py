@@ -31,6 +31,8 @@ class Domain:
     properties: tuple[tuple[str, Node], ...] = ()
     required: tuple[str, ...] = ()
     additional: bool = True
+    formats: tuple[str, ...] = ()
+    """Known `format` names a string must conform to (sorted; generation-side, both modes)."""
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:

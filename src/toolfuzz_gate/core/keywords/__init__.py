@@ -6,7 +6,7 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords import arrays, formats, generic, numeric, objects, text
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 
 KEYWORDS: dict[str, Keyword] = {
@@ -21,6 +21,7 @@ KEYWORDS: dict[str, Keyword] = {
         numeric.EXCLUSIVE_MAXIMUM,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
+        formats.FORMAT,
         arrays.ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
