@@ -208,7 +208,10 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
                 "type": "object",
                 "properties": {
                     "name": {"type": "string", "pattern": "^a"},
-                    "tags": {"type": "array", "items": {"type": "string", "format": "uri"}},
+                    "tags": {
+                        "type": "array",
+                        "items": {"type": "string", "contentMediaType": "text/plain"},
+                    },
                 },
                 "anyOf": [{"required": ["name"]}],
             }
@@ -218,7 +221,7 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
     code, out, err = invoke("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
     assert code == 2
     assert "schema.unsupported-keyword at /properties/name/pattern" in err
-    assert "schema.unsupported-keyword at /properties/tags/items/format" in err
+    assert "schema.unsupported-keyword at /properties/tags/items/contentMediaType" in err
     assert "schema.unsupported-keyword at /anyOf" in err
     assert str(schema) in err
     assert "hint:" in err

@@ -249,7 +249,7 @@ def test_every_unsupported_keyword_is_reported_in_one_pass() -> None:
         "patternProperties": {"^x": {}},
         "$defs": {"thing": {"type": "string"}},
         "properties": {
-            "a": {"type": "string", "pattern": "^a", "format": "email"},
+            "a": {"type": "string", "pattern": "^a", "contentMediaType": "text/plain"},
             "b": {"oneOf": [{"pattern": "never-read"}]},
             "c": {"type": "array", "items": {"type": "number", "multipleOf": 2}},
             "d": {"type": "object", "additionalProperties": {"type": "string"}},
@@ -262,7 +262,7 @@ def test_every_unsupported_keyword_is_reported_in_one_pass() -> None:
             ("schema.unsupported-keyword", "/patternProperties"),
             ("schema.unsupported-keyword", "/$defs"),
             ("schema.unsupported-keyword", "/properties/a/pattern"),
-            ("schema.unsupported-keyword", "/properties/a/format"),
+            ("schema.unsupported-keyword", "/properties/a/contentMediaType"),
             # never inside an unsupported keyword's value: /oneOf/0/pattern is not read
             ("schema.unsupported-keyword", "/properties/b/oneOf"),
             ("schema.unsupported-keyword", "/properties/c/items/multipleOf"),
