@@ -111,16 +111,16 @@ def _recipes(node: Node, argument: FormatArgument, limits: Limits) -> Iterable[R
 def contradictions(node: Node, limits: Limits) -> Iterator[str]:
     """Why an asserted format admits no string under the node's length bounds, if it does not."""
     argument = node.argument("format")
-    if not isinstance(argument, FormatArgument) or not argument.asserts or not argument.entry:
+    if not isinstance(argument, FormatArgument) or not argument.asserts or argument.entry is None:
         return
     d = node.domain
-    if format_lengths(argument.name, d.min_length, d.max_length, limits.max_string_bytes):
+    cap = limits.max_string_bytes
+    if format_lengths(argument.name, d.min_length, d.max_length, cap) is not None:
         return
-    entry = argument.entry
-    longest = "unbounded" if entry.longest is None else str(entry.longest)
+    high = "any number of" if d.max_length is None else f"at most {d.max_length}"
     yield (
-        f"no {argument.name} value fits minLength {d.min_length} / maxLength {d.max_length} "
-        f"(its values are {entry.shortest} to {longest} characters)"
+        f"no {argument.name} value has at least {d.min_length} and {high} characters "
+        "(minLength / maxLength), so no string can be valid"
     )
 
 
