@@ -16,7 +16,7 @@ from toolfuzz_gate.core.formats import FORMATS, length_range, lookup, make_strin
 from toolfuzz_gate.core.formats import base as format_base
 from toolfuzz_gate.core.keywords.formats import _near_miss
 
-SEEDS = 150
+SEEDS = 400
 CAP = 4096
 BOUNDS = ((0, None), (0, 12), (5, 30), (20, None), (36, 36), (40, 80), (100, 300))
 
