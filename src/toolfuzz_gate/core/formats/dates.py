@@ -157,26 +157,6 @@ def _make_date_time(rng: Random, mode: str, length: int) -> str:
 
 
 # Near-misses. Each keeps the value's length where it can, so minLength/maxLength still hold.
-def _month_13(value: str, rng: Random) -> str:
-    return replace_at(value, 5, "13")
-
-
-def _day_32(value: str, rng: Random) -> str:
-    return replace_at(value, 8, "32")
-
-
-def _february_30(value: str, rng: Random) -> str:
-    return replace_at(value, 5, "02-30")
-
-
-def _not_a_leap_year(value: str, rng: Random) -> str:
-    return replace_at(value, 0, "2021-02-29")
-
-
-def _slashes(value: str, rng: Random) -> str:
-    return replace_at(replace_at(value, 4, "/"), 7, "/")
-
-
 def _overwrite(start: int, new: str) -> Corrupt:
     def corrupt(value: str, rng: Random) -> str:
         return replace_at(value, start, new)
@@ -184,16 +164,17 @@ def _overwrite(start: int, new: str) -> Corrupt:
     return corrupt
 
 
+def _slashes(value: str, rng: Random) -> str:
+    return replace_at(replace_at(value, 4, "/"), 7, "/")
+
+
 def _space_for_t(value: str, rng: Random) -> str:
     return replace_at(value, DATE_LENGTH, " ")
 
 
 def _wrong_leap_second(start: int) -> NearMiss:
-    def corrupt(value: str, rng: Random) -> str:
-        # 12:00:60 is a leap second only under an offset of +12:01; the recipe re-checks.
-        return replace_at(value, start, "12:00:60")
-
-    return NearMiss("leap-second-wrong-minute", corrupt)
+    # 12:00:60 is a leap second only under an offset of +12:01; the recipe re-checks.
+    return NearMiss("leap-second-wrong-minute", _overwrite(start, "12:00:60"))
 
 
 def _no_offset(start: int) -> NearMiss:
@@ -203,9 +184,9 @@ def _no_offset(start: int) -> NearMiss:
     return NearMiss("no-offset", corrupt)
 
 
-def _offset_hour_24(value: str, rng: Random) -> str | None:
+def _offset_hour_24(value: str, rng: Random) -> str:
     if value[-1] in "Zz":
-        return value[:-1] + "+24:00" if len(value) > 6 else None
+        return value[:-1] + "+24:00"  # six characters for one: the recipe checks the length
     return replace_at(value, len(value) - 5, "24")
 
 
@@ -221,10 +202,10 @@ def _time_misses(start: int) -> tuple[NearMiss, ...]:
 
 
 _DATE_MISSES = (
-    NearMiss("month-13", _month_13),
-    NearMiss("day-32", _day_32),
-    NearMiss("february-30", _february_30),
-    NearMiss("not-a-leap-year", _not_a_leap_year),
+    NearMiss("month-13", _overwrite(5, "13")),
+    NearMiss("day-32", _overwrite(8, "32")),
+    NearMiss("february-30", _overwrite(5, "02-30")),
+    NearMiss("not-a-leap-year", _overwrite(0, "2021-02-29")),
     NearMiss("slash-separated", _slashes),
 )
 
