@@ -22,6 +22,7 @@ from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.keywords.compose import Reference
+from toolfuzz_gate.core.keywords.formats import contradictions as format_contradictions
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, DRAFT_07, SchemaOptions, declared_draft
@@ -277,6 +278,8 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
             "minLength",
             f"minLength {d.min_length} > maxLength {d.max_length}",
         )
+    for message in format_contradictions(node, ctx.limits):
+        ctx.problem("schema.contradiction", "format", message)
     if d.min_length > ctx.limits.max_string_bytes:
         ctx.problem(
             "schema.limit-string",

@@ -19,6 +19,8 @@ from random import Random
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.compose import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.formats import longest as longest_format
+from toolfuzz_gate.core.formats import make_string as make_format_string
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
@@ -275,6 +277,12 @@ class Generator:
     def _string(self, node: Node) -> str:
         d = node.domain
         cap = self.limits.max_string_bytes
+        if d.formats:
+            formatted = make_format_string(
+                d.formats, self.rng, self.mode, d.min_length, d.max_length, cap
+            )
+            if formatted is not None:
+                return formatted  # else an annotation no string fits: any string is valid
         lo = d.min_length
         hi = _string_cap(node, self.limits)
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
@@ -381,6 +389,10 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) ->
     if "string" in types:
         length = d.min_length if simplest else _string_cap(node, limits)
         sizes.append(min(length * 4, limits.max_string_bytes) + 2)
+        if d.formats:  # format values are ASCII, but may run past the plain-string cap
+            sizes.append(
+                longest_format(d.formats, d.min_length, d.max_length, limits.max_string_bytes) + 2
+            )
     if "number" in types or "integer" in types:
         sizes.append(32)
     if "array" in types:

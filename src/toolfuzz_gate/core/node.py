@@ -40,6 +40,8 @@ class Domain:
     required: tuple[str, ...] = ()
     additional: bool = True
     choices: tuple[Choice, ...] = ()
+    formats: tuple[str, ...] = ()
+    """Known `format` names a string must conform to (sorted; generation-side, both modes)."""
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:

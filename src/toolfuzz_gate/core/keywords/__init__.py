@@ -6,7 +6,7 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, compose, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords import arrays, compose, formats, generic, numeric, objects, text
 from toolfuzz_gate.core.keywords.base import (
     INAPPLICABLE,
     INVALID,
@@ -28,6 +28,7 @@ KEYWORDS: dict[str, Keyword] = {
         numeric.EXCLUSIVE_MAXIMUM,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
+        formats.FORMAT,
         arrays.ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
