@@ -15,6 +15,7 @@ from toolfuzz_gate import __version__
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult
+from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.edges.execute import ToolRun, execute
@@ -48,11 +49,26 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class _OnceSwitch(_Once):
+    """An on/off switch that may be given at most once."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        super().__call__(parser, namespace, True, option)
+
+
 def _common(parser: argparse.ArgumentParser, runs: int) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=_Once)
     parser.add_argument("--runs", type=int, default=runs, action=_Once, help="valid cases per seed")
     parser.add_argument("--cases", type=Path, action=_Once, help="write every case as JSON lines")
     parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=_Once)
+    parser.add_argument(
+        "--format-assertion",
+        action=_OnceSwitch,
+        help="check `format` and mutate against it (2020-12 default: an annotation)",
+    )
     parser.add_argument(
         "--diagnostics",
         action="store_true",
@@ -140,6 +156,11 @@ def _replay_command(argv: Sequence[str]) -> str:
     return shlex.join(["toolfuzz-gate", *kept])
 
 
+def build_fuzz_config(args: argparse.Namespace) -> FuzzConfig:
+    options = SchemaOptions(format_assertion=args.format_assertion)
+    return FuzzConfig(args.seed, args.runs, oracle=args.oracle, options=options)
+
+
 def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
     tool = ToolSpec(
         poster.TOOL_NAME,
@@ -151,7 +172,7 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         poster.SCHEMA,
         HandlerConfig.from_spec(BUILTIN_SPEC),
         tool,
-        FuzzConfig(args.seed, args.runs, oracle=args.oracle),
+        build_fuzz_config(args),
         _replay_command(argv),
     )
 
@@ -242,7 +263,7 @@ def build_fuzz_runs(
 ) -> list[ToolRun]:
     """One run per tool: the schema file's tool, or each tool an MCP server lists."""
     handler = build_handler_config(args, tail)
-    config = FuzzConfig(args.seed, args.runs, oracle=args.oracle)
+    config = build_fuzz_config(args)
     replay = _replay_command(argv)
     if args.schema is not None:
         schema = load_json(args.schema, what="schema")

@@ -84,6 +84,10 @@ _SCHEMA_HINTS = {
     ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
+    "schema.unsupported-format": (
+        "as an assertion the engine checks only the formats it knows; use one of them, or "
+        "fuzz without --format-assertion to read format as an annotation"
+    ),
 }
 
 

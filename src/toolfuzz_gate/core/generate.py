@@ -16,10 +16,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
+from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
-from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
+from toolfuzz_gate.core.compose import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.formats import longest as longest_format
+from toolfuzz_gate.core.formats import make_string as make_format_string
+from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.node import CompiledSchema, Node
+from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
 from toolfuzz_gate.core.object_keys import (
     KEY_LENGTH,
     admits_nothing,
@@ -28,9 +32,10 @@ from toolfuzz_gate.core.object_keys import (
     iter_pattern_members,
 )
 from toolfuzz_gate.core.regex import sample_all
+from toolfuzz_gate.core.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
@@ -38,6 +43,11 @@ EDGE_PROBABILITY = 0.5
 UNBOUNDED_EXTRA_LENGTH = 24
 UNBOUNDED_EXTRA_ITEMS = 4
 ANY_DEPTH = 2
+BRANCH_ATTEMPTS = 8
+SOFT_REF_DEPTH = 2
+"""Past this many `$ref` expansions on one path, values are built at their simplest."""
+HARD_REF_DEPTH = SOFT_REF_DEPTH + 6
+"""Past this many, the branch being built is given up (a recursion with no way out)."""
 INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
 FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
 
@@ -103,6 +113,15 @@ def mode_for(index: int) -> str:
     return LOW if index == 0 else HIGH if index == 1 else MIXED
 
 
+class NoValue(Exception):
+    """The generator found no valid value for a node (raised inside, caught at choices)."""
+
+    def __init__(self, pointer: str, why: str) -> None:
+        super().__init__(f"{pointer or '(root)'}: {why}")
+        self.pointer = pointer
+        self.why = why
+
+
 @dataclass
 class Generator:
     """Produces valid values for nodes; also the `Maker` hostile recipes use.
@@ -116,6 +135,9 @@ class Generator:
     mode: str
     limits: Limits
     _rng: Random | None = None
+    _ref_depth: int = 0
+    _attempt: int = 0
+    """Which retry of an `anyOf`/`oneOf` this is: shifts the cycled choices."""
 
     @property
     def rng(self) -> Random:
@@ -124,10 +146,41 @@ class Generator:
         return self._rng
 
     def valid(self, node: Node) -> JSON:
+        """A valid value for `node`; raises `NoValue` when none could be built."""
         return self.value(node, None, 0)
 
     def value(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        return self._expanding(node, effective(node), force_type, depth, expands_reference(node))
+
+    def _expanding(
+        self, node: Node, merged: Node, force_type: str | None, depth: int, through_ref: bool
+    ) -> JSON:
+        """`merged`'s value, counting one more `$ref` expansion when `through_ref`."""
+        if not through_ref:
+            return self._value(merged, force_type, depth)
+        saved = self.mode
+        self._ref_depth += 1
+        try:
+            if self._ref_depth > HARD_REF_DEPTH:
+                raise NoValue(
+                    node.pointer,
+                    f"the recursion through $ref finds no way out within {HARD_REF_DEPTH} levels",
+                )
+            if self._ref_depth > SOFT_REF_DEPTH:
+                self.mode = LOW
+            return self._value(merged, force_type, depth)
+        finally:
+            self._ref_depth -= 1
+            self.mode = saved
+
+    def _value(self, node: Node, force_type: str | None, depth: int) -> JSON:
         d = node.domain
+        if node.never:
+            raise NoValue(node.pointer, "the schema admits no value")
+        if not d.types:
+            raise NoValue(node.pointer, "no type is admitted by every part")
+        if d.choices:
+            return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
             return self._cycle(node, list(d.enum))
         kind = force_type or self._pick_type(node, depth)
@@ -145,14 +198,54 @@ class Generator:
             return self._array(node, depth)
         return self._object(node, depth)
 
+    def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        """One branch of every `anyOf`/`oneOf` merged with the node's other keywords; the
+        result is re-checked against the whole node, and other branches tried if it fails."""
+        base = without(node, "anyOf", "oneOf")
+        failure = "no branch could be satisfied"
+        for attempt in range(BRANCH_ATTEMPTS):
+            candidate, stride, through_ref = base, 1, False
+            for choice in node.domain.choices:  # attempts count through the combinations
+                pick = self._branch(node, choice, force_type, attempt // stride)
+                candidate = conjoin(candidate, pick)
+                stride *= len(choice.branches)
+                through_ref = through_ref or expands_reference(pick)
+            saved = self._attempt, self.mode
+            self._attempt += attempt
+            if attempt >= len(node.domain.choices[0].branches):
+                self.mode = MIXED  # every branch failed at its edge: try the interiors
+            try:
+                value = self._expanding(node, candidate, force_type, depth, through_ref)
+            except NoValue as error:
+                failure = error.why
+                continue
+            finally:
+                self._attempt, self.mode = saved
+            if validate_node(node, value):
+                return value
+        raise NoValue(node.pointer, failure)
+
+    def _branch(self, node: Node, choice: Choice, force_type: str | None, attempt: int) -> Node:
+        branches = [b for b in choice.branches if not effective(b).never]
+        if force_type is not None:
+            wanted = frozenset({force_type})
+            branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
+        if not branches:
+            raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used")
+        if self._ref_depth >= SOFT_REF_DEPTH:  # deep in a recursion: the way out first
+            branches.sort(key=expands_reference)
+            return branches[attempt % len(branches)]
+        salt = _salt(f"{node.pointer}/{choice.keyword}")
+        return branches[(self.index + salt + attempt) % len(branches)]
+
     def _cycle(self, node: Node, members: list[JSON]) -> JSON:
-        return members[(self.index + _salt(node.pointer)) % len(members)]
+        return members[(self.index + self._attempt + _salt(node.pointer)) % len(members)]
 
     def _pick_type(self, node: Node, depth: int) -> str:
         names = _generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
-        return names[(self.index + _salt(node.pointer)) % len(names)]
+        return names[(self.index + self._attempt + _salt(node.pointer)) % len(names)]
 
     def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
         if self.mode == LOW:
@@ -192,12 +285,19 @@ class Generator:
     def _string(self, node: Node) -> str:
         d = node.domain
         cap = self.limits.max_string_bytes
+        if d.formats:
+            formatted = make_format_string(
+                d.formats, self.rng, self.mode, d.min_length, d.max_length, cap
+            )
+            if formatted is not None and all(p.agreed_match(formatted) for p in d.patterns):
+                return formatted  # else an annotation no string fits: any string is valid
         lo = d.min_length
         hi = _string_cap(node, self.limits)
         if d.patterns:
             matching = sample_all(d.patterns, self.rng, lo, hi, self.mode)
-            if matching is not None and len(matching.encode("utf-8")) <= cap:
-                return matching
+            if matching is None or len(matching.encode("utf-8")) > cap:
+                raise NoValue(node.pointer, "no string matching the pattern was found")
+            return matching
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
         if self.mode == LOW:
             _, alphabet, width = CHARSETS[0]
@@ -212,7 +312,7 @@ class Generator:
     def _array(self, node: Node, depth: int) -> list[JSON]:
         d = node.domain
         items = d.items
-        if items is not None and items.never:
+        if items is not None and effective(items).never:
             return []
         lo = d.min_items
         hi = _items_cap(node, self.limits)
@@ -224,7 +324,7 @@ class Generator:
         d = node.domain
         result: dict[str, JSON] = {}
         for name, child in d.properties:
-            if child.never:
+            if effective(child).never:
                 continue
             if name not in d.required and not self._include_optional():
                 continue
@@ -234,11 +334,13 @@ class Generator:
             if governor is None or admits_nothing(governor):
                 continue
             result[name] = self.value(governor, None, depth + 1)
-        for name in d.required:
-            # A required key only `patternProperties` describes is made for its patterns.
+        for name in d.required:  # required without a schema of its own
+            if name in result or d.property_node(name) is not None:
+                continue
+            # A key only `patternProperties` describes is made for its patterns; else any value.
             governor = governing(d, name, None)
-            if name not in result and governor is not None and not admits_nothing(governor):
-                result[name] = self.value(governor, None, depth + 1)
+            unconstrained = Node(jp.join(node.pointer, "properties", name))
+            result[name] = self.value(governor or unconstrained, None, depth + 1)
         if d.pattern_properties and self.mode != LOW:
             for key, governor in iter_pattern_members(d, self.rng, self.mode, set(result)):
                 if self._include_optional():
@@ -258,8 +360,15 @@ def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") 
 
 
 def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:
-    """The valid case number `index` for `seed`."""
-    return generator_for(seed, index, limits).valid(schema.root)
+    """The valid case number `index` for `seed`.
+
+    Compiling tried every merged node (`core.satisfiable`), so `NoValue` is rare here;
+    when it happens the empty object stands in, and the oracle reports it as the
+    engine's own failure (`oracle-disagreement`) rather than the run stopping."""
+    try:
+        return generator_for(seed, index, limits).valid(schema.root)
+    except NoValue:
+        return {}
 
 
 def _string_cap(node: Node, limits: Limits) -> int:
@@ -274,32 +383,57 @@ def _items_cap(node: Node, limits: Limits) -> int:
     return min(hi, limits.max_items)
 
 
-def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
+@lru_cache(maxsize=4096)
+def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) -> int:
     """An upper bound on the UTF-8 size of any value `Generator` makes for `node`.
 
     It follows the generator's own caps (unbounded strings and arrays get a few more
-    than their minimum; untyped values stop nesting at `ANY_DEPTH`).
+    than their minimum; untyped values stop nesting at `ANY_DEPTH`; past
+    `SOFT_REF_DEPTH` expansions of `$ref` values are built at their simplest).
     """
+    refs += expands_reference(node)
+    if refs > HARD_REF_DEPTH:
+        return 0
+    node = effective(node)
     d = node.domain
     if node.never:
         return 0
+    if d.choices:
+        base = without(node, "anyOf", "oneOf")
+        return max(
+            estimate_bytes(conjoin(base, branch), limits, depth, refs + expands_reference(branch))
+            for choice in d.choices
+            for branch in choice.branches
+        )
     if d.enum is not None:
         return max(len(canonical_compact(m)) for m in d.enum)
+    simplest = refs > SOFT_REF_DEPTH
     types = _generated_types(d.types, depth >= ANY_DEPTH)
     sizes = [8]
     if "string" in types:
-        sizes.append(min(_string_cap(node, limits) * 4, limits.max_string_bytes) + 2)
+        length = d.min_length if simplest else _string_cap(node, limits)
+        sizes.append(min(length * 4, limits.max_string_bytes) + 2)
+        if d.formats:  # format values are ASCII, but may run past the plain-string cap
+            sizes.append(
+                longest_format(d.formats, d.min_length, d.max_length, limits.max_string_bytes) + 2
+            )
     if "number" in types or "integer" in types:
         sizes.append(32)
     if "array" in types:
         items = d.items if d.items is not None else Node(node.pointer + "/items")
-        item = estimate_bytes(items, limits, depth + 1)
-        sizes.append(2 + _items_cap(node, limits) * (item + 1))
+        item = estimate_bytes(items, limits, depth + 1, refs)
+        count = d.min_items if simplest else _items_cap(node, limits)
+        sizes.append(2 + count * (item + 1))
     if "object" in types:
-        members = (len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1) for k, c in d.properties)
+        members = (
+            len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1, refs)
+            for k, c in d.properties
+            if not simplest or k in d.required
+        )
         keyed = (
-            KEY_LENGTH[1] * 12 + 4 + estimate_bytes(c, limits, depth + 1)
+            KEY_LENGTH[1] * 12 + 4 + estimate_bytes(c, limits, depth + 1, refs)
             for _, c in d.pattern_properties
+            if not simplest
         )
         sizes.append(2 + sum(members) + sum(keyed))
     return max(sizes)

@@ -17,6 +17,14 @@ from toolfuzz_gate.core.regex import Pattern
 
 
 @dataclass(frozen=True)
+class Choice:
+    """An `anyOf` or `oneOf`: a valid value satisfies one branch (`oneOf`: exactly one)."""
+
+    keyword: str
+    branches: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
 class Domain:
     """The set of values a node admits, in the form generation needs."""
 
@@ -32,6 +40,9 @@ class Domain:
     properties: tuple[tuple[str, Node], ...] = ()
     required: tuple[str, ...] = ()
     additional: bool = True
+    choices: tuple[Choice, ...] = ()
+    formats: tuple[str, ...] = ()
+    """Known `format` names a string must conform to (sorted; generation-side, both modes)."""
     patterns: tuple[Pattern, ...] = ()
     pattern_properties: tuple[tuple[Pattern, Node], ...] = ()
     property_names: tuple[Node, ...] = ()
@@ -43,9 +54,12 @@ class Domain:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Node:
-    """One (sub)schema. `never` is the `false` schema: nothing validates."""
+    """One (sub)schema. `never` is the `false` schema: nothing validates.
+
+    Nodes compare by identity: a recursive schema's nodes form a graph, and merged
+    nodes are memoized by identity (`core.compose`)."""
 
     pointer: str
     keywords: tuple[tuple[str, Any], ...] = ()
@@ -77,3 +91,5 @@ class CompiledSchema:
     node_count: int
     draft: str = "2020-12"
     options: SchemaOptions = DEFAULT_OPTIONS
+    recursive: bool = False
+    """Whether `$ref`s make values of unbounded depth possible (generation bounds it)."""

@@ -10,9 +10,10 @@ so a value made for a key is made for the merge of all that govern it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import reduce
 from random import Random
 
-from toolfuzz_gate.core.keywords import KEYWORDS
+from toolfuzz_gate.core.compose import conjoin, effective
 from toolfuzz_gate.core.node import Domain, Node
 from toolfuzz_gate.core.regex import Pattern
 from toolfuzz_gate.core.validate import validate_node
@@ -24,19 +25,8 @@ KEY_SEED = 0x6B6579
 
 
 def merge(nodes: list[Node]) -> Node:
-    """One node admitting what every one of `nodes` admits: keywords side by side, the
-    first node's domain narrowed by every later node's keywords."""
-    first = nodes[0]
-    if len(nodes) == 1:
-        return first
-    keywords = list(first.keywords)
-    domain = first.domain
-    for other in nodes[1:]:
-        keywords.extend(other.keywords)
-        for name, argument in other.keywords:
-            domain = KEYWORDS[name].narrow(domain, argument)
-    never = any(node.never for node in nodes)
-    return Node(first.pointer, tuple(keywords), domain, never)
+    """One node admitting what every one of `nodes` admits, at the first one's pointer."""
+    return reduce(conjoin, nodes[1:], nodes[0])
 
 
 def governing(domain: Domain, name: str, child: Node | None) -> Node | None:
@@ -49,7 +39,8 @@ def governing(domain: Domain, name: str, child: Node | None) -> Node | None:
 
 def admits_nothing(node: Node) -> bool:
     """A merge whose types cancel out (an integer property matching a string-only pattern)."""
-    return node.never or not node.domain.types
+    merged = effective(node)
+    return merged.never or not merged.domain.types
 
 
 def allowed_name(domain: Domain, name: str) -> bool:

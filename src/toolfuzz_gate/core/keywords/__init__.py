@@ -6,8 +6,25 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, keys, numeric, objects, pattern, text
-from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.keywords import (
+    arrays,
+    compose,
+    formats,
+    generic,
+    keys,
+    numeric,
+    objects,
+    pattern,
+    text,
+)
+from toolfuzz_gate.core.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
 
 KEYWORDS: dict[str, Keyword] = {
     keyword.name: keyword
@@ -22,6 +39,7 @@ KEYWORDS: dict[str, Keyword] = {
         text.MIN_LENGTH,
         text.MAX_LENGTH,
         pattern.PATTERN,
+        formats.FORMAT,
         arrays.ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
@@ -30,6 +48,12 @@ KEYWORDS: dict[str, Keyword] = {
         objects.ADDITIONAL_PROPERTIES,
         keys.PATTERN_PROPERTIES,
         keys.PROPERTY_NAMES,
+        compose.ALL_OF,
+        compose.ANY_OF,
+        compose.ONE_OF,
+        compose.REF,
+        compose.DEFS,
+        compose.DEFINITIONS,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }
@@ -39,4 +63,13 @@ FAMILIES: tuple[str, ...] = tuple(
 )
 """The hostile mutation families, in table order: the coverage ledger's rows."""
 
-__all__ = ["FAMILIES", "INVALID", "KEYWORDS", "Keyword", "Maker", "ParseContext", "Recipe"]
+__all__ = [
+    "FAMILIES",
+    "INAPPLICABLE",
+    "INVALID",
+    "KEYWORDS",
+    "Keyword",
+    "Maker",
+    "ParseContext",
+    "Recipe",
+]

@@ -34,7 +34,11 @@ def _parse_items(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_items(domain: Domain, argument: Node) -> Domain:
-    return replace(domain, items=argument)
+    if domain.items is None:
+        return replace(domain, items=argument)
+    from toolfuzz_gate.core.compose import conjoin
+
+    return replace(domain, items=conjoin(domain.items, argument))
 
 
 def _check_items(node: Node, argument: Node, instance: JSON, recurse: Recurse) -> bool:

@@ -14,7 +14,15 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe, Recurse
+from toolfuzz_gate.core.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+    Recurse,
+)
 from toolfuzz_gate.core.keywords.pattern import read_pattern
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
@@ -138,7 +146,8 @@ def _renamer(node: Node, names: Node, recipe: Recipe) -> Any:
             if governor is not None and admits_nothing(governor):
                 continue
             return {**value, key: None if governor is None else maker.valid(governor)}
-        return value
+        nothing: JSON = INAPPLICABLE  # no candidate breaks the names schema
+        return nothing
 
     return make
 

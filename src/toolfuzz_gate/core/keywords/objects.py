@@ -33,7 +33,14 @@ def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_properties(domain: Domain, argument: tuple[tuple[str, Node], ...]) -> Domain:
-    return replace(domain, properties=argument)
+    if not domain.properties:
+        return replace(domain, properties=argument)
+    from toolfuzz_gate.core.compose import conjoin
+
+    merged = dict(domain.properties)
+    for name, child in argument:
+        merged[name] = conjoin(merged[name], child) if name in merged else child
+    return replace(domain, properties=tuple(merged.items()))
 
 
 def _check_properties(
@@ -55,7 +62,7 @@ def _parse_required(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_required(domain: Domain, argument: tuple[str, ...]) -> Domain:
-    return replace(domain, required=argument)
+    return replace(domain, required=tuple(dict.fromkeys(domain.required + argument)))
 
 
 def _check_required(node: Node, argument: tuple[str, ...], instance: JSON, recurse: object) -> bool:

@@ -8,7 +8,14 @@ from random import Random
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 from toolfuzz_gate.core.regex import (
@@ -106,7 +113,7 @@ def _maker(pattern: Pattern, kind: str, low: int, high: int) -> Any:
         found = pattern.near_miss(maker.rng, low, high, kind)
         if found is None:
             found = pattern.near_miss(Random(PROBE_SEED), low, high, kind)
-        return value if found is None else found
+        return INAPPLICABLE if found is None else found
 
     return make
 
