@@ -75,7 +75,7 @@ def bases_and_mutants(
 
 
 def assert_exact(operator: Operator, mutant: Any, slow: list[Any], fast: list[Any]) -> None:
-    at = (operator.keyword, operator.path)
+    at = operator.expected
     assert fails_exactly_at(slow, *at), (operator.label, mutant, slow)
     assert fails_exactly_at(fast, *at), (operator.label, mutant, fast)
 
@@ -310,3 +310,38 @@ def test_an_optional_property_no_value_can_satisfy_is_left_out() -> None:
     }
     bases, _ = bases_and_mutants(schema)
     assert all("f_o" not in value for value in bases)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {
+            "type": "object",
+            "properties": {
+                "s": {"type": "string", "allOf": [{"pattern": "^[a-z]+$"}, {"pattern": "x"}]}
+            },
+            "required": ["s"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "s": {"anyOf": [{"type": "string", "pattern": "^\\d+$"}, {"type": "integer"}]}
+            },
+            "required": ["s"],
+        },
+        {
+            "$defs": {"slug": {"type": "string", "pattern": "^[a-z-]+$"}, "name": {"maxLength": 8}},
+            "type": "object",
+            "properties": {"s": {"$ref": "#/$defs/slug"}},
+            "patternProperties": {"^x-": {"$ref": "#/$defs/slug"}},
+            "propertyNames": {"$ref": "#/$defs/name"},
+            "required": ["s"],
+        },
+    ],
+)
+def test_patterns_inside_compositions_and_references(schema: dict[str, Any]) -> None:
+    _, mutants = bases_and_mutants(schema)
+    new = [m for m in mutants if m[0].family in ("pattern", "patternProperties", "propertyNames")]
+    assert new
+    for mutant in new:
+        assert_exact(*mutant)

@@ -103,9 +103,16 @@ def compile_pattern(source: str) -> Pattern:
 def sample_all(
     patterns: tuple[Pattern, ...], rng: Random, low: int, high: int, mode: str
 ) -> str | None:
-    """A string every pattern matches under both readings, drawn from the first."""
-    for attempt in range(ATTEMPTS // 4):
-        text = patterns[0].sample(rng, low, high, mode if attempt == 0 else sample.MIXED)
-        if text is not None and all(p.agreed_match(text) for p in patterns[1:]):
-            return text
+    """A string every pattern matches under both readings, drawn from each in turn."""
+    if len(patterns) == 1:
+        return patterns[0].sample(rng, low, high, mode)
+    for attempt in range(ATTEMPTS * len(patterns)):
+        driver = patterns[attempt % len(patterns)]
+        pieces = sample.draw(
+            driver.tree, rng, low, high, mode if attempt < len(patterns) else sample.MIXED
+        )
+        if pieces is not None:
+            text = sample.text(pieces)
+            if all(p.agreed_match(text) for p in patterns):
+                return text
     return None
