@@ -45,6 +45,10 @@ SUPPORTED_FILES = (
     "const.json",
     "exclusiveMinimum.json",
     "exclusiveMaximum.json",
+    "minProperties.json",
+    "maxProperties.json",
+    "dependentRequired.json",
+    "multipleOf.json",
 )
 
 # Files of keywords outside the subset, with the keyword each file is about.
@@ -76,6 +80,10 @@ CONSTRAINT_KEYWORDS = frozenset(
         "minItems",
         "maxItems",
         "items",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "multipleOf",
     }
 )
 ANNOTATION_KEYWORDS = frozenset(
@@ -179,8 +187,7 @@ def _walk(node: Any, where: str, depth: int, found: Expectation) -> None:
         return  # boolean schema (anything else would be invalid-keyword-value)
     for keyword, value in node.items():
         at = f"{where}/{_escape(keyword)}"
-        schema_valued_ap = keyword == "additionalProperties" and not isinstance(value, bool)
-        if keyword not in SUPPORTED_KEYWORDS or schema_valued_ap:
+        if keyword not in SUPPORTED_KEYWORDS:
             found.unsupported.add((keyword, at))
             continue  # the compiler does not descend into an unsupported keyword's value
         if keyword == "properties":
@@ -195,7 +202,7 @@ def _walk(node: Any, where: str, depth: int, found: Expectation) -> None:
                     # build the very key the refusal exists to keep out. Either the element
                     # or the whole `required` array may be named.
                     found.unsafe[f"{at}/{index}"] = frozenset({f"{at}/{index}", at})
-        elif keyword == "items":
+        elif keyword in ("items", "additionalProperties"):
             _walk(value, at, depth + 1, found)
         elif keyword == "enum" and len(value) > MAX_ENUM:
             found.over_limit.append(f"{at}: {len(value)} members")

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.consistency import iter_contradictions
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
@@ -243,6 +244,8 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                 f"{name!r} is required but admits no value",
                 index,
             )
+    for keyword, message, tokens in iter_contradictions(node):
+        ctx.problem("schema.contradiction", keyword, message, *tokens)
     listed = node.argument("enum")
     constant = node.argument("const")
     beyond = replace(

@@ -19,6 +19,8 @@ from random import Random
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
 from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.members import MemberPlan
+from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
 from toolfuzz_gate.core.node import CompiledSchema, Node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
@@ -27,6 +29,7 @@ GENERATOR_VERSION = "1"
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
 EDGE_PROBABILITY = 0.5
+EXTRA_KEY_PROBABILITY = 0.25
 UNBOUNDED_EXTRA_LENGTH = 24
 UNBOUNDED_EXTRA_ITEMS = 4
 ANY_DEPTH = 2
@@ -160,6 +163,8 @@ class Generator:
         d = node.domain
         lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
         hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        if d.multiples:
+            return int(self._multiple(node, lo, hi, integer=True))
         edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
@@ -169,6 +174,8 @@ class Generator:
         d = node.domain
         lo = d.lo if d.lo is not None else -1e15
         hi = d.hi if d.hi is not None else 1e15
+        if d.multiples:
+            return self._multiple(node, lo, hi, integer=False)
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
@@ -180,6 +187,22 @@ class Generator:
         if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
             return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
         return self.rng.uniform(lo, hi)
+
+    def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
+        """A multiple of every `multipleOf` within the bounds that all validators accept."""
+        factors = node.domain.multiples
+        step = common_multiple(factors, integer)
+        if step is None:
+            return 0
+        k_range = multiple_range(lo, hi, step)
+        low, high = k_range
+        edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
+        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
+            start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))
+        else:
+            start = self._choose(edges, low, high)
+        found = nearest_agreeing(start, k_range, step, factors, integer)
+        return found if found is not None else as_json(start, step, integer)
 
     def _string(self, node: Node) -> str:
         d = node.domain
@@ -210,14 +233,12 @@ class Generator:
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
-        result: dict[str, JSON] = {}
-        for name, child in d.properties:
-            if child.never:
-                continue
-            if name not in d.required and not self._include_optional():
-                continue
-            result[name] = self.value(child, None, depth + 1)
-        return result
+        plan = MemberPlan(d, node.pointer, lambda child: self.value(child, None, depth + 1))
+        # MIXED cases sometimes add a member a schema-valued `additionalProperties` governs.
+        extra = self.mode == MIXED and bool(d.additional_values)
+        return plan.fill(
+            self._include_optional, extra and self.rng.random() < EXTRA_KEY_PROBABILITY
+        )
 
     def _include_optional(self) -> bool:
         if self.mode == LOW:

@@ -19,6 +19,7 @@ from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.generate import Generator
 from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import KEYWORDS, Recipe
+from toolfuzz_gate.core.keywords.objects import Additional
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
 
@@ -63,6 +64,10 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
             yield Operator(recipe, steps, node)
     for name, child in node.domain.properties:
         yield from _walk(child, (*steps, (name, child)), limits)
+    additional = node.argument("additionalProperties")
+    if isinstance(additional, Additional) and isinstance(additional.allowed, Node):
+        key = additional.free_key()
+        yield from _walk(additional.allowed, (*steps, (key, additional.allowed)), limits)
     items = node.domain.items
     if items is not None and node.domain.max_items != 0:
         yield from _walk(items, (*steps, (0, items)), limits)

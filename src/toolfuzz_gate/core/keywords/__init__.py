@@ -6,7 +6,7 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords import arrays, generic, members, multiple, numeric, objects, text
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 
 KEYWORDS: dict[str, Keyword] = {
@@ -19,6 +19,7 @@ KEYWORDS: dict[str, Keyword] = {
         numeric.MAXIMUM,
         numeric.EXCLUSIVE_MINIMUM,
         numeric.EXCLUSIVE_MAXIMUM,
+        multiple.MULTIPLE_OF,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
         arrays.ITEMS,
@@ -27,6 +28,10 @@ KEYWORDS: dict[str, Keyword] = {
         objects.PROPERTIES,
         objects.REQUIRED,
         objects.ADDITIONAL_PROPERTIES,
+        members.MIN_PROPERTIES,
+        members.MAX_PROPERTIES,
+        members.DEPENDENT_REQUIRED,
+        members.DEPENDENCIES,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }

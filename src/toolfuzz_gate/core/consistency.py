@@ -1,0 +1,97 @@
+"""Contradictions among the object, array and multiple keywords: domains that are
+empty although each keyword alone is satisfiable (pure).
+
+`core.compile` reports each as `schema.contradiction` at the keyword named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolfuzz_gate.core.multiples import common_multiple, multiple_range
+from toolfuzz_gate.core.node import Node
+
+Contradiction = tuple[str, str, tuple[str | int, ...]]
+"""(keyword, message, pointer tokens below the keyword)."""
+
+
+def iter_contradictions(node: Node) -> Iterator[Contradiction]:
+    yield from _object_sizes(node)
+    yield from _dependencies(node)
+    yield from _multiples(node)
+
+
+def _possible_names(node: Node) -> int | None:
+    """How many member names an object may have; None when unbounded."""
+    d = node.domain
+    if d.additional or node.argument("patternProperties") is not None:
+        return None
+    return sum(not child.never for _, child in d.properties)
+
+
+def _object_sizes(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if "object" not in d.types:
+        return
+    if d.max_properties is not None and d.min_properties > d.max_properties:
+        yield (
+            "minProperties",
+            f"minProperties {d.min_properties} > maxProperties {d.max_properties}",
+            (),
+        )
+    possible = _possible_names(node)
+    if possible is not None and d.min_properties > possible:
+        yield (
+            "minProperties",
+            f"minProperties {d.min_properties} but the closed object has only {possible} names",
+            (),
+        )
+    if d.max_properties is not None and len(_owed(node)) > d.max_properties:
+        yield (
+            "maxProperties",
+            f"{len(_owed(node))} names are required (with their dependencies) "
+            f"but maxProperties is {d.max_properties}",
+            (),
+        )
+
+
+def _owed(node: Node) -> set[str]:
+    """The required names and every name they depend on."""
+    owed: set[str] = set()
+    pending = list(node.domain.required)
+    while pending:
+        name = pending.pop()
+        if name not in owed:
+            owed.add(name)
+            pending.extend(
+                dep for key, deps in node.domain.dependent_required if key == name for dep in deps
+            )
+    return owed
+
+
+def _dependencies(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    keyword = "dependentRequired" if node.argument("dependentRequired") else "dependencies"
+    owed = _owed(node)
+    for trigger, dependents in d.dependent_required:
+        for dependent in dependents:
+            child = d.property_node(dependent)
+            impossible = child.never if child is not None else not d.additional
+            if impossible and trigger in owed:
+                yield (
+                    keyword,
+                    f"{trigger!r} is required and needs {dependent!r}, which admits no value",
+                    (trigger,),
+                )
+
+
+def _multiples(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.multiples or not d.types <= {"integer", "number"} or d.lo is None or d.hi is None:
+        return
+    step = common_multiple(d.multiples, integer="number" not in d.types)
+    if step is None:
+        return
+    low, high = multiple_range(d.lo, d.hi, step)
+    if low > high:
+        yield ("multipleOf", f"no multiple of {step} lies within [{d.lo}, {d.hi}]", ())
