@@ -49,6 +49,11 @@ SUPPORTED_FILES = (
     "maxProperties.json",
     "dependentRequired.json",
     "multipleOf.json",
+    "uniqueItems.json",
+    "prefixItems.json",
+    "contains.json",
+    "minContains.json",
+    "maxContains.json",
 )
 
 # Files of keywords outside the subset, with the keyword each file is about.
@@ -56,8 +61,6 @@ UNSUPPORTED_FILES = {
     "anyOf.json": "anyOf",
     "pattern.json": "pattern",
     "ref.json": "$ref",
-    "prefixItems.json": "prefixItems",
-    "uniqueItems.json": "uniqueItems",
     "patternProperties.json": "patternProperties",
     "format.json": "format",
 }
@@ -84,6 +87,11 @@ CONSTRAINT_KEYWORDS = frozenset(
         "maxProperties",
         "dependentRequired",
         "multipleOf",
+        "uniqueItems",
+        "prefixItems",
+        "contains",
+        "minContains",
+        "maxContains",
     }
 )
 ANNOTATION_KEYWORDS = frozenset(
@@ -202,8 +210,11 @@ def _walk(node: Any, where: str, depth: int, found: Expectation) -> None:
                     # build the very key the refusal exists to keep out. Either the element
                     # or the whole `required` array may be named.
                     found.unsafe[f"{at}/{index}"] = frozenset({f"{at}/{index}", at})
-        elif keyword in ("items", "additionalProperties"):
+        elif keyword in ("items", "additionalProperties", "contains"):
             _walk(value, at, depth + 1, found)
+        elif keyword == "prefixItems":
+            for index, subschema in enumerate(value):
+                _walk(subschema, f"{at}/{index}", depth + 1, found)
         elif keyword == "enum" and len(value) > MAX_ENUM:
             found.over_limit.append(f"{at}: {len(value)} members")
         elif keyword == "minItems" and value > MAX_MIN_ITEMS:

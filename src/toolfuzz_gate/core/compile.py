@@ -225,7 +225,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
         ctx.problem(
             "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
         )
-    if d.min_items > 0 and d.items is not None and d.items.never:
+    if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
     known = {name for name, _ in d.properties}
     for index, name in enumerate(d.required):

@@ -1,6 +1,9 @@
 """Contradictions among the object, array and multiple keywords: domains that are
 empty although each keyword alone is satisfiable (pure).
 
+Each is reported only when the node admits no other type: `{"minProperties": 3,
+"maxProperties": 1}` still admits every string.
+
 `core.compile` reports each as `schema.contradiction` at the keyword named.
 """
 
@@ -8,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from toolfuzz_gate.core.elements import finite_values
 from toolfuzz_gate.core.multiples import common_multiple, multiple_range
 from toolfuzz_gate.core.node import Node
 
@@ -19,6 +23,7 @@ def iter_contradictions(node: Node) -> Iterator[Contradiction]:
     yield from _object_sizes(node)
     yield from _dependencies(node)
     yield from _multiples(node)
+    yield from _arrays(node)
 
 
 def _possible_names(node: Node) -> int | None:
@@ -31,8 +36,8 @@ def _possible_names(node: Node) -> int | None:
 
 def _object_sizes(node: Node) -> Iterator[Contradiction]:
     d = node.domain
-    if "object" not in d.types:
-        return
+    if not d.types <= {"object"}:
+        return  # values of other types remain valid
     if d.max_properties is not None and d.min_properties > d.max_properties:
         yield (
             "minProperties",
@@ -71,6 +76,8 @@ def _owed(node: Node) -> set[str]:
 
 def _dependencies(node: Node) -> Iterator[Contradiction]:
     d = node.domain
+    if not d.types <= {"object"}:
+        return
     keyword = "dependentRequired" if node.argument("dependentRequired") else "dependencies"
     owed = _owed(node)
     for trigger, dependents in d.dependent_required:
@@ -95,3 +102,33 @@ def _multiples(node: Node) -> Iterator[Contradiction]:
     low, high = multiple_range(d.lo, d.hi, step)
     if low > high:
         yield ("multipleOf", f"no multiple of {step} lies within [{d.lo}, {d.hi}]", ())
+
+
+def _arrays(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.types <= {"array"}:
+        return  # values of other types remain valid
+    positional = "prefixItems" if node.argument("prefixItems") is not None else "items"
+    for index, schema in enumerate(d.prefix_items[: d.min_items]):
+        if schema.never:
+            yield (positional, f"item {index} is required by minItems but admits nothing", (index,))
+    if d.unique_items and not d.prefix_items:
+        values = finite_values(d.items)
+        if values is not None and len(values) < d.min_items:
+            yield (
+                "uniqueItems",
+                f"minItems {d.min_items} distinct items, but items admits only {len(values)}",
+                (),
+            )
+    if d.contains is None:
+        return
+    if d.contains.never and d.min_contains > 0:
+        yield ("contains", "contains admits nothing, so no item can match it", ())
+    if d.max_contains is not None and d.min_contains > d.max_contains:
+        yield (
+            "minContains",
+            f"minContains {d.min_contains} > maxContains {d.max_contains}",
+            (),
+        )
+    if d.max_items is not None and d.min_contains > d.max_items:
+        yield ("minContains", f"minContains {d.min_contains} > maxItems {d.max_items}", ())

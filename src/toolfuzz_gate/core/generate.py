@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.elements import ItemPlan, count_range
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.members import MemberPlan
+from toolfuzz_gate.core.members import EXTRA_KEY, MemberPlan
 from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
 from toolfuzz_gate.core.node import CompiledSchema, Node
 
@@ -221,15 +223,28 @@ class Generator:
         return random_text(self.rng, alphabet, length)
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
-        d = node.domain
-        items = d.items
-        if items is not None and items.never:
+        cap = _items_cap(node, self.limits)
+        lo, hi = count_range(node.domain, cap)
+        if hi == 0:
             return []
-        lo = d.min_items
-        hi = _items_cap(node, self.limits)
         count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
-        child = items if items is not None else Node(node.pointer + "/items")
-        return [self.value(child, None, depth + 1) for _ in range(count)]
+        return ItemPlan(node.domain, node.pointer, self._item_maker(depth)).fill(count, hi)
+
+    def _item_maker(self, depth: int) -> Callable[[Node, int], JSON]:
+        def make(child: Node, salt: int) -> JSON:
+            source = self if salt == 0 else self.variant(salt)
+            return source.value(child, None, depth + 1)
+
+        return make
+
+    def variant(self, salt: int) -> Generator:
+        """Another MIXED generator derived from this one: a redraw that differs from it."""
+        return Generator(
+            stable_int("toolfuzz-variant", self.seed_material, salt),
+            self.index + salt,
+            MIXED,
+            self.limits,
+        )
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
@@ -265,7 +280,8 @@ def _string_cap(node: Node, limits: Limits) -> int:
 
 def _items_cap(node: Node, limits: Limits) -> int:
     d = node.domain
-    hi = d.max_items if d.max_items is not None else d.min_items + UNBOUNDED_EXTRA_ITEMS
+    fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
+    hi = d.max_items if d.max_items is not None else fewest + UNBOUNDED_EXTRA_ITEMS
     return min(hi, limits.max_items)
 
 
@@ -288,9 +304,20 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
         sizes.append(32)
     if "array" in types:
         items = d.items if d.items is not None else Node(node.pointer + "/items")
-        item = estimate_bytes(items, limits, depth + 1)
+        schemas = (*d.prefix_items, items, *((d.contains,) if d.contains is not None else ()))
+        item = max(estimate_bytes(schema, limits, depth + 1) for schema in schemas)
         sizes.append(2 + _items_cap(node, limits) * (item + 1))
     if "object" in types:
         members = (len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1) for k, c in d.properties)
-        sizes.append(2 + sum(members))
+        sizes.append(2 + sum(members) + _extra_members_bytes(node, limits, depth))
     return max(sizes)
+
+
+def _extra_members_bytes(node: Node, limits: Limits, depth: int) -> int:
+    """The members `core.members` may add beyond `properties` (named `extra`, `extra2`, ...)."""
+    d = node.domain
+    count = max(d.min_properties - len(d.properties), 0) + bool(d.additional_values)
+    if count == 0:
+        return 0
+    schema = d.additional_values[0] if d.additional_values else Node(node.pointer + "/extra")
+    return count * (len(EXTRA_KEY) + 8 + estimate_bytes(schema, limits, depth + 1))

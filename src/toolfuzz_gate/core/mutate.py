@@ -1,11 +1,12 @@
 """Hostile near-misses: a valid case with exactly one keyword at one path broken (pure).
 
 Operators are enumerated once from the compiled tree (each keyword's `recipes`,
-placed at the instance location of its node; array items are reached through
-index 0). Applying one to a valid base case first makes sure the location
-exists (adding an absent optional member or a first array item), then replaces
-the value there. The oracle decides afterwards whether the mutant really fails
-at that keyword and path; one that does not is discarded and counted.
+placed at the instance location of its node; positional items are reached at
+their index, the rest of an array's items at the first index after them).
+Applying one to a valid base case first makes sure the location exists (adding
+an absent optional member, or array items up to its index), then replaces the
+value there. The oracle decides afterwards whether the mutant really fails at
+that keyword and path; one that does not is discarded and counted.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.generate import Generator
 from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import KEYWORDS, Recipe
+from toolfuzz_gate.core.keywords.items import item_node
 from toolfuzz_gate.core.keywords.objects import Additional
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
@@ -68,9 +70,13 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
     if isinstance(additional, Additional) and isinstance(additional.allowed, Node):
         key = additional.free_key()
         yield from _walk(additional.allowed, (*steps, (key, additional.allowed)), limits)
-    items = node.domain.items
-    if items is not None and node.domain.max_items != 0:
-        yield from _walk(items, (*steps, (0, items)), limits)
+    d = node.domain
+    reachable = d.max_items if d.max_items is not None else len(d.prefix_items) + 1
+    for index, child in enumerate(d.prefix_items[:reachable]):
+        yield from _walk(child, (*steps, (index, child)), limits)
+    start = len(d.prefix_items)
+    if d.items is not None and start < reachable:
+        yield from _walk(d.items, (*steps, (start, d.items)), limits)
 
 
 def copy_json(value: JSON) -> JSON:
@@ -102,10 +108,12 @@ def apply(operator: Operator, base: JSON, maker: Generator, root: Node) -> JSON 
                 current = maker.value(parent, "array", 0)
                 container[key] = current  # type: ignore[index]
             assert isinstance(current, list)
-            if not current:
-                if parent.domain.max_items == 0:
+            while len(current) <= token:
+                most = parent.domain.max_items
+                if most is not None and len(current) >= most:
                     return None
-                current.append(maker.valid(node))
+                filler = item_node(parent.domain, len(current))
+                current.append(maker.valid(filler if filler is not None else node))
         container, key, parent = current, token, node
     value = container[key]  # type: ignore[index]
     needs = operator.recipe.needs

@@ -42,6 +42,10 @@ class Domain:
     unique_items: bool = False
     prefix_items: tuple[Node, ...] = ()
     """Positional item schemas; `items` then governs only the items after them."""
+    contains: Node | None = None
+    min_contains: int = 0
+    """How many items must match `contains` (1 unless `minContains` says otherwise)."""
+    max_contains: int | None = None
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:
@@ -71,6 +75,8 @@ class Node:
         if self.domain.items is not None:
             found.append(self.domain.items)
         found.extend(self.domain.additional_values)
+        if self.domain.contains is not None:
+            found.append(self.domain.contains)
         return tuple(found)
 
 

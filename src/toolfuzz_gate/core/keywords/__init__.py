@@ -6,7 +6,18 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, members, multiple, numeric, objects, text
+from toolfuzz_gate.core.keywords import (
+    arrays,
+    contains,
+    generic,
+    items,
+    members,
+    multiple,
+    numeric,
+    objects,
+    text,
+    unique,
+)
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 
 KEYWORDS: dict[str, Keyword] = {
@@ -22,9 +33,15 @@ KEYWORDS: dict[str, Keyword] = {
         multiple.MULTIPLE_OF,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
-        arrays.ITEMS,
+        items.ITEMS,
+        items.PREFIX_ITEMS,
+        items.ADDITIONAL_ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
+        unique.UNIQUE_ITEMS,
+        contains.CONTAINS,
+        contains.MIN_CONTAINS,
+        contains.MAX_CONTAINS,
         objects.PROPERTIES,
         objects.REQUIRED,
         objects.ADDITIONAL_PROPERTIES,
