@@ -251,9 +251,10 @@ def test_every_unsupported_keyword_is_reported_in_one_pass() -> None:
         "properties": {
             "a": {"type": "string", "pattern": "^a", "format": "email"},
             "b": {"oneOf": [{"pattern": "never-read"}]},
-            "c": {"type": "array", "items": {"type": "number", "multipleOf": 2}},
-            "d": {"type": "object", "additionalProperties": {"type": "string"}},
+            "c": {"type": "array", "items": {"type": "number", "not": {"multipleOf": 2}}},
+            "d": {"type": "object", "dependentSchemas": {"x": {"type": "string"}}},
             "e": {"type": "array", "items": [{"type": "string"}]},
+            "f": {"type": "array", "additionalItems": {"type": "string"}},
         },
         "$ref": "#/$defs/thing",
     }
@@ -265,9 +266,12 @@ def test_every_unsupported_keyword_is_reported_in_one_pass() -> None:
             ("schema.unsupported-keyword", "/properties/a/format"),
             # never inside an unsupported keyword's value: /oneOf/0/pattern is not read
             ("schema.unsupported-keyword", "/properties/b/oneOf"),
-            ("schema.unsupported-keyword", "/properties/c/items/multipleOf"),
-            ("schema.unsupported-keyword", "/properties/d/additionalProperties"),
-            ("schema.unsupported-keyword", "/properties/e/items"),
+            ("schema.unsupported-keyword", "/properties/c/items/not"),
+            ("schema.unsupported-keyword", "/properties/d/dependentSchemas"),
+            # the list form of items is draft-07's; 2020-12 names it prefixItems
+            ("schema.invalid-keyword-value", "/properties/e/items"),
+            # additionalItems exists only in draft-07
+            ("schema.unsupported-keyword", "/properties/f/additionalItems"),
             ("schema.unsupported-keyword", "/$ref"),
         ]
     )
