@@ -36,8 +36,8 @@ def check_laws(
     cases: int = 8,
     must_confirm: Iterable[str] = (),
     must_offer: Iterable[str] = (),
-) -> set[str]:
-    """Check both laws; return the keywords whose mutants were confirmed."""
+) -> set[tuple[str, str]]:
+    """Check both laws; return the (keyword, path) of every confirmed mutant."""
     compiled = compile_schema(schema)
     reference = reference_validator(schema)
     python, rust = JsonschemaOracle(schema), JsonschemaRsOracle(schema)
@@ -50,7 +50,7 @@ def check_laws(
     offered = {op.keyword for op in operators}
     assert set(must_offer) <= offered, (sorted(must_offer), sorted(offered))
     required = set(must_confirm)
-    confirmed: set[str] = set()
+    confirmed: set[tuple[str, str]] = set()
     for index, operator in enumerate(operators):
         maker = generator_for(seed, index, DEFAULT_LIMITS, "hostile")
         mutant = apply(operator, bases[0], maker, compiled.root)
@@ -71,5 +71,5 @@ def check_laws(
             assert not reference.is_valid(mutant), (operator.label, mutant)
             assert at_rust, (operator.label, mutant, rust.errors(mutant))
             assert not validate(compiled, mutant), (operator.label, mutant)
-            confirmed.add(operator.keyword)
+            confirmed.add((operator.keyword, operator.path))
     return confirmed

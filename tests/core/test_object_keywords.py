@@ -131,13 +131,8 @@ def test_an_unknown_key_breaks_the_additional_schema(extra: dict[str, Any], seed
         "properties": {"a": {"type": "string"}},
         "additionalProperties": extra,
     }
-    compiled = compile_schema(schema)
     confirmed = check_laws(schema, seed, must_confirm={"type"})
-    assert "type" in confirmed
-    from toolfuzz_gate.core.mutate import iter_operators
-
-    paths = {op.path for op in iter_operators(compiled, DEFAULT_LIMITS)}
-    assert "/unexpectedKey" in paths
+    assert ("type", "/unexpectedKey") in confirmed
 
 
 def _problems(schema: dict[str, Any]) -> list[tuple[str, str]]:

@@ -51,6 +51,9 @@ def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     if argument + 1 > 2 * limits.max_items:
         return ()
     domain = node.domain
+    closed = (item_node(domain, index) for index in range(argument + 1))
+    if any(schema is not None and schema.never for schema in closed):
+        return ()  # one item more would break `items` / `prefixItems` as well
 
     def make(value: JSON, maker: Maker) -> JSON:
         grown = list(value) if isinstance(value, list) else []

@@ -2,7 +2,9 @@
 
 `contains` does all the checking, bound to its two counting siblings, which on
 their own only carry their near-misses (the validators name them when the count
-is off)."""
+is off). With no match left at all the `jsonschema` library names `contains` but
+jsonschema-rs names `minContains` or `maxContains` when either is present, so
+those near-misses keep at least one match, and `contains` has its own only alone."""
 
 from __future__ import annotations
 
@@ -95,35 +97,43 @@ def _too_few(node: Node, keyword: str, wanted: int) -> Recipe:
 
 
 def _too_many(node: Node, most: int) -> Recipe:
-    """Matching items appended until there are `most + 1`."""
+    """Matching items appended until there are `most + 1`: copies of a match the value
+    already holds, else fresh values that match both `contains` and their position."""
     d = node.domain
     schema = d.contains
     assert schema is not None
 
     def make(value: JSON, maker: Maker) -> JSON:
         items = list(value) if isinstance(value, list) else []
-        count = sum(_matches(schema, item) for item in items)
-        for _ in range(TRIES * (most + 1)):
+        held = [item for item in items if _matches(schema, item)]
+        count = len(held)
+        for attempt in range(TRIES * (most + 1)):
             if count > most:
                 break
-            candidate = maker.valid(schema)
             governing = item_node(d, len(items))
-            if governing is None or _matches(governing, candidate):
-                items.append(candidate)
-                count += 1
+            fresh = maker.valid(schema if attempt % 2 else governing or schema)
+            for candidate in (*held[:1], fresh):
+                if _matches(schema, candidate) and (
+                    governing is None or _matches(governing, candidate)
+                ):
+                    items.append(candidate)
+                    count += 1
+                    break
         return items
 
     return Recipe(FAMILY, "maxContains", "above-maxContains", make, needs="array")
 
 
 def _contains_recipes(node: Node, argument: Contains, limits: Limits) -> Iterable[Recipe]:
-    if argument.minimum != 1 or node.argument("minContains") is not None:
-        return ()  # an explicit minContains owns the near-miss
+    if node.argument("minContains") is not None or node.argument("maxContains") is not None:
+        return ()  # jsonschema-rs then names a counting keyword even for no match at all
     return (_too_few(node, "contains", 1),)
 
 
 def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
-    if argument < 1 or node.domain.contains is None:
+    # With no match left, the `jsonschema` library names `contains` and jsonschema-rs
+    # `minContains`: a confirmable near-miss keeps at least one match.
+    if argument < 2 or node.domain.contains is None:
         return ()
     return (_too_few(node, "minContains", argument),)
 
