@@ -29,7 +29,7 @@ MAX_FINITE = 64
 """A domain with more values than this is treated as unbounded."""
 SCALAR_KEYWORDS = frozenset(
     {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
-    | {"multipleOf"}
+    | {"multipleOf", "minLength", "maxLength"}
 )
 
 
@@ -45,9 +45,11 @@ def finite_values(node: Node | None) -> tuple[JSON, ...] | None:
     if d.enum is not None:
         candidates: list[JSON] = list(d.enum)
     else:
-        if not d.types <= {"null", "boolean", "integer"}:
+        if not d.types <= {"null", "boolean", "integer", "string"}:
             return None
-        candidates = [None, False, True]
+        if "string" in d.types and d.max_length != 0:
+            return None
+        candidates = [None, False, True, ""]
         if "integer" in d.types:
             if d.lo is None or d.hi is None or d.hi - d.lo > MAX_FINITE:
                 return None

@@ -314,10 +314,15 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
 
 
 def _extra_members_bytes(node: Node, limits: Limits, depth: int) -> int:
-    """The members `core.members` may add beyond `properties` (named `extra`, `extra2`, ...)."""
+    """The members `core.members` may add beyond `properties`: extra keys (`extra`,
+    `extra2`, ...) and undeclared names that are required or depended on."""
     d = node.domain
+    declared = {name for name, _ in d.properties}
+    named = {*d.required, *(dep for _, deps in d.dependent_required for dep in deps)} - declared
     count = max(d.min_properties - len(d.properties), 0) + bool(d.additional_values)
-    if count == 0:
+    if not count and not named:
         return 0
     schema = d.additional_values[0] if d.additional_values else Node(node.pointer + "/extra")
-    return count * (len(EXTRA_KEY) + 8 + estimate_bytes(schema, limits, depth + 1))
+    value = estimate_bytes(schema, limits, depth + 1)
+    names = sum(len(name) * 6 for name in named) + count * (len(EXTRA_KEY) + 2)
+    return names + (count + len(named)) * (value + 6)
