@@ -26,7 +26,7 @@ from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_rang
 from toolfuzz_gate.core.node import CompiledSchema, Node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
