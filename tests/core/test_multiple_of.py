@@ -71,13 +71,18 @@ def test_generated_multiples_agree_across_seeds(factor: float) -> None:
     assert len({str(v) for v in values}) > 100  # not one safe value over and over
 
 
-def test_binary_division_is_not_the_reading() -> None:
-    """0.07 is seven hundredths to the specification and to the engine; the `jsonschema`
-    library's float division disagrees, so the generator must not pick it."""
+def test_a_multiple_needs_every_reading() -> None:
+    """0.07 is seven hundredths to the specification (and to jsonschema-rs), but the
+    `jsonschema` library's float division disagrees: the engine accepts only what both
+    readings accept, so its own checks never pass a value the reference rejects."""
     compiled = compile_schema({"multipleOf": 0.01})
-    assert validate(compiled, 0.07)
     assert not jsonschema.Draft202012Validator({"multipleOf": 0.01}).is_valid(0.07)
+    assert not validate(compiled, 0.07)
+    assert validate(compiled, 0.08)
     assert not validate(compiled, 0.075)
+    big = compile_schema({"multipleOf": 1.5})
+    assert jsonschema.Draft202012Validator({"multipleOf": 1.5}).is_valid(2**53 - 1)
+    assert not validate(big, 2**53 - 1)  # not a multiple of 3: the exact reading decides
 
 
 def test_no_multiple_within_the_bounds_is_a_contradiction() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from toolfuzz_gate.core.elements import finite_values
+from toolfuzz_gate.core.jsonvalue import ALL_TYPES, intersect_types
 from toolfuzz_gate.core.multiples import common_multiple, multiple_range
 from toolfuzz_gate.core.node import Node
 
@@ -122,6 +123,13 @@ def _arrays(node: Node) -> Iterator[Contradiction]:
             )
     if d.contains is None:
         return
+    room = _closed_length(node)
+    if room is not None and d.min_contains > room:
+        yield ("contains", f"{d.min_contains} items must match contains; at most {room} fit", ())
+    if d.min_contains > 0 and not any(
+        intersect_types(types, d.contains.domain.types) for types in _position_types(node)
+    ):
+        yield ("contains", "no item position admits a type that contains matches", ())
     if d.contains.never and d.min_contains > 0:
         yield ("contains", "contains admits nothing, so no item can match it", ())
     if d.max_contains is not None and d.min_contains > d.max_contains:
@@ -132,3 +140,25 @@ def _arrays(node: Node) -> Iterator[Contradiction]:
         )
     if d.max_items is not None and d.min_contains > d.max_items:
         yield ("minContains", f"minContains {d.min_contains} > maxItems {d.max_items}", ())
+
+
+def _closed_length(node: Node) -> int | None:
+    """How many items the positional schemas leave room for; None when unbounded."""
+    d = node.domain
+    for index, schema in enumerate(d.prefix_items):
+        if schema.never:
+            return index
+    if d.items is not None and d.items.never:
+        return len(d.prefix_items)
+    return None
+
+
+def _position_types(node: Node) -> list[frozenset[str]]:
+    """The types each item position admits (the last entry for all positions after)."""
+    d = node.domain
+    found = [schema.domain.types for schema in d.prefix_items if not schema.never]
+    if d.items is None:
+        found.append(ALL_TYPES)
+    elif not d.items.never:
+        found.append(d.items.domain.types)
+    return found

@@ -117,6 +117,11 @@ class ItemPlan:
                 return (value,)
         return None
 
+    def _filler(self, index: int) -> tuple[JSON] | None:
+        schema = self.governing(index)
+        value = self.make(schema, 0)
+        return (value,) if self._fresh(value, index) else self._distinct(schema, index)
+
     def _candidate(self, index: int, contains: Node, matching: bool) -> tuple[JSON] | None:
         """A value for position `index` that its schema admits and that does (or does not)
         match `contains`."""
@@ -143,11 +148,12 @@ class ItemPlan:
             if not matches[index] and (found := self._candidate(index, contains, True)):
                 items[index], matches[index] = found[0], True
         while sum(matches) < d.min_contains and len(items) < cap:
-            found = self._candidate(len(items), contains, True)
+            # a position that cannot match (say an integer one) gets an ordinary item
+            found = self._candidate(len(items), contains, True) or self._filler(len(items))
             if found is None:
                 break
             items.append(found[0])
-            matches.append(True)
+            matches.append(validate_node(contains, found[0]))
         most = d.max_contains
         for index in reversed(range(len(items))):
             if most is None or sum(matches) <= most:

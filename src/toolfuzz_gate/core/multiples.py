@@ -1,10 +1,10 @@
 """Exact `multipleOf` arithmetic, and the values on which every validator agrees (pure).
 
-A float in a schema means the decimal it is written as (`0.01` is one hundredth), so
-the engine's own reading is exact decimal arithmetic on the shortest repr. The
-`jsonschema` library divides in binary floating point instead (`0.07 / 0.01` is not
-a whole number there), so a generated multiple must pass that reading too:
-`agrees` holds only for values that every reading accepts.
+A float in a schema means the decimal it is written as (`0.01` is one hundredth):
+that is the specification's reading, and jsonschema-rs's. The `jsonschema`
+library divides in binary floating point instead (`0.07 / 0.01` is not a whole
+number there, `(2**53 - 1) / 1.5` is), so `agrees` holds only for values that
+both readings accept.
 """
 
 from __future__ import annotations

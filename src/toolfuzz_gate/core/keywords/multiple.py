@@ -1,7 +1,10 @@
-"""`multipleOf` for integers and numbers, read as exact decimals (pure).
+"""`multipleOf` for integers and numbers (pure).
 
-Generation and near-misses keep to values on which the exact reading and the
-`jsonschema` library's float division agree (`core.multiples`)."""
+A number is a multiple when the exact decimal reading (`core.multiples`) and the
+`jsonschema` library's float division both say so: the engine then never accepts
+a value the reference validator rejects (`0.07` against `0.01`), which is what
+generation and the re-checks of generated values need. The official test suite's
+cases read the same either way. Near-misses fail under every reading."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.jsonvalue import is_number
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.multiples import exact, is_multiple
+from toolfuzz_gate.core.multiples import agrees, exact, is_multiple
 from toolfuzz_gate.core.node import Domain, Node
 
 FAMILY = "multipleOf"
@@ -32,7 +35,7 @@ def _narrow(domain: Domain, argument: int | float) -> Domain:
 
 
 def _check(node: Node, argument: int | float, instance: JSON, recurse: object) -> bool:
-    return not is_number(instance) or is_multiple(instance, argument)  # type: ignore[arg-type]
+    return not is_number(instance) or agrees(instance, (argument,))  # type: ignore[arg-type]
 
 
 def _fails_everywhere(value: int | float, factor: int | float) -> bool:
