@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from tests.keyword_laws import check_laws
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.generate import generate
+from toolfuzz_gate.core.keywords.objects import ADDITIONAL_PROPERTIES
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS
+from toolfuzz_gate.core.node import Node
 from toolfuzz_gate.errors import SchemaError
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -201,3 +203,27 @@ def test_other_types_keep_count_bounds_satisfiable() -> None:
 def test_dependent_names_are_checked_for_unsafe_keys() -> None:
     problems = _problems({"type": "object", "dependentRequired": {"a": ["__proto__"]}})
     assert problems == [("schema.unsafe-key", "/dependentRequired/a/0")]
+
+
+class _Prefix:
+    """Stands in for a `patternProperties` matcher (`matches(name) -> bool`)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+
+    def matches(self, name: str) -> bool:
+        return name.startswith(self.prefix)
+
+
+def test_names_a_pattern_matches_are_not_governed() -> None:
+    bind = ADDITIONAL_PROPERTIES.bind
+    assert bind is not None
+    pattern = ((_Prefix("unexpected"), Node("/patternProperties/x")),)
+    bound = bind(
+        False, {"properties": (("a", Node("/properties/a")),), "patternProperties": pattern}
+    )
+    assert not bound.governs("a") and not bound.governs("unexpectedKey")
+    key = bound.free_key()
+    assert key is not None and bound.governs(key)
+    everything = ((_Prefix(""), Node("/patternProperties/all")),)
+    assert bind(False, {"patternProperties": everything}).free_key() is None

@@ -78,6 +78,8 @@ def count_range(domain: Domain, cap: int) -> tuple[int, int]:
 
 
 class ItemPlan:
+    """Builds one array's items, position by position; `make` draws a value for a schema."""
+
     def __init__(self, domain: Domain, pointer: str, make: Make) -> None:
         self.domain = domain
         self.any = Node(pointer + "/items")

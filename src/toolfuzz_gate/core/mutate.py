@@ -69,7 +69,8 @@ def _walk(node: Node, steps: tuple[tuple[Token, Node], ...], limits: Limits) -> 
     additional = node.argument("additionalProperties")
     if isinstance(additional, Additional) and isinstance(additional.allowed, Node):
         key = additional.free_key()
-        yield from _walk(additional.allowed, (*steps, (key, additional.allowed)), limits)
+        if key is not None:
+            yield from _walk(additional.allowed, (*steps, (key, additional.allowed)), limits)
     d = node.domain
     reachable = d.max_items if d.max_items is not None else len(d.prefix_items) + 1
     for index, child in enumerate(d.prefix_items[:reachable]):

@@ -12,6 +12,7 @@ from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 
 UNKNOWN_KEY = "unexpectedKey"
+FREE_KEY_BASES = (UNKNOWN_KEY, "x-unknown", "_", "0")
 
 
 def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
@@ -98,12 +99,15 @@ class Additional:
     def governs(self, name: str) -> bool:
         return name not in self.known and not any(m.matches(name) for m, _ in self.patterns)
 
-    def free_key(self) -> str:
-        """A member name this keyword governs: where an unknown key goes."""
-        taken = set(self.known)
-        while not self.governs(key := unknown_key(taken)):
-            taken.add(key)
-        return key
+    def free_key(self) -> str | None:
+        """A member name this keyword governs (where an unknown key goes), or None when
+        the patterns leave none among the few names tried (`.*` matches them all)."""
+        for base in FREE_KEY_BASES:
+            for n in range(1, 9):
+                key = base if n == 1 else f"{base}{n}"
+                if self.governs(key):
+                    return key
+        return None
 
 
 def _bind_additional(argument: bool | Node, siblings: Mapping[str, Any]) -> Additional:
@@ -143,9 +147,9 @@ def unknown_key(known: Iterable[str]) -> str:
 def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
     # A schema-valued form is broken through its own keywords: `core.mutate` walks into
     # it at `free_key()`, so the unknown member's value fails exactly there.
-    if argument.allowed is not False:
-        return ()
     key = argument.free_key()
+    if argument.allowed is not False or key is None:
+        return ()
 
     def make(value: JSON, maker: Maker) -> JSON:
         assert isinstance(value, dict)
