@@ -13,7 +13,12 @@ from collections.abc import Iterator
 
 from toolfuzz_gate.core.elements import finite_values
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES, intersect_types
-from toolfuzz_gate.core.multiples import common_multiple, multiple_range
+from toolfuzz_gate.core.multiples import (
+    SEARCH_STEPS,
+    common_multiple,
+    multiple_range,
+    nearest_agreeing,
+)
 from toolfuzz_gate.core.node import Node
 
 Contradiction = tuple[str, str, tuple[str | int, ...]]
@@ -97,12 +102,24 @@ def _multiples(node: Node) -> Iterator[Contradiction]:
     d = node.domain
     if not d.multiples or not d.types <= {"integer", "number"} or d.lo is None or d.hi is None:
         return
-    step = common_multiple(d.multiples, integer="number" not in d.types)
+    integer = "number" not in d.types
+    step = common_multiple(d.multiples, integer)
     if step is None:
         return
     low, high = multiple_range(d.lo, d.hi, step)
     if low > high:
         yield ("multipleOf", f"no multiple of {step} lies within [{d.lo}, {d.hi}]", ())
+    elif high - low < 2 * SEARCH_STEPS and all(
+        nearest_agreeing(start, (low, high), step, d.multiples, integer) is None
+        for start in (low, high)
+    ):
+        # every candidate was tried: the few multiples there are all fail float division
+        yield (
+            "multipleOf",
+            f"the multiples of {step} within [{d.lo}, {d.hi}] all fail the jsonschema "
+            "library's floating-point division (it rejects 7 as a multiple of 0.07)",
+            (),
+        )
 
 
 def _arrays(node: Node) -> Iterator[Contradiction]:

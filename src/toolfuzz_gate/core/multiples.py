@@ -15,6 +15,9 @@ from fractions import Fraction
 
 SEARCH_STEPS = 64
 """How far from the chosen multiple `nearest_agreeing` looks for one all readings accept."""
+FAR_WINDOWS = 48
+FAR_WINDOW = 8
+"""Past `SEARCH_STEPS`, windows of 2 * FAR_WINDOW + 1 multiples at doubling distances."""
 MAX_DIGITS = 400
 """A common multiple with more digits than this is not searched for (untrusted schemas)."""
 
@@ -86,13 +89,18 @@ def nearest_agreeing(
     factors: tuple[int | float, ...],
     integer: bool,
 ) -> int | float | None:
-    """The multiple k * step closest to `start` (within a few steps) that `agrees`."""
+    """A multiple k * step that `agrees`: the closest to `start` within `SEARCH_STEPS`,
+    else one in small windows at doubling distances (agreeing multiples come in
+    clusters with wide gaps between them), else 0 or +-1 times the step."""
     low, high = k_range
     for distance in range(SEARCH_STEPS):
         for k in (start + distance, start - distance) if distance else (start,):
-            if low <= k <= high:
-                value = as_json(k, step, integer)
-                if agrees(value, factors):
+            if low <= k <= high and agrees(value := as_json(k, step, integer), factors):
+                return value
+    for power in range(FAR_WINDOWS):
+        for centre in (start + SEARCH_STEPS * 2**power, start - SEARCH_STEPS * 2**power):
+            for k in range(centre - FAR_WINDOW, centre + FAR_WINDOW + 1):
+                if low <= k <= high and agrees(value := as_json(k, step, integer), factors):
                     return value
     for k in (0, 1, -1):
         if low <= k <= high and agrees(value := as_json(k, step, integer), factors):
