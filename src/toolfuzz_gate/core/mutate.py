@@ -1,16 +1,16 @@
 """Hostile near-misses: a valid case with exactly one keyword at one path broken (pure).
 
 Operators are enumerated once from the compiled tree (each keyword's `recipes`,
-placed at the instance location of its node; array items are reached through
-index 0). `allOf` and `$ref` are walked merged (`core.compose`), each schema
-reached once per path so recursive schemas end. Inside an `anyOf`/`oneOf` the
-walk goes into each branch: the near-miss breaks that branch's keyword, and the
-oracle must then see the whole choice fail at the choice's own path (its `site`).
-Applying an operator to a valid base case first makes sure the location exists
-(adding an absent optional member or a first array item, taking the branch),
-then replaces the value there. The oracle decides afterwards whether the mutant
-really fails at the expected keyword and path; one that does not is discarded
-and counted.
+placed at the instance location of its node; positional items are reached at
+their index, the rest of an array's items at the first index after them).
+`allOf` and `$ref` are walked merged (`core.compose`), each schema reached once
+per path so recursive schemas end. Inside an `anyOf`/`oneOf` the walk goes into
+each branch: the near-miss breaks that branch's keyword, and the oracle must then
+see the whole choice fail at the choice's own path (its `site`). Applying an
+operator to a valid base case first makes sure the location exists (adding an
+absent optional member, array items up to its index, taking the branch), then
+replaces the value there. The oracle decides afterwards whether the mutant really
+fails at the expected keyword and path; one that does not is discarded and counted.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from toolfuzz_gate.core.compose import conjoin, effective, without
 from toolfuzz_gate.core.generate import Generator, NoValue
 from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import INAPPLICABLE, KEYWORDS, Recipe
+from toolfuzz_gate.core.keywords.items import item_node
+from toolfuzz_gate.core.keywords.objects import Additional
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
 from toolfuzz_gate.core.validate import validate_node
@@ -122,18 +124,29 @@ def _children(
     own: Node, merged: Node, steps: Steps, limits: Limits, site: Site | None, seen: frozenset[str]
 ) -> Iterator[Operator]:
     """The members `own` constrains, walked with their schema in `merged`."""
+
+    def walk(token: Token, child: Node) -> Iterator[Operator]:
+        if child.pointer not in seen:
+            yield from _walk(child, (*steps, (token, child)), limits, site, seen | {child.pointer})
+
     names = {name for name, _ in own.domain.properties}
     for name, child in merged.domain.properties:
-        if name in names and child.pointer not in seen:
-            yield from _walk(child, (*steps, (name, child)), limits, site, seen | {child.pointer})
-    items = merged.domain.items
-    if (
-        own.domain.items is not None
-        and items is not None
-        and merged.domain.max_items != 0
-        and items.pointer not in seen
-    ):
-        yield from _walk(items, (*steps, (0, items)), limits, site, seen | {items.pointer})
+        if name in names:
+            yield from walk(name, child)
+    additional = own.argument("additionalProperties")
+    if isinstance(additional, Additional) and isinstance(additional.allowed, Node):
+        key = additional.free_key()
+        if key is not None:
+            yield from walk(key, additional.allowed)
+    if own.domain.items is None and not own.domain.prefix_items:
+        return
+    d = merged.domain
+    reachable = d.max_items if d.max_items is not None else len(d.prefix_items) + 1
+    for index, child in enumerate(d.prefix_items[:reachable]):
+        yield from walk(index, child)
+    start = len(d.prefix_items)
+    if d.items is not None and start < reachable:
+        yield from walk(start, d.items)
 
 
 def copy_json(value: JSON) -> JSON:
@@ -177,11 +190,13 @@ def _apply(operator: Operator, base: JSON, maker: Generator, root: Node) -> JSON
                 current = maker.value(parent, "array", 0)
                 container[key] = current  # type: ignore[index]
             assert isinstance(current, list)
-            if not current:
-                if parent.domain.max_items == 0:
+            while len(current) <= token:
+                most = parent.domain.max_items
+                if most is not None and len(current) >= most:
                     return None
-                current.append(maker.valid(node))
-        container, key, parent = current, token, node
+                filler = item_node(parent.domain, len(current))
+                current.append(maker.valid(filler if filler is not None else node))
+        container, key, parent = current, token, effective(node)
     value = container[key]  # type: ignore[index]
     needs = operator.recipe.needs
     if needs is not None and not has_type(value, frozenset({needs})):

@@ -6,7 +6,20 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, compose, formats, generic, numeric, objects, text
+from toolfuzz_gate.core.keywords import (
+    arrays,
+    compose,
+    contains,
+    formats,
+    generic,
+    items,
+    members,
+    multiple,
+    numeric,
+    objects,
+    text,
+    unique,
+)
 from toolfuzz_gate.core.keywords.base import (
     INAPPLICABLE,
     INVALID,
@@ -26,12 +39,19 @@ KEYWORDS: dict[str, Keyword] = {
         numeric.MAXIMUM,
         numeric.EXCLUSIVE_MINIMUM,
         numeric.EXCLUSIVE_MAXIMUM,
+        multiple.MULTIPLE_OF,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
         formats.FORMAT,
-        arrays.ITEMS,
+        items.ITEMS,
+        items.PREFIX_ITEMS,
+        items.ADDITIONAL_ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
+        unique.UNIQUE_ITEMS,
+        contains.CONTAINS,
+        contains.MIN_CONTAINS,
+        contains.MAX_CONTAINS,
         objects.PROPERTIES,
         objects.REQUIRED,
         objects.ADDITIONAL_PROPERTIES,
@@ -41,6 +61,10 @@ KEYWORDS: dict[str, Keyword] = {
         compose.REF,
         compose.DEFS,
         compose.DEFINITIONS,
+        members.MIN_PROPERTIES,
+        members.MAX_PROPERTIES,
+        members.DEPENDENT_REQUIRED,
+        members.DEPENDENCIES,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }
