@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from store import Collected, store_source  # noqa: E402
+from store import Collected, store_source
 
 QUESTION_FILES = (
     "BFCL_v4_simple_python.json",

@@ -25,7 +25,9 @@ def main() -> None:
     openai = json.loads((HERE / "handwritten" / "openai_tools.json").read_text())["tools"]
     anthropic = json.loads((HERE / "handwritten" / "anthropic_tools.json").read_text())["tools"]
     collected = [
-        Collected(f"openai.{tool['function']['name']}", tool["function"]["parameters"], PACKAGE, VERSION)
+        Collected(
+            f"openai.{tool['function']['name']}", tool["function"]["parameters"], PACKAGE, VERSION
+        )
         for tool in openai
     ]
     collected += [

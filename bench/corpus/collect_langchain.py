@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from store import Collected, store_source  # noqa: E402
+from store import Collected, store_source
 
 
 def main() -> None:

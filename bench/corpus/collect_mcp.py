@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from store import Collected, store_source  # noqa: E402
+from store import Collected, store_source
 
 # (PyPI distribution, console script, extra arguments; "{tmp}" is a throwaway folder).
 PYPI_SERVERS = (
@@ -170,7 +170,9 @@ def main() -> None:
     isolate = ["unshare", "--net"] if shutil.which("unshare") else []
     node = shutil.which("node") or "node"
     jobs: list[tuple[str, str, list[str]]] = []
-    python = [(args.venv, s) for s in PYPI_SERVERS] + [(args.legacy_venv, s) for s in LEGACY_SERVERS]
+    python = [(args.venv, s) for s in PYPI_SERVERS] + [
+        (args.legacy_venv, s) for s in LEGACY_SERVERS
+    ]
     for venv, (distribution, script, extra) in python:
         version = python_version(venv, distribution)
         jobs.append((distribution, version, [str(venv / "bin" / script), *extra]))

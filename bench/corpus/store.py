@@ -24,8 +24,17 @@ PROSE = ("description", "title", "$comment")
 
 # Keywords whose value is one subschema, a list of them, or a name -> subschema map.
 ONE = (
-    "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else",
-    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
 )
 LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
