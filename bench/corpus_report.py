@@ -143,6 +143,7 @@ def summarize(rows: list[Row], runs: int, seed: int, elapsed: float) -> dict[str
             ).most_common()
         ),
         "mutants": dict(sum((r.mutants for r in rows), Counter[str]())),
+        "refused": {r.file: sorted({f"{c} {k}".strip() for c, k in r.problems}) for r in refused},
         "disagreements": {r.file: r.disagreements for r in rows if r.disagreements},
         "crashes": {r.file: r.crash for r in rows if r.crash},
         "slowest": {"file": slowest.file, "seconds": round(slowest.seconds, 2)}
