@@ -2,8 +2,9 @@
 
 smolagents describes a tool's inputs in its own small format and turns it into
 the function schema it sends a model with `get_tool_json_schema`; that output is
-what is stored. It marks optional inputs with OpenAPI's `nullable`, so a schema
-using `nullable` is stored as kind "dialect". Tools are read from their classes
+what is stored. It marks optional inputs with OpenAPI's `nullable` and has
+types of its own (`audio`, `image`), so a schema using either is stored as kind
+"dialect". Tools are read from their classes
 (never instantiated: no model, key or network). Use a throwaway venv:
 
     python3 -m venv /tmp/corpus/smolvenv
@@ -17,9 +18,22 @@ import importlib.metadata
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from store import Collected, store_source
+
+JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
+
+
+def _is_dialect(schema: dict[str, Any]) -> bool:
+    inputs = schema.get("properties", {}).values()
+    own_types = any(not set(_names(i.get("type"))) <= JSON_TYPES for i in inputs)
+    return own_types or '"nullable"' in json.dumps(schema)
+
+
+def _names(declared: Any) -> list[Any]:
+    return declared if isinstance(declared, list) else [declared]
 
 
 def main() -> None:
@@ -39,7 +53,7 @@ def main() -> None:
         except Exception as error:  # an abstract base or a tool needing an optional package
             print(f"skipped {export}: {type(error).__name__}")
             continue
-        kind = "dialect" if '"nullable"' in json.dumps(schema) else "standard"
+        kind = "dialect" if _is_dialect(schema) else "standard"
         collected.append(Collected(export, schema, "smolagents", version, kind))
     store_source("smolagents", collected)
 
