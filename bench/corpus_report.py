@@ -12,6 +12,7 @@ disagreements, and the elapsed time. Run by hand or by CI as a report; it
 asserts nothing (tests/test_corpus.py holds the properties that must hold).
 
     PYTHONPATH=src python bench/corpus_report.py [--runs 50] [--seed 41] [--json]
+        [--format-assertion]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError
@@ -55,6 +57,7 @@ class Row:
 
     file: str
     source: str
+    package: str
     kind: str
     compiled: bool = False
     fuzzed: bool = False
@@ -67,19 +70,23 @@ class Row:
     """An exception other than `SchemaError`: an engine bug."""
     seconds: float = 0.0
 
+    def reasons(self) -> list[str]:
+        """The distinct refusal reasons, as "code keyword"."""
+        return sorted({f"{code} {keyword}".strip() for code, keyword in self.problems})
 
-def measure(entry: dict[str, Any], runs: int, seed: int) -> Row:
-    row = Row(entry["file"], entry["source"], entry["kind"])
+
+def measure(entry: dict[str, Any], runs: int, seed: int, options: SchemaOptions) -> Row:
+    row = Row(entry["file"], entry["source"], entry["package"], entry["kind"])
     document = json.loads((CORPUS / entry["file"]).read_text())
     started = time.perf_counter()
     try:
-        compile_schema(document)
+        compile_schema(document, options=options)
         row.compiled = True
         result = fuzz(
             document,
             AcceptEverything(),
             ToolSpec(entry["tool"]),
-            FuzzConfig(seed, runs),
+            FuzzConfig(seed, runs, options=options),
             handler_label={"spec": "corpus:accept-everything"},
             replay_command="corpus-report",
         )
@@ -102,24 +109,28 @@ def share(part: int, whole: int) -> str:
     return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
 
 
-def summarize(rows: list[Row], runs: int, seed: int, elapsed: float) -> dict[str, Any]:
+def summarize(
+    rows: list[Row], runs: int, seed: int, options: SchemaOptions, elapsed: float
+) -> dict[str, Any]:
     standard = [r for r in rows if r.kind == "standard"]
     refused = [r for r in rows if not r.fuzzed and r.crash is None]
     by_reason: Counter[str] = Counter()
     schemas_by_reason: Counter[str] = Counter()
     for row in refused:
-        reasons = [f"{code} {keyword}".strip() for code, keyword in row.problems]
-        by_reason.update(reasons)
-        schemas_by_reason.update(set(reasons))
+        by_reason.update(f"{code} {keyword}".strip() for code, keyword in row.problems)
+        schemas_by_reason.update(row.reasons())
     by_source: dict[str, dict[str, int]] = {}
+    by_package: dict[str, dict[str, int]] = {}
     for row in rows:
-        counts = by_source.setdefault(row.source, {"total": 0, "fuzzed": 0})
-        counts["total"] += 1
-        counts["fuzzed"] += row.fuzzed
+        for table, key in ((by_source, row.source), (by_package, row.package)):
+            counts = table.setdefault(key, {"total": 0, "fuzzed": 0})
+            counts["total"] += 1
+            counts["fuzzed"] += row.fuzzed
     slowest = max(rows, key=lambda r: r.seconds) if rows else None
     return {
         "runs": runs,
         "seed": seed,
+        "formatAssertion": options.format_assertion,
         "total": len(rows),
         "standard": len(standard),
         "dialect": len(rows) - len(standard),
@@ -128,6 +139,7 @@ def summarize(rows: list[Row], runs: int, seed: int, elapsed: float) -> dict[str
         "standardCompiled": sum(r.compiled for r in standard),
         "standardFuzzed": sum(r.fuzzed for r in standard),
         "bySource": by_source,
+        "byPackage": by_package,
         "refusalReasons": [
             {"reason": reason, "schemas": schemas_by_reason[reason], "occurrences": count}
             for reason, count in sorted(
@@ -136,14 +148,16 @@ def summarize(rows: list[Row], runs: int, seed: int, elapsed: float) -> dict[str
         ],
         "standardRefusalReasons": dict(
             Counter(
-                reason
-                for r in refused
-                if r.kind == "standard"
-                for reason in {f"{c} {k}".strip() for c, k in r.problems}
+                reason for r in refused if r.kind == "standard" for reason in r.reasons()
             ).most_common()
         ),
+        # What exactly stands between each refused standard schema and a fuzz run: the
+        # schemas that one keyword (or one set of them) would unlock.
+        "standardBlockers": dict(
+            Counter(" + ".join(r.reasons()) for r in refused if r.kind == "standard").most_common()
+        ),
         "mutants": dict(sum((r.mutants for r in rows), Counter[str]())),
-        "refused": {r.file: sorted({f"{c} {k}".strip() for c, k in r.problems}) for r in refused},
+        "refused": {r.file: r.reasons() for r in refused},
         "disagreements": {r.file: r.disagreements for r in rows if r.disagreements},
         "crashes": {r.file: r.crash for r in rows if r.crash},
         "slowest": {"file": slowest.file, "seconds": round(slowest.seconds, 2)}
@@ -157,7 +171,8 @@ def render(summary: dict[str, Any]) -> str:
     s = summary
     lines = [
         f"corpus: {s['total']} schemas ({s['standard']} standard, {s['dialect']} dialect); "
-        f"fuzzed at {s['runs']} runs, seed {s['seed']}",
+        f"fuzzed at {s['runs']} runs, seed {s['seed']}"
+        + (", format asserted" if s["formatAssertion"] else ""),
         f"compiled: {share(s['compiled'], s['total'])} overall, "
         f"{share(s['standardCompiled'], s['standard'])} of standard",
         f"fuzzed (compiled and an object root): {share(s['fuzzed'], s['total'])} overall, "
@@ -171,6 +186,8 @@ def render(summary: dict[str, Any]) -> str:
     ]
     lines.append("refusal reasons of standard schemas (schemas):")
     lines += [f"  {n:4d}  {reason}" for reason, n in s["standardRefusalReasons"].items()]
+    lines.append("what blocks each refused standard schema, exactly (schemas):")
+    lines += [f"  {n:4d}  {blockers}" for blockers, n in s["standardBlockers"].items()]
     m = s["mutants"]
     lines.append(
         f"hostile mutants: {m.get('generated', 0)} generated, {m.get('confirmed', 0)} confirmed, "
@@ -191,12 +208,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument(
+        "--format-assertion", action="store_true", help="read `format` as a constraint"
+    )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args()
+    options = SchemaOptions(format_assertion=args.format_assertion)
     manifest = json.loads((CORPUS / "MANIFEST.json").read_text())
     started = time.perf_counter()
-    rows = [measure(entry, args.runs, args.seed) for entry in manifest["schemas"]]
-    summary = summarize(rows, args.runs, args.seed, time.perf_counter() - started)
+    rows = [measure(entry, args.runs, args.seed, options) for entry in manifest["schemas"]]
+    summary = summarize(rows, args.runs, args.seed, options, time.perf_counter() - started)
     sys.stdout.write((json.dumps(summary, indent=1) if args.json else render(summary)) + "\n")
 
 
