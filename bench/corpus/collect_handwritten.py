@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from store import Collected, store_source  # noqa: E402
 
-PACKAGE, VERSION = "toolfuzz-gate (hand-written)", "1"
+PACKAGE, VERSION = "hand-written", "1"
 
 
 def main() -> None:

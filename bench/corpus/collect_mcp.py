@@ -10,11 +10,11 @@ Install the servers first into throwaway environments, never the project's venv:
 
     python3 -m venv /tmp/corpus/mcpvenv
     /tmp/corpus/mcpvenv/bin/pip install mcp-server-time mcp-server-fetch mcp-server-git \
-        duckduckgo-mcp-server \
-        markitdown-mcp excel-mcp-server office-word-mcp-server awslabs-aws-documentation-mcp-server
+        duckduckgo-mcp-server markitdown-mcp excel-mcp-server office-word-mcp-server \
+        awslabs-aws-documentation-mcp-server mcp-clickhouse
     python3 -m venv /tmp/corpus/mcp1venv
     /tmp/corpus/mcp1venv/bin/pip install "mcp<2" mcp-server-sqlite mcp-server-duckdb \
-        arxiv-mcp-server office-powerpoint-mcp-server cli-mcp-server
+        arxiv-mcp-server office-powerpoint-mcp-server cli-mcp-server blender-mcp
     (cd /tmp/corpus/npm && npm install @modelcontextprotocol/server-filesystem \
         @modelcontextprotocol/server-memory @modelcontextprotocol/server-everything \
         @modelcontextprotocol/server-sequential-thinking)
@@ -49,6 +49,7 @@ PYPI_SERVERS = (
     ("excel-mcp-server", "excel-mcp-server", ("stdio",)),
     ("office-word-mcp-server", "word_mcp_server", ()),
     ("awslabs-aws-documentation-mcp-server", "awslabs.aws-documentation-mcp-server", ()),
+    ("mcp-clickhouse", "mcp-clickhouse", ()),
 )
 # Servers written against the 1.x MCP SDK, installed beside `mcp<2` in their own venv.
 LEGACY_SERVERS = (
@@ -57,6 +58,7 @@ LEGACY_SERVERS = (
     ("arxiv-mcp-server", "arxiv-mcp-server", ("--storage-path", "{tmp}")),
     ("office-powerpoint-mcp-server", "ppt_mcp_server", ()),
     ("cli-mcp-server", "cli-mcp-server", ()),
+    ("blender-mcp", "blender-mcp", ()),
 )
 # (npm package, script path inside the package, extra arguments).
 NPM_SERVERS = (

@@ -4,7 +4,7 @@ Every collector in this folder hands its schemas to `store_source`, which
 replaces each `description`, `title` and `$comment` at a *schema* position by
 `PLACEHOLDER` (a property that happens to be named "title" keeps its name and
 its subschema), keeps every other keyword exactly, writes one JSON file per
-tool under `tests/data/corpus/<source>/` and rewrites that source's rows of
+tool under `tests/data/corpus/<source>/<package>/` and rewrites that source's rows of
 `tests/data/corpus/MANIFEST.json`. Other projects' prose never reaches the
 repository; their structure and constraints do.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,16 @@ def declared_draft(schema: Any) -> str | None:
     return DRAFTS.get(bare, uri)
 
 
-def _file_name(tool: str, taken: set[str]) -> str:
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", tool).strip("._") or "tool"
-    name, n = f"{stem}.json", 2
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._-") or "tool"
+
+
+def _file_name(package: str, tool: str, taken: set[str]) -> str:
+    folder = _slug(package.replace("/", "-").removeprefix("@"))
+    stem = _slug(tool)
+    name, n = f"{folder}/{stem}.json", 2
     while name in taken:
-        name, n = f"{stem}-{n}.json", n + 1
+        name, n = f"{folder}/{stem}-{n}.json", n + 1
     taken.add(name)
     return name
 
@@ -102,16 +108,16 @@ def _file_name(tool: str, taken: set[str]) -> str:
 def store_source(source: str, collected: list[Collected]) -> None:
     """Replace everything stored for `source` by `collected`."""
     folder = CORPUS / source
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.glob("*.json"):
-        old.unlink()
+    if folder.exists():
+        shutil.rmtree(folder)
     manifest = json.loads(MANIFEST.read_text()) if MANIFEST.exists() else {"schemas": []}
     rows = [row for row in manifest["schemas"] if row["source"] != source]
     taken: set[str] = set()
     for item in collected:
-        name = _file_name(item.tool, taken)
+        name = _file_name(item.package, item.tool, taken)
         document = scrub(item.schema)
         text = json.dumps(document, indent=1, sort_keys=False, ensure_ascii=False)
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text + "\n")
         rows.append(
             {
