@@ -91,8 +91,11 @@ def measure(entry: dict[str, Any], runs: int, seed: int, options: SchemaOptions)
             replay_command="corpus-report",
         )
         row.fuzzed = True
-        for counts in result.receipt["mutationCounts"].values():  # type: ignore[union-attr]
-            row.mutants.update(counts)
+        families = result.receipt["mutationCounts"]
+        assert isinstance(families, dict)
+        for counts in families.values():
+            assert isinstance(counts, dict)
+            row.mutants.update({name: int(n) for name, n in counts.items()})  # type: ignore[arg-type]
         row.disagreements = sum(
             1 for c in result.counterexamples if c.finding.failure is Failure.ORACLE_DISAGREEMENT
         )
