@@ -63,12 +63,13 @@ def _prose(value: Any, where: str) -> Iterator[str]:
 def test_the_manifest_lists_exactly_the_corpus_files() -> None:
     listed = [entry["file"] for entry in ENTRIES]
     on_disk = sorted(
-        str(path.relative_to(CORPUS))
-        for path in CORPUS.rglob("*.json")
-        if path.name != "MANIFEST.json"
+        path.relative_to(CORPUS).as_posix()
+        for path in CORPUS.rglob("*")
+        if path.is_file() and path != CORPUS / "MANIFEST.json"
     )
     assert len(listed) == len(set(listed)), "a file is listed twice"
     assert sorted(listed) == on_disk
+    assert all(name.endswith(".json") and ".." not in name.split("/") for name in listed)
 
 
 def test_the_manifest_rows_are_complete() -> None:
