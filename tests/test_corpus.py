@@ -94,7 +94,7 @@ def test_no_prose_is_left() -> None:
 
 @pytest.mark.parametrize("entry", [e for e in ENTRIES if e["kind"] == "standard"], ids=_id)
 def test_standard_schemas_are_valid_json_schema(entry: dict[str, Any]) -> None:
-    """ "standard" means a schema its own draft's metaschema accepts (2020-12 when undeclared)."""
+    """A "standard" schema is one its draft's metaschema accepts (2020-12 when undeclared)."""
     VALIDATORS[entry["draft"]].check_schema(_load(entry))
 
 
@@ -109,7 +109,7 @@ class AcceptEverything:
 def _compiles(entry: dict[str, Any]) -> bool:
     try:
         compile_schema(_load(entry))
-    except SchemaError:
+    except Exception:  # a crash fails the test above for that file, not the collection
         return False
     return True
 
