@@ -19,6 +19,7 @@ from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.consistency import iter_contradictions
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
@@ -293,7 +294,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
         ctx.problem(
             "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
         )
-    if d.min_items > 0 and d.items is not None and d.items.never:
+    if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
     pattern = node.argument("pattern")
     if pattern is not None and (reason := length_contradiction(pattern, d, ctx.limits)) is not None:
@@ -328,6 +329,8 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                 f"{name!r} is required but admits no value",
                 index,
             )
+    for keyword, message, tokens in iter_contradictions(node):
+        ctx.problem("schema.contradiction", keyword, message, *tokens)
     listed = node.argument("enum")
     constant = node.argument("const")
     # Members are judged against the object's own keywords: references are not linked yet.

@@ -12,23 +12,23 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
-from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.compose import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.elements import ItemPlan, count_range
 from toolfuzz_gate.core.formats import longest as longest_format
 from toolfuzz_gate.core.formats import make_string as make_format_string
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
+from toolfuzz_gate.core.members import EXTRA_KEY, MemberPlan
+from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
 from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
 from toolfuzz_gate.core.object_keys import (
     KEY_LENGTH,
-    admits_nothing,
-    allowed_name,
-    governing,
     iter_pattern_members,
 )
 from toolfuzz_gate.core.regex import sample_all
@@ -40,6 +40,7 @@ GENERATOR_VERSION = "2"
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
 EDGE_PROBABILITY = 0.5
+EXTRA_KEY_PROBABILITY = 0.25
 UNBOUNDED_EXTRA_LENGTH = 24
 UNBOUNDED_EXTRA_ITEMS = 4
 ANY_DEPTH = 2
@@ -261,6 +262,8 @@ class Generator:
         d = node.domain
         lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
         hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        if d.multiples:
+            return int(self._multiple(node, lo, hi, integer=True))
         edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
@@ -270,6 +273,8 @@ class Generator:
         d = node.domain
         lo = d.lo if d.lo is not None else -1e15
         hi = d.hi if d.hi is not None else 1e15
+        if d.multiples:
+            return self._multiple(node, lo, hi, integer=False)
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
@@ -281,6 +286,22 @@ class Generator:
         if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
             return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
         return self.rng.uniform(lo, hi)
+
+    def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
+        """A multiple of every `multipleOf` within the bounds that all validators accept."""
+        factors = node.domain.multiples
+        step = common_multiple(factors, integer)
+        if step is None:
+            return 0
+        k_range = multiple_range(lo, hi, step)
+        low, high = k_range
+        edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
+        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
+            start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))
+        else:
+            start = self._choose(edges, low, high)
+        found = nearest_agreeing(start, k_range, step, factors, integer)
+        return found if found is not None else as_json(start, step, integer)
 
     def _string(self, node: Node) -> str:
         d = node.domain
@@ -310,42 +331,42 @@ class Generator:
         return random_text(self.rng, alphabet, length)
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
-        d = node.domain
-        items = d.items
-        if items is not None and effective(items).never:
+        cap = _items_cap(node, self.limits)
+        lo, hi = count_range(node.domain, cap)
+        if hi == 0:
             return []
-        lo = d.min_items
-        hi = _items_cap(node, self.limits)
         count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
-        child = items if items is not None else Node(node.pointer + "/items")
-        return [self.value(child, None, depth + 1) for _ in range(count)]
+        return ItemPlan(node.domain, node.pointer, self._item_maker(depth)).fill(count, hi)
+
+    def _item_maker(self, depth: int) -> Callable[[Node, int], JSON]:
+        def make(child: Node, salt: int) -> JSON:
+            source = self if salt == 0 else self.variant(salt)
+            return source.value(child, None, depth + 1)
+
+        return make
+
+    def variant(self, salt: int) -> Generator:
+        """Another MIXED generator derived from this one: a redraw that differs from it."""
+        return Generator(
+            stable_int("toolfuzz-variant", self.seed_material, salt),
+            self.index + salt,
+            MIXED,
+            self.limits,
+        )
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
-        result: dict[str, JSON] = {}
-        for name, child in d.properties:
-            if effective(child).never:
-                continue
-            if name not in d.required and not self._include_optional():
-                continue
-            if not allowed_name(d, name):
-                continue
-            governor = governing(d, name, child)
-            if governor is None or admits_nothing(governor):
-                continue
-            result[name] = self.value(governor, None, depth + 1)
-        for name in d.required:  # required without a schema of its own
-            if name in result or d.property_node(name) is not None:
-                continue
-            # A key only `patternProperties` describes is made for its patterns; else any value.
-            governor = governing(d, name, None)
-            unconstrained = Node(jp.join(node.pointer, "properties", name))
-            result[name] = self.value(governor or unconstrained, None, depth + 1)
+        plan = MemberPlan(d, node.pointer, lambda child: self.value(child, None, depth + 1))
+        # MIXED cases sometimes add a member a schema-valued `additionalProperties` governs.
+        extra = self.mode == MIXED and bool(d.additional_values)
+        keyed: list[str] = []
         if d.pattern_properties and self.mode != LOW:
-            for key, governor in iter_pattern_members(d, self.rng, self.mode, set(result)):
-                if self._include_optional():
-                    result[key] = self.value(governor, None, depth + 1)
-        return result
+            # HIGH and MIXED cases add keys the `patternProperties` patterns match.
+            members = iter_pattern_members(d, self.rng, self.mode, set())
+            keyed = [key for key, _ in members if self._include_optional()]
+        return plan.fill(
+            self._include_optional, extra and self.rng.random() < EXTRA_KEY_PROBABILITY, keyed
+        )
 
     def _include_optional(self) -> bool:
         if self.mode == LOW:
@@ -379,7 +400,8 @@ def _string_cap(node: Node, limits: Limits) -> int:
 
 def _items_cap(node: Node, limits: Limits) -> int:
     d = node.domain
-    hi = d.max_items if d.max_items is not None else d.min_items + UNBOUNDED_EXTRA_ITEMS
+    fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
+    hi = d.max_items if d.max_items is not None else fewest + UNBOUNDED_EXTRA_ITEMS
     return min(hi, limits.max_items)
 
 
@@ -421,8 +443,11 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) ->
         sizes.append(32)
     if "array" in types:
         items = d.items if d.items is not None else Node(node.pointer + "/items")
-        item = estimate_bytes(items, limits, depth + 1, refs)
-        count = d.min_items if simplest else _items_cap(node, limits)
+        schemas = (*d.prefix_items, items, *((d.contains,) if d.contains is not None else ()))
+        item = max(estimate_bytes(schema, limits, depth + 1, refs) for schema in schemas)
+        count = (
+            count_range(d, _items_cap(node, limits))[0] if simplest else _items_cap(node, limits)
+        )
         sizes.append(2 + count * (item + 1))
     if "object" in types:
         members = (
@@ -435,5 +460,22 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) ->
             for _, c in d.pattern_properties
             if not simplest
         )
-        sizes.append(2 + sum(members) + sum(keyed))
+        sizes.append(
+            2 + sum(members) + sum(keyed) + _extra_members_bytes(node, limits, depth, refs)
+        )
     return max(sizes)
+
+
+def _extra_members_bytes(node: Node, limits: Limits, depth: int, refs: int) -> int:
+    """The members `core.members` may add beyond `properties`: extra keys (`extra`,
+    `extra2`, ...) and undeclared names that are required or depended on."""
+    d = node.domain
+    declared = {name for name, _ in d.properties}
+    named = {*d.required, *(dep for _, deps in d.dependent_required for dep in deps)} - declared
+    count = max(d.min_properties - len(d.properties), 0) + bool(d.additional_values)
+    if not count and not named:
+        return 0
+    schema = d.additional_values[0] if d.additional_values else Node(node.pointer + "/extra")
+    value = estimate_bytes(schema, limits, depth + 1, refs)
+    names = sum(len(name) * 6 for name in named) + count * (len(EXTRA_KEY) + 2)
+    return names + (count + len(named)) * (value + 6)

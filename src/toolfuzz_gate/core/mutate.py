@@ -1,17 +1,17 @@
 """Hostile near-misses: a valid case with exactly one keyword at one path broken (pure).
 
 Operators are enumerated once from the compiled tree (each keyword's `recipes`,
-placed at the instance location of its node; array items are reached through
-index 0, `patternProperties` schemas through one fixed key their pattern
-matches). `allOf` and `$ref` are walked merged (`core.compose`), each schema
-reached once per path so recursive schemas end. Inside an `anyOf`/`oneOf` the
-walk goes into each branch: the near-miss breaks that branch's keyword, and the
-oracle must then see the whole choice fail at the choice's own path (its `site`).
-Applying an operator to a valid base case first makes sure the location exists
-(adding an absent optional member or a first array item, taking the branch),
-then replaces the value there. The oracle decides afterwards whether the mutant
-really fails at the expected keyword and path; one that does not is discarded
-and counted.
+placed at the instance location of its node; positional items are reached at
+their index, the rest of an array's items at the first index after them,
+`patternProperties` schemas through one fixed key their pattern matches).
+`allOf` and `$ref` are walked merged (`core.compose`), each schema reached once
+per path so recursive schemas end. Inside an `anyOf`/`oneOf` the walk goes into
+each branch: the near-miss breaks that branch's keyword, and the oracle must then
+see the whole choice fail at the choice's own path (its `site`). Applying an
+operator to a valid base case first makes sure the location exists (adding an
+absent optional member, array items up to its index, taking the branch), then
+replaces the value there. The oracle decides afterwards whether the mutant really
+fails at the expected keyword and path; one that does not is discarded and counted.
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ from toolfuzz_gate.core.compose import conjoin, effective, without
 from toolfuzz_gate.core.generate import Generator, NoValue
 from toolfuzz_gate.core.jsonvalue import has_type
 from toolfuzz_gate.core.keywords import INAPPLICABLE, KEYWORDS, Recipe
+from toolfuzz_gate.core.keywords.items import item_node
 from toolfuzz_gate.core.keywords.keys import PATTERN_FAMILY
+from toolfuzz_gate.core.keywords.objects import Additional
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import CompiledSchema, Node
 from toolfuzz_gate.core.object_keys import admits_nothing, governing, representative_members
@@ -133,30 +135,37 @@ def _children(
     own: Node, merged: Node, steps: Steps, limits: Limits, site: Site | None, seen: frozenset[str]
 ) -> Iterator[Operator]:
     """The members `own` constrains, walked with their schema in `merged`."""
+
+    def walk(token: Token, child: Node, family: str | None = None) -> Iterator[Operator]:
+        if child.pointer not in seen:
+            into, grown = (*steps, (token, child)), seen | {child.pointer}
+            yield from _walk(child, into, limits, site, grown, family)
+
     names = {name for name, _ in own.domain.properties}
     for name, child in merged.domain.properties:
-        if name in names and child.pointer not in seen:
+        if name in names:
             governor = governing(merged.domain, name, child)
             assert governor is not None  # `child` itself governs at least
-            if admits_nothing(governor):
-                continue  # a valid value never holds this member
-            into = (*steps, (name, governor))
-            yield from _walk(governor, into, limits, site, seen | {child.pointer})
+            if not admits_nothing(governor):  # else a valid value never holds this member
+                yield from walk(name, governor)
     if own.domain.pattern_properties:
-        for key, governor in representative_members(merged.domain):
-            if governor.pointer not in seen:
-                # A key a pattern matches, its value breaking the pattern's schema.
-                into = (*steps, (key, governor))
-                grown = seen | {governor.pointer}
-                yield from _walk(governor, into, limits, site, grown, PATTERN_FAMILY)
-    items = merged.domain.items
-    if (
-        own.domain.items is not None
-        and items is not None
-        and merged.domain.max_items != 0
-        and items.pointer not in seen
-    ):
-        yield from _walk(items, (*steps, (0, items)), limits, site, seen | {items.pointer})
+        for member, governor in representative_members(merged.domain):
+            # A key a pattern matches, its value breaking the pattern's schema.
+            yield from walk(member, governor, PATTERN_FAMILY)
+    additional = own.argument("additionalProperties")
+    if isinstance(additional, Additional) and isinstance(additional.allowed, Node):
+        key = additional.free_key()
+        if key is not None:
+            yield from walk(key, additional.allowed)
+    if own.domain.items is None and not own.domain.prefix_items:
+        return
+    d = merged.domain
+    reachable = d.max_items if d.max_items is not None else len(d.prefix_items) + 1
+    for index, child in enumerate(d.prefix_items[:reachable]):
+        yield from walk(index, child)
+    start = len(d.prefix_items)
+    if d.items is not None and start < reachable:
+        yield from walk(start, d.items)
 
 
 def copy_json(value: JSON) -> JSON:
@@ -200,11 +209,13 @@ def _apply(operator: Operator, base: JSON, maker: Generator, root: Node) -> JSON
                 current = maker.value(parent, "array", 0)
                 container[key] = current  # type: ignore[index]
             assert isinstance(current, list)
-            if not current:
-                if parent.domain.max_items == 0:
+            while len(current) <= token:
+                most = parent.domain.max_items
+                if most is not None and len(current) >= most:
                     return None
-                current.append(maker.valid(node))
-        container, key, parent = current, token, node
+                filler = item_node(parent.domain, len(current))
+                current.append(maker.valid(filler if filler is not None else node))
+        container, key, parent = current, token, effective(node)
     value = container[key]  # type: ignore[index]
     needs = operator.recipe.needs
     if needs is not None and not has_type(value, frozenset({needs})):

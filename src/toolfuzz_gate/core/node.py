@@ -43,6 +43,21 @@ class Domain:
     choices: tuple[Choice, ...] = ()
     formats: tuple[str, ...] = ()
     """Known `format` names a string must conform to (sorted; generation-side, both modes)."""
+    additional_values: tuple[Node, ...] = ()
+    """Schemas every member not in `properties` must satisfy (`additionalProperties`)."""
+    min_properties: int = 0
+    max_properties: int | None = None
+    dependent_required: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(name, names that must be present when it is), from `dependentRequired`."""
+    multiples: tuple[int | float, ...] = ()
+    """Every `multipleOf` a number must satisfy at once."""
+    unique_items: bool = False
+    prefix_items: tuple[Node, ...] = ()
+    """Positional item schemas; `items` then governs only the items after them."""
+    contains: Node | None = None
+    min_contains: int = 0
+    """How many items must match `contains` (1 unless `minContains` says otherwise)."""
+    max_contains: int | None = None
     patterns: tuple[Pattern, ...] = ()
     pattern_properties: tuple[tuple[Pattern, Node], ...] = ()
     property_names: tuple[Node, ...] = ()
@@ -74,8 +89,12 @@ class Node:
 
     def children(self) -> tuple[Node, ...]:
         found = [node for _, node in self.domain.properties]
+        found.extend(self.domain.prefix_items)
         if self.domain.items is not None:
             found.append(self.domain.items)
+        found.extend(self.domain.additional_values)
+        if self.domain.contains is not None:
+            found.append(self.domain.contains)
         found.extend(node for _, node in self.domain.pattern_properties)
         found.extend(self.domain.property_names)
         return tuple(found)

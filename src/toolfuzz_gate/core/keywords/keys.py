@@ -142,7 +142,10 @@ def _renamer(node: Node, names: Node, recipe: Recipe) -> Any:
                 or validate_node(names, key)
             ):
                 continue
-            governor = governing(node.domain, key, node.domain.property_node(key))
+            d = node.domain
+            governor = governing(d, key, d.property_node(key))
+            if governor is None and d.additional_values:
+                governor = d.additional_values[0]  # the key is additional: its schema applies
             if governor is not None and admits_nothing(governor):
                 continue
             return {**value, key: None if governor is None else maker.valid(governor)}

@@ -1,13 +1,10 @@
-"""Objects: `properties`, `required`, `additionalProperties` (boolean form) (pure).
-
-`additionalProperties` governs the keys neither `properties` names nor a
-`patternProperties` pattern matches."""
+"""Objects: `properties`, `required`, `additionalProperties` (a boolean or a schema) (pure)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe, Recurse
@@ -15,7 +12,7 @@ from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 
 UNKNOWN_KEY = "unexpectedKey"
-UNKNOWN_KEY_TRIES = 8
+FREE_KEY_BASES = (UNKNOWN_KEY, "x-unknown", "_", "0")
 
 
 def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
@@ -81,64 +78,84 @@ def _required_recipes(node: Node, argument: tuple[str, ...], limits: Limits) -> 
 
 
 def _parse_additional(argument: Any, ctx: ParseContext) -> Any:
-    if not isinstance(argument, bool):
+    if isinstance(argument, bool):
+        return argument
+    if not isinstance(argument, dict):
         ctx.problem(
-            "schema.unsupported-keyword",
+            "schema.invalid-keyword-value",
             "additionalProperties",
-            "additionalProperties as a schema is not supported yet; only true or false",
+            "additionalProperties must be a boolean or a schema",
         )
         return INVALID
-    return argument
+    return ctx.subschema(argument, "additionalProperties")
 
 
 @dataclass(frozen=True)
 class Additional:
-    """`additionalProperties` bound to its siblings: which names it does not govern."""
+    """`additionalProperties` bound to its siblings: which names it does not govern.
 
-    allowed: bool
+    `allowed` is true, false, or the schema every governed member must satisfy;
+    `patterns` are the `patternProperties` (matcher, schema) pairs, whose names it
+    does not govern either.
+    """
+
+    allowed: bool | Node
     known: frozenset[str]
-    patterns: tuple[Matcher, ...] = ()
+    patterns: tuple[tuple[Any, Node], ...] = ()
 
-    def governs(self, key: str) -> bool:
-        return key not in self.known and not any(p.matches(key) for p in self.patterns)
+    def governs(self, name: str) -> bool:
+        return name not in self.known and not any(m.matches(name) for m, _ in self.patterns)
+
+    def free_key(self) -> str | None:
+        """A member name this keyword governs (where an unknown key goes), or None when
+        the patterns leave none among the few names tried (`.*` matches them all)."""
+        for base in FREE_KEY_BASES:
+            for n in range(1, 9):
+                key = base if n == 1 else f"{base}{n}"
+                if self.governs(key):
+                    return key
+        return None
 
 
-class Matcher(Protocol):
-    def matches(self, name: str) -> bool: ...
-
-
-def _bind_additional(argument: bool, siblings: Mapping[str, Any]) -> Additional:
+def _bind_additional(argument: bool | Node, siblings: Mapping[str, Any]) -> Additional:
     properties = siblings.get("properties", ())
-    patterns = tuple(matcher for matcher, _ in siblings.get("patternProperties", ()))
+    patterns = tuple(siblings.get("patternProperties", ()))
     return Additional(argument, frozenset(name for name, _ in properties), patterns)
 
 
 def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
-    return replace(domain, additional=domain.additional and argument.allowed)
+    allowed = argument.allowed
+    if isinstance(allowed, Node):
+        if not allowed.never:
+            return replace(domain, additional_values=(*domain.additional_values, allowed))
+        allowed = False
+    return replace(domain, additional=domain.additional and allowed)
 
 
-def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: object) -> bool:
-    if argument.allowed or not isinstance(instance, dict):
+def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: Recurse) -> bool:
+    allowed = argument.allowed
+    if allowed is True or not isinstance(instance, dict):
         return True
-    return not any(argument.governs(key) for key in instance)
+    governed = (key for key in instance if argument.governs(key))
+    if allowed is False:
+        return not any(True for _ in governed)
+    return all(recurse(allowed, instance[key]) for key in governed)
 
 
-def unknown_key(known: Iterable[str], patterns: Iterable[Matcher] = ()) -> str | None:
-    """A key outside `known` that no pattern matches (None when every try is matched)."""
+def unknown_key(known: Iterable[str]) -> str:
     taken = set(known)
-    matchers = tuple(patterns)
-    for n in range(1, UNKNOWN_KEY_TRIES + 1):
-        for key in (f"{UNKNOWN_KEY}{n}" if n > 1 else UNKNOWN_KEY, f"~{n}", f"{n} {n}"):
-            if key not in taken and not any(m.matches(key) for m in matchers):
-                return key
-    return None
+    key, n = UNKNOWN_KEY, 1
+    while key in taken:
+        n += 1
+        key = f"{UNKNOWN_KEY}{n}"
+    return key
 
 
 def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
-    if argument.allowed:
-        return ()
-    key = unknown_key(argument.known, argument.patterns)
-    if key is None:
+    # A schema-valued form is broken through its own keywords: `core.mutate` walks into
+    # it at `free_key()`, so the unknown member's value fails exactly there.
+    key = argument.free_key()
+    if argument.allowed is not False or key is None:
         return ()
 
     def make(value: JSON, maker: Maker) -> JSON:
