@@ -345,3 +345,36 @@ def test_patterns_inside_compositions_and_references(schema: dict[str, Any]) -> 
     assert new
     for mutant in new:
         assert_exact(*mutant)
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {
+            "type": "object",
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "additionalProperties": False,
+            "minProperties": 2,
+        },
+        {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}, "minProperties": 2},
+        {
+            "type": "object",
+            "propertyNames": {"maxLength": 2, "pattern": "^[a-z]"},
+            "minProperties": 3,
+            "maxProperties": 3,
+        },
+        {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}},
+            "patternProperties": {"^x-": {"type": "integer"}},
+            "maxProperties": 1,
+        },
+    ],
+)
+def test_member_counts_with_pattern_keys_and_property_names(schema: dict[str, Any]) -> None:
+    """`minProperties` beyond the declared names is met with keys the patterns or
+    `propertyNames` admit; `maxProperties` caps the keys drawn from patterns."""
+    bases, _ = bases_and_mutants(schema)
+    low = schema.get("minProperties", 0)
+    high = schema.get("maxProperties", 99)
+    assert all(low <= len(value) <= high for value in bases)

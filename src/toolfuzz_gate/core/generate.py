@@ -26,10 +26,13 @@ from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.members import EXTRA_KEY, MemberPlan
 from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
-from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
+from toolfuzz_gate.core.node import Choice, CompiledSchema, Domain, Node
 from toolfuzz_gate.core.object_keys import (
     KEY_LENGTH,
     iter_pattern_members,
+    merge,
+    pattern_key,
+    usable_key,
 )
 from toolfuzz_gate.core.regex import sample_all
 from toolfuzz_gate.core.validate import validate_node
@@ -356,7 +359,12 @@ class Generator:
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
-        plan = MemberPlan(d, node.pointer, lambda child: self.value(child, None, depth + 1))
+        plan = MemberPlan(
+            d,
+            node.pointer,
+            lambda child: self.value(child, None, depth + 1),
+            self._spare_key(d) if d.pattern_properties or d.property_names else None,
+        )
         # MIXED cases sometimes add a member a schema-valued `additionalProperties` governs.
         extra = self.mode == MIXED and bool(d.additional_values)
         keyed: list[str] = []
@@ -367,6 +375,27 @@ class Generator:
         return plan.fill(
             self._include_optional, extra and self.rng.random() < EXTRA_KEY_PROBABILITY, keyed
         )
+
+    def _spare_key(self, d: Domain) -> Callable[[set[str]], str | None]:
+        """Fresh keys for `minProperties` where `extra`, `extra2`, ... cannot go: drawn from
+        a `patternProperties` pattern, else as a string `propertyNames` admits."""
+
+        def draw(taken: set[str]) -> str | None:
+            if d.pattern_properties:
+                pattern = d.pattern_properties[self.rng.randrange(len(d.pattern_properties))][0]
+                key = pattern_key(d, pattern, self.rng, MIXED)
+            else:
+                saved, self.mode = self.mode, MIXED  # LOW would offer the same name each time
+                try:
+                    name = self.value(merge(list(d.property_names)), "string", ANY_DEPTH)
+                except NoValue:
+                    return None
+                finally:
+                    self.mode = saved
+                key = name if isinstance(name, str) and usable_key(d, name) else None
+            return None if key in taken else key
+
+        return draw
 
     def _include_optional(self) -> bool:
         if self.mode == LOW:

@@ -20,15 +20,25 @@ from toolfuzz_gate.core.node import Domain, Node
 from toolfuzz_gate.core.object_keys import admits_nothing, allowed_name, governing
 
 EXTRA_KEY = "extra"
+SPARE_KEY_TRIES = 4
 
 
 class MemberPlan:
     """Builds one object's members; `make` generates a value for a member's schema."""
 
-    def __init__(self, domain: Domain, pointer: str, make: Callable[[Node], JSON]) -> None:
+    def __init__(
+        self,
+        domain: Domain,
+        pointer: str,
+        make: Callable[[Node], JSON],
+        draw_key: Callable[[set[str]], str | None] | None = None,
+    ) -> None:
+        """`draw_key` offers a fresh key outside a taken set (from `patternProperties` or
+        `propertyNames`) when the plain extra names cannot be used."""
         self.domain = domain
         self.pointer = pointer
         self.make = make
+        self.draw_key = draw_key
         self.members: dict[str, JSON] = {}
         self.owed = set(self._closure(domain.required) or domain.required)
 
@@ -113,12 +123,18 @@ class MemberPlan:
     def add_extra(self) -> bool:
         """One more member outside `properties`, when the object admits one."""
         d = self.domain
-        if not d.additional:
-            return False
         taken = {name for name, _ in d.properties} | {key for key, _ in d.dependent_required}
         taken |= set(self.members)
-        key, n = EXTRA_KEY, 1
-        while key in taken:
-            n += 1
-            key = f"{EXTRA_KEY}{n}"
-        return self.add(key)
+        if d.additional:
+            key, n = EXTRA_KEY, 1
+            while key in taken:
+                n += 1
+                key = f"{EXTRA_KEY}{n}"
+            if self.add(key):
+                return True
+        for _ in range(SPARE_KEY_TRIES if self.draw_key is not None else 0):
+            assert self.draw_key is not None
+            drawn = self.draw_key(taken)
+            if drawn is not None and drawn not in taken and self.add(drawn):
+                return True
+        return False

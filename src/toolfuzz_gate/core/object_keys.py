@@ -50,21 +50,23 @@ def allowed_name(domain: Domain, name: str) -> bool:
 
 def pattern_key(domain: Domain, pattern: Pattern, rng: Random, mode: str) -> str | None:
     """A key `pattern` matches that no `properties` entry names and `propertyNames` allows."""
-    defined = {name for name, _ in domain.properties}
-    readers = _key_patterns(domain)
     for attempt in range(4):
         key = pattern.sample(rng, *KEY_LENGTH, mode if attempt == 0 else "mixed")
-        if (
-            key is not None
-            and key not in defined
-            and key not in UNSAFE_NAMES
-            and allowed_name(domain, key)
-            # The reference reads each raw pattern with Python's `re`: keep to keys every
-            # pattern judges the same way under both readings.
-            and all(p.agreed_match(key) or p.agreed_miss(key) for p in readers)
-        ):
+        if key is not None and usable_key(domain, key):
             return key
     return None
+
+
+def usable_key(domain: Domain, key: str) -> bool:
+    """Whether a generated key outside `properties` may be added: allowed by
+    `propertyNames`, not a prototype-pollution name, and judged the same by both
+    readings of every pattern (the reference runs each raw pattern with Python's `re`)."""
+    return (
+        domain.property_node(key) is None
+        and key not in UNSAFE_NAMES
+        and allowed_name(domain, key)
+        and all(p.agreed_match(key) or p.agreed_miss(key) for p in _key_patterns(domain))
+    )
 
 
 def _key_patterns(domain: Domain) -> list[Pattern]:
