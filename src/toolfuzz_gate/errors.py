@@ -80,7 +80,34 @@ _SCHEMA_HINTS = {
     ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
+    "schema.unknown-type": (
+        "use a standard type name, or name the schema's dialect with --dialect "
+        "(openapi, bfcl, gemini)"
+    ),
 }
+
+
+class ToolsError(ToolfuzzError):
+    """A tools declaration (tools file, pydantic model) that cannot be read as tools.
+
+    `pointer` locates the problem inside the file; `source` names the file or model.
+    """
+
+    code = "tools.invalid"
+
+    def __init__(
+        self, message: str, *, pointer: str = "", source: str = "", hint: str = ""
+    ) -> None:
+        self.pointer = pointer
+        self.source = source
+        where = f"{source}: " if source else ""
+        at = f" at {pointer or '(root)'}"
+        super().__init__(f"{where}{message}{at}", hint=hint)
+        self.detail = message
+
+    def located(self, source: str) -> ToolsError:
+        """The same problem, naming the file or model it came from."""
+        return ToolsError(self.detail, pointer=self.pointer, source=source, hint=self.hint)
 
 
 class HandlerError(ToolfuzzError):

@@ -1,0 +1,173 @@
+"""`core.dialects`: each dialect's rewrites, their records, and the errors that name a dialect."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+import pytest
+
+from toolfuzz_gate.core import pointer as jp
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.dialects import DIALECTS, normalize
+from toolfuzz_gate.errors import SchemaError
+
+# Shaped like the entries of BFCL's own data files (bfcl-eval, BFCL_v4_simple_python.json).
+BFCL = {
+    "type": "dict",
+    "properties": {
+        "base": {"type": "integer", "description": "The base."},
+        "height": {"type": "float", "description": "The height.", "optional": True},
+        "unit": {"type": "string", "optional": "true", "default": "cm"},
+        "point": {"type": "tuple", "items": {"type": "float"}},
+        "extra": {"type": "any"},
+        "options": {"type": "dict", "properties": {"deep": {"type": "bool"}}},
+    },
+    "required": ["base", "height", "point"],
+}
+GEMINI = {
+    "type": "OBJECT",
+    "properties": {
+        "city": {"type": "STRING", "nullable": True, "enum": ["Oslo", "Rome"]},
+        "days": {"type": "INTEGER", "example": 3},
+    },
+    "required": ["city"],
+}
+OPENAPI = {
+    "type": "object",
+    "properties": {
+        "note": {"type": "string", "nullable": True},
+        "count": {"type": ["integer"], "nullable": True},
+        "any": {"nullable": True},
+        "flag": {"type": "boolean", "nullable": False, "example": True, "examples": [False]},
+    },
+}
+CASES = [("bfcl", BFCL), ("gemini", GEMINI), ("openapi", OPENAPI)]
+
+_MISSING: Any = object()
+
+
+def _replay(document: Any, rewrites: list[dict[str, Any]]) -> Any:
+    """Apply the records one by one, checking each `from` against the value it replaces."""
+    result = copy.deepcopy(document)
+    for record in rewrites:
+        *parents, last = jp.split(record["pointer"])
+        holder = result
+        for token in parents:
+            holder = holder[int(token)] if isinstance(holder, list) else holder[token]
+        assert holder.get(last, _MISSING) == record.get("from", _MISSING), record
+        if "to" in record:
+            holder[last] = record["to"]
+        else:
+            del holder[last]
+    return result
+
+
+@pytest.mark.parametrize(("dialect", "document"), CASES)
+def test_rewrites_replay_to_the_result_and_the_input_is_untouched(
+    dialect: str, document: Any
+) -> None:
+    before = copy.deepcopy(document)
+    result, rewrites = normalize(document, dialect)
+    assert document == before
+    assert rewrites and {r["dialect"] for r in rewrites} == {dialect}
+    assert _replay(document, rewrites) == result
+    compile_schema(result)  # the rewritten document is in the supported subset
+    jsonschema.Draft202012Validator.check_schema(result)
+
+
+@pytest.mark.parametrize(("dialect", "document"), CASES)
+def test_without_the_dialect_the_compiler_names_it(dialect: str, document: Any) -> None:
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(document)
+    messages = [p.message for p in caught.value.problems]
+    assert any(f"--dialect {dialect}" in m for m in messages), messages
+
+
+def test_bfcl_types_and_optional() -> None:
+    result, rewrites = normalize(BFCL, "bfcl")
+    assert isinstance(result, dict)
+    properties = result["properties"]
+    assert result["type"] == "object"
+    assert properties["height"] == {"type": "number", "description": "The height."}
+    assert properties["unit"] == {"type": "string", "default": "cm"}
+    assert properties["point"] == {"type": "array", "items": {"type": "number"}}
+    assert properties["extra"] == {}
+    assert properties["options"]["properties"]["deep"] == {"type": "boolean"}
+    assert result["required"] == ["base", "point"]
+    assert {"pointer": "/properties/height/type", "from": "float", "to": "number",
+            "dialect": "bfcl"} in rewrites  # fmt: skip
+    validator = jsonschema.Draft202012Validator(result)
+    assert validator.is_valid({"base": 2, "point": [1.5, 2]})
+    assert not validator.is_valid({"base": 2})
+
+
+def test_bfcl_object_level_optional_list_and_optional_false() -> None:
+    schema = {
+        "type": "dict",
+        "properties": {"a": {"type": "str"}, "b": {"type": "int", "optional": False}},
+        "required": ["a"],
+        "optional": ["a"],
+    }
+    result, _ = normalize(schema, "bfcl")
+    assert result == {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+        "required": ["b"],
+    }
+
+
+def test_bfcl_leaves_what_it_cannot_read_for_the_compiler() -> None:
+    schema = {"type": "dict", "properties": {"a": {"type": "string", "optional": "yes"}}}
+    result, _ = normalize(schema, "bfcl")
+    assert isinstance(result, dict)
+    assert result["properties"]["a"]["optional"] == "yes"
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(result)
+    assert [(p.code, p.pointer) for p in caught.value.problems] == [
+        ("schema.unsupported-keyword", "/properties/a/optional")
+    ]
+
+
+def test_gemini_lowers_types_and_reads_nullable() -> None:
+    result, _ = normalize(GEMINI, "gemini")
+    assert isinstance(result, dict)
+    assert result["type"] == "object"
+    assert result["properties"]["city"] == {
+        "type": ["string", "null"],
+        "enum": ["Oslo", "Rome", None],
+    }
+    assert result["properties"]["days"] == {"type": "integer", "examples": [3]}
+
+
+def test_openapi_nullable_and_example() -> None:
+    result, _ = normalize(OPENAPI, "openapi")
+    assert isinstance(result, dict)
+    properties = result["properties"]
+    assert properties["note"] == {"type": ["string", "null"]}
+    assert properties["count"] == {"type": ["integer", "null"]}
+    assert properties["any"] == {}
+    assert properties["flag"] == {"type": "boolean", "examples": [False, True]}
+
+
+def test_openapi_does_not_read_other_dialects_types() -> None:
+    result, rewrites = normalize({"type": "dict"}, "openapi")
+    assert result == {"type": "dict"} and rewrites == []
+
+
+def test_values_are_never_rewritten() -> None:
+    schema = {"type": "dict", "default": {"type": "float"}, "enum": [{"type": "dict"}]}
+    result, _ = normalize(schema, "bfcl")
+    assert result == {"type": "object", "default": {"type": "float"}, "enum": [{"type": "dict"}]}
+
+
+def test_no_dialect_is_the_identity() -> None:
+    assert normalize(BFCL, None) == (BFCL, [])
+    assert set(DIALECTS) == {"openapi", "bfcl", "gemini"}
+
+
+def test_standard_types_get_no_dialect_hint() -> None:
+    with pytest.raises(SchemaError) as caught:
+        compile_schema({"type": "object", "properties": {"a": {"type": "strin"}}})
+    assert "--dialect" not in caught.value.problems[0].message
