@@ -90,18 +90,19 @@ _SCHEMA_HINTS = {
 class ToolsError(ToolfuzzError):
     """A tools declaration (tools file, pydantic model) that cannot be read as tools.
 
-    `pointer` locates the problem inside the file; `source` names the file or model.
+    `pointer` locates the problem inside a file (None: not in a file, such as a model);
+    `source` names the file or model.
     """
 
     code = "tools.invalid"
 
     def __init__(
-        self, message: str, *, pointer: str = "", source: str = "", hint: str = ""
+        self, message: str, *, pointer: str | None = None, source: str = "", hint: str = ""
     ) -> None:
         self.pointer = pointer
         self.source = source
         where = f"{source}: " if source else ""
-        at = f" at {pointer or '(root)'}"
+        at = "" if pointer is None else f" at {pointer or '(root)'}"
         super().__init__(f"{where}{message}{at}", hint=hint)
         self.detail = message
 
