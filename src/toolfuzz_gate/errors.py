@@ -106,9 +106,15 @@ class ToolsError(ToolfuzzError):
         super().__init__(f"{where}{message}{at}", hint=hint)
         self.detail = message
 
-    def located(self, source: str) -> ToolsError:
-        """The same problem, naming the file or model it came from."""
-        return ToolsError(self.detail, pointer=self.pointer, source=source, hint=self.hint)
+    line: int | None = None
+    """The line of `pointer` in the file, once `located` knows it."""
+
+    def located(self, source: str, line: int | None = None) -> ToolsError:
+        """The same problem, naming the file or model it came from (and the line)."""
+        where = source if line is None else f"{source}:{line}"
+        error = ToolsError(self.detail, pointer=self.pointer, source=where, hint=self.hint)
+        error.line = line
+        return error
 
 
 class HandlerError(ToolfuzzError):
