@@ -7,6 +7,8 @@ from typing import Any
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.compile import compile_schema
@@ -171,3 +173,51 @@ def test_standard_types_get_no_dialect_hint() -> None:
     with pytest.raises(SchemaError) as caught:
         compile_schema({"type": "object", "properties": {"a": {"type": "strin"}}})
     assert "--dialect" not in caught.value.problems[0].message
+
+
+BFCL_NAMES = st.sampled_from(["dict", "float", "tuple", "any", "integer", "string", "bool", "list"])
+FLAGS = st.sampled_from([True, False, "true", "True", "false"])
+
+
+@st.composite
+def bfcl_objects(draw: st.DrawFn, depth: int = 2) -> dict[str, Any]:
+    names = draw(st.lists(st.sampled_from("abcd"), unique=True, max_size=4))
+    properties: dict[str, Any] = {}
+    for name in names:
+        child: dict[str, Any] = {"type": draw(BFCL_NAMES)}
+        if depth and draw(st.booleans()):
+            child = draw(bfcl_objects(depth - 1))
+        if draw(st.booleans()):
+            child["optional"] = draw(FLAGS)
+        properties[name] = child
+    schema: dict[str, Any] = {"type": "dict", "properties": properties}
+    if draw(st.booleans()):
+        schema["required"] = draw(st.lists(st.sampled_from(names or ["a"]), unique=True))
+    return schema
+
+
+def _objects(schema: Any) -> list[dict[str, Any]]:
+    found = [schema]
+    for child in schema.get("properties", {}).values():
+        if "properties" in child:
+            found.extend(_objects(child))
+    return found
+
+
+@settings(max_examples=80, deadline=None)
+@given(bfcl_objects())
+def test_bfcl_rewrites_replay_and_leave_only_standard_json_schema(schema: dict[str, Any]) -> None:
+    result, rewrites = normalize(schema, "bfcl")
+    assert _replay(schema, rewrites) == result
+    jsonschema.Draft202012Validator.check_schema(result)
+    compile_schema(result)
+    for before, after in zip(_objects(schema), _objects(result), strict=True):
+        flags = {
+            name: str(child["optional"]).lower() == "true"
+            for name, child in before["properties"].items()
+            if "optional" in child
+        }
+        expected = [n for n in before.get("required", []) if not flags.get(n, False)]
+        expected += [n for n, optional in flags.items() if not optional and n not in expected]
+        assert after.get("required", []) == expected
+        assert all("optional" not in child for child in after["properties"].values())
