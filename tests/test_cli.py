@@ -54,6 +54,18 @@ def fuzz_fault(tmp_path: Path, module: str, *extra: str) -> tuple[int, dict[str,
     return code, json.loads(receipt.read_text(encoding="utf-8"))
 
 
+POSTER_FAMILIES = {
+    "type",
+    "enum",
+    "bounds",
+    "length",
+    "array-size",
+    "required",
+    "additionalProperties",
+}
+"""The mutation families the built-in contract's schema reaches."""
+
+
 @pytest.fixture
 def in_faults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(FAULTS)
@@ -72,7 +84,9 @@ def test_run_default_passes_and_is_byte_identical(tmp_path: Path) -> None:
     assert receipt["seed"] == 41 and receipt["runs"] == 24
     assert receipt["counterexamples"] == []
     assert all(receipt["invariants"].values())
-    assert set(receipt["coverage"].values()) == {"tested"}
+    tested = {family for family, state in receipt["coverage"].items() if state == "tested"}
+    assert tested == POSTER_FAMILIES
+    assert set(receipt["coverage"].values()) == {"tested", "not-applicable"}
 
 
 def test_run_seed_changes_the_valid_cases(tmp_path: Path) -> None:
@@ -207,19 +221,19 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
             {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "pattern": "^a"},
-                    "tags": {"type": "array", "items": {"type": "string", "format": "uri"}},
+                    "name": {"type": "string", "not": {"const": "a"}},
+                    "tags": {"type": "array", "items": {"type": "string", "if": {}}},
                 },
-                "anyOf": [{"required": ["name"]}],
+                "unevaluatedProperties": False,
             }
         ),
         encoding="utf-8",
     )
     code, out, err = invoke("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
     assert code == 2
-    assert "schema.unsupported-keyword at /properties/name/pattern" in err
-    assert "schema.unsupported-keyword at /properties/tags/items/format" in err
-    assert "schema.unsupported-keyword at /anyOf" in err
+    assert "schema.unsupported-keyword at /properties/name/not" in err
+    assert "schema.unsupported-keyword at /properties/tags/items/if" in err
+    assert "schema.unsupported-keyword at /unevaluatedProperties" in err
     assert str(schema) in err
     assert "hint:" in err
     assert "Traceback" not in err + out
@@ -283,3 +297,99 @@ def test_fuzz_mcp_fuzzes_every_listed_tool_and_names_each(tmp_path: Path) -> Non
     assert receipt["handlerNotes"]["stdoutNoiseLines"] > 0
     assert "non-protocol line(s) on stdout" in text
     assert receipt["schemaDigest"]  # the schema came from tools/list
+
+
+LAX_DATES = """
+from toolfuzz_gate.contract.poster import ToolError
+
+
+def book(**arguments):
+    if set(arguments) != {"when"}:
+        raise ToolError("schema-shape", "", "exactly one argument: when")
+    if not isinstance(arguments["when"], str):
+        raise ToolError("schema-type", "/when", "when must be a string")
+    return {"booked": arguments["when"]}  # never checks that `when` is a date
+"""
+BOOKING = {
+    "type": "object",
+    "properties": {"when": {"type": "string", "format": "date"}},
+    "required": ["when"],
+    "additionalProperties": False,
+}
+
+
+def fuzz_booking(tmp_path: Path, *extra: str) -> tuple[int, str, dict[str, Any], list[Any]]:
+    (tmp_path / "lax_dates.py").write_text(LAX_DATES, encoding="utf-8")
+    (tmp_path / "book.json").write_text(json.dumps(BOOKING), encoding="utf-8")
+    receipt, cases = tmp_path / "receipt.json", tmp_path / "cases.jsonl"
+    code, _, err = invoke(
+        "fuzz",
+        "--schema",
+        str(tmp_path / "book.json"),
+        "--handler",
+        "python:lax_dates:book",
+        "--rejects",
+        "toolfuzz_gate.contract.poster:ToolError",
+        "--error-codes",
+        "^schema-",
+        "--runs",
+        "12",
+        "--receipt",
+        str(receipt),
+        "--cases",
+        str(cases),
+        *extra,
+    )
+    lines = [json.loads(line) for line in cases.read_text(encoding="utf-8").splitlines()]
+    return code, err, json.loads(receipt.read_text(encoding="utf-8")), lines
+
+
+def test_format_is_an_annotation_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err, receipt, lines = fuzz_booking(tmp_path)
+    assert code == 0, err
+    assert receipt["coverage"]["format"] == "not-applicable"
+    assert "format" not in {line["family"] for line in lines}
+    # Still, the valid calls carry real dates: that is what callers send.
+    dates = jsonschema.Draft202012Validator(
+        BOOKING, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    valid = [line["input"] for line in lines if line["family"] == "valid"]
+    assert len(valid) == 12 and all(dates.is_valid(value) for value in valid)
+
+
+def test_format_assertion_flag_finds_the_unchecked_date(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err, receipt, _ = fuzz_booking(tmp_path, "--format-assertion")
+    assert code == 1, err
+    assert receipt["coverage"]["format"] == "tested"
+    found = [c for c in receipt["counterexamples"] if c["mutation"] == "format"]
+    assert found and all(c["failure"] == "hostile-accepted" for c in found)
+    dates = jsonschema.Draft202012Validator(
+        BOOKING, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    for example in found:
+        assert example["path"] == "/when"
+        assert not dates.is_valid(example["input"])
+        assert jsonschema.Draft202012Validator(BOOKING).is_valid(example["input"])
+
+
+def test_format_assertion_refuses_unknown_formats_and_is_given_once(tmp_path: Path) -> None:
+    schema = tmp_path / "tool.json"
+    schema.write_text(
+        json.dumps({"type": "object", "properties": {"n": {"type": "integer", "format": "int32"}}}),
+        encoding="utf-8",
+    )
+    args = ("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
+    code, _, err = invoke(*args, "--format-assertion")
+    assert code == 2
+    assert "schema.unsupported-format at /properties/n/format" in err
+    assert "int32" in err and "without --format-assertion" in err
+    twice = invoke(*args, "--format-assertion", "--format-assertion")
+    assert twice[0] == 2 and "--format-assertion was given twice" in twice[2]
+    run_twice = invoke("run", "--format-assertion", "--format-assertion")
+    assert run_twice[0] == 2 and "given twice" in run_twice[2]

@@ -71,32 +71,46 @@ def pydantic_schema(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return write(tmp_path / "search.json", load_model_schema("search_models:SearchRequest"))
 
 
-def test_a_pydantic_schema_with_defs_and_optional_is_refused_with_pointers_and_lines(
-    pydantic_schema: Path,
-) -> None:
-    # True until `$ref`/`$defs`/`anyOf` join the subset; then this schema lints clean (exit 0).
+def test_a_pydantic_schema_with_defs_and_optional_lints_clean(pydantic_schema: Path) -> None:
+    schema = json.loads(pydantic_schema.read_text(encoding="utf-8"))
+    assert "$defs" in schema and "anyOf" in schema["properties"]["location"]
     code, report = lint_json(str(pydantic_schema))
+    assert (code, report["ok"], report["findings"]) == (0, True, [])
+    assert report["tools"][0]["compiles"] is True
+
+
+def test_a_refused_pydantic_schema_names_each_keyword_with_pointer_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(MODELS)
+    path = write(tmp_path / "coded.json", load_model_schema("search_models:Coded"))
+    code, report = lint_json(str(path))
     assert code == 2 and report["ok"] is False
-    errors = [f for f in report["findings"] if f["severity"] == "error"]
-    assert [(f["code"], f["pointer"]) for f in errors] == [
-        ("schema.unsupported-keyword", "/$defs"),
-        ("schema.unsupported-keyword", "/properties/location/anyOf"),
-        ("schema.unsupported-keyword", "/properties/near/$ref"),
-    ]
-    text = pydantic_schema.read_text(encoding="utf-8").splitlines()
-    for finding, keyword in zip(errors, ("$defs", "anyOf", "$ref"), strict=True):
-        assert f'"{keyword}"' in text[finding["line"] - 1], finding
-    assert errors[1]["line"] < errors[2]["line"]  # location before near, as in the file
+    [error] = report["findings"]
+    assert (error["severity"], error["code"], error["pointer"], error["keyword"]) == (
+        "error",
+        "schema.unsupported-keyword",
+        "/properties/code/pattern",
+        "pattern",
+    )
+    assert '"pattern"' in path.read_text(encoding="utf-8").splitlines()[error["line"] - 1]
 
 
-def test_the_same_model_through_model_names_its_keywords(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_models_through_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(MODELS)
     code, out, _ = invoke("lint", "--model", "search_models:SearchRequest")
-    assert code == 2
-    assert "--model search_models:SearchRequest: error[schema.unsupported-keyword] /$defs" in out
-    assert "/properties/location/anyOf (tool SearchRequest)" in out
-    code, out, _ = invoke("lint", "--model", "search_models:Flat")
     assert code == 0, out
+    code, out, _ = invoke("lint", "--model", "search_models:Coded")
+    assert code == 2
+    assert (
+        "--model search_models:Coded: error[schema.unsupported-keyword] "
+        "/properties/code/pattern (tool Coded)"
+    ) in out
+    code, out, _ = invoke("lint", "--model", "search_models:Sloppy")
+    assert code == 0
+    assert "warning[lint.default-invalid] /properties/nickname/default (tool Sloppy)" in out
+    code, out, _ = invoke("lint", "--model", "search_models:NotAModel")
+    assert code == 2 and "error[tools.invalid]" in out
 
 
 def test_a_bfcl_file_without_and_with_its_dialect(tmp_path: Path) -> None:

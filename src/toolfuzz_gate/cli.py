@@ -24,6 +24,7 @@ from toolfuzz_gate.core.lint_report import (
     report_tool,
     unreadable,
 )
+from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.edges.declarations import load_declarations
@@ -60,11 +61,26 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class _OnceSwitch(_Once):
+    """An on/off switch that may be given at most once."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        super().__call__(parser, namespace, True, option)
+
+
 def _common(parser: argparse.ArgumentParser, runs: int) -> None:
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=_Once)
     parser.add_argument("--runs", type=int, default=runs, action=_Once, help="valid cases per seed")
     parser.add_argument("--cases", type=Path, action=_Once, help="write every case as JSON lines")
     parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=_Once)
+    parser.add_argument(
+        "--format-assertion",
+        action=_OnceSwitch,
+        help="check `format` and mutate against it (2020-12 default: an annotation)",
+    )
     parser.add_argument(
         "--diagnostics",
         action="store_true",
@@ -179,6 +195,11 @@ def _replay_command(argv: Sequence[str]) -> str:
     return shlex.join(["toolfuzz-gate", *kept])
 
 
+def build_fuzz_config(args: argparse.Namespace) -> FuzzConfig:
+    options = SchemaOptions(format_assertion=args.format_assertion)
+    return FuzzConfig(args.seed, args.runs, oracle=args.oracle, options=options)
+
+
 def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
     tool = ToolSpec(
         poster.TOOL_NAME,
@@ -190,7 +211,7 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         poster.SCHEMA,
         HandlerConfig.from_spec(BUILTIN_SPEC),
         tool,
-        FuzzConfig(args.seed, args.runs, oracle=args.oracle),
+        build_fuzz_config(args),
         _replay_command(argv),
     )
 
@@ -281,7 +302,7 @@ def build_fuzz_runs(
 ) -> list[ToolRun]:
     """One run per tool: the schema file's tool, or each tool an MCP server lists."""
     handler = build_handler_config(args, tail)
-    config = FuzzConfig(args.seed, args.runs, oracle=args.oracle, dialect=args.dialect)
+    config = replace(build_fuzz_config(args), dialect=args.dialect)
     replay = _replay_command(argv)
     sources = [
         flag

@@ -84,6 +84,10 @@ _SCHEMA_HINTS = {
         "use a standard type name, or name the schema's dialect with --dialect "
         "(openapi, bfcl, gemini)"
     ),
+    "schema.unsupported-format": (
+        "as an assertion the engine checks only the formats it knows; use one of them, or "
+        "fuzz without --format-assertion to read format as an annotation"
+    ),
 }
 
 

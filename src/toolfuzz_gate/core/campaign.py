@@ -111,7 +111,7 @@ class Campaign:
             if mutant is None:
                 counters["inapplicable"] += 1
                 continue
-            if not fails_exactly_at(self.oracle.errors(mutant), operator.keyword, operator.path):
+            if not fails_exactly_at(self.oracle.errors(mutant), *operator.expected):
                 counters["discarded"] += 1
                 continue
             counters["confirmed"] += 1
@@ -126,6 +126,7 @@ class Campaign:
                     False,
                     operator.keyword,
                     operator.label,
+                    operator.site,
                 )
             )
 

@@ -27,6 +27,14 @@ class Case:
     valid: bool
     keyword: str = ""
     label: str = ""
+    site: tuple[str, str] | None = None
+    """Where the oracle sees a hostile case fail when that is not (keyword, path): the
+    enclosing `anyOf`/`oneOf` of a near-miss made inside one of its branches."""
+
+    @property
+    def expected(self) -> tuple[str, str]:
+        """The (keyword, path) a hostile case fails at, and nowhere else."""
+        return self.site or (self.keyword, self.path)
 
     @property
     def mutation(self) -> str:

@@ -19,16 +19,22 @@ from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.consistency import iter_contradictions
 from toolfuzz_gate.core.dialects import keyword_hint
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
+from toolfuzz_gate.core.keywords.compose import Reference
+from toolfuzz_gate.core.keywords.formats import contradictions as format_contradictions
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.node import CompiledSchema, Domain, Node
-from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions, declared_draft
+from toolfuzz_gate.core.options import DEFAULT_OPTIONS, DRAFT_07, SchemaOptions, declared_draft
+from toolfuzz_gate.core.references import is_recursive, link, same_instance_cycles, target_pointer
+from toolfuzz_gate.core.satisfiable import check_generation
 from toolfuzz_gate.core.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
 UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
+NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
 
 
 @dataclass
@@ -38,6 +44,11 @@ class _Compilation:
     draft: str
     problems: list[SchemaProblem] = field(default_factory=list)
     nodes: int = 0
+    compiled: dict[str, Node] = field(default_factory=dict)
+    """Every compiled schema object by its pointer: what `$ref`s link to."""
+    references: list[Reference] = field(default_factory=list)
+    nested_ids: list[str] = field(default_factory=list)
+    ref_count: int = 0
 
 
 @dataclass
@@ -66,6 +77,16 @@ class _ObjectContext:
 
     def subschema(self, document: JSON, *tokens: str | int) -> Node:
         return _compile_node(self.state, document, jp.join(self.pointer, *tokens), self.depth + 1)
+
+    def reference(self, target: str) -> Any:
+        self.state.ref_count += 1
+        pointer, why = target_pointer(target)
+        if pointer is None:
+            self.problem("schema.unsupported-ref", "$ref", why)
+            return INVALID
+        reference = Reference(pointer, self.pointer)
+        self.state.references.append(reference)
+        return reference
 
 
 def compile_schema(
@@ -98,6 +119,9 @@ def compile_schema(
         )
     state.problems.extend(_unsafe_keys(document, ""))
     root = _compile_node(state, document, "", 0)
+    _link_references(state, document)
+    if not state.problems:
+        state.problems.extend(check_generation(state.compiled.values(), limits))
     if not state.problems:
         estimate = estimate_bytes(root, limits)
         if estimate > limits.max_value_bytes:
@@ -111,7 +135,41 @@ def compile_schema(
             )
     if state.problems:
         raise SchemaError(state.problems)
-    return CompiledSchema(root, document, digest(document), state.nodes, state.draft, options)
+    return CompiledSchema(
+        root,
+        document,
+        digest(document),
+        state.nodes,
+        state.draft,
+        options,
+        is_recursive(state.references),
+    )
+
+
+def _link_references(state: _Compilation, document: JSON) -> None:
+    if not state.ref_count:
+        return
+    if state.nested_ids:
+        state.problems.extend(
+            SchemaProblem(
+                "schema.unsupported-ref",
+                where,
+                "a nested $id changes what $ref resolves against; that is not supported",
+                "$id",
+            )
+            for where in state.nested_ids
+        )
+        return
+    state.problems.extend(
+        link(
+            state.references,
+            state.compiled,
+            lambda value, where: _compile_node(state, value, where, 1),
+            document,
+        )
+    )
+    if not state.problems:
+        state.problems.extend(same_instance_cycles(list(state.compiled.values())))
 
 
 def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
@@ -167,6 +225,12 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
 
     ctx = _ObjectContext(state, where, depth)
     parsed: list[tuple[str, Any]] = []
+    if state.draft == DRAFT_07 and "$ref" in document:
+        # draft-07: "All other properties in a $ref object MUST be ignored" (its definitions
+        # are still compiled: other references may point into them).
+        document = {k: v for k, v in document.items() if k in ("$ref", "definitions")}
+    if where and "$id" in document:
+        state.nested_ids.append(jp.join(where, "$id"))
     for name, argument in document.items():
         keyword = KEYWORDS.get(name)
         if keyword is None:
@@ -198,7 +262,8 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     before = len(state.problems)
     _check_contradictions(ctx, node)
     if len(state.problems) > before:
-        return replace(node, never=True)
+        node = replace(node, never=True)
+    state.compiled[where] = node
     return node
 
 
@@ -217,6 +282,8 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
             "minLength",
             f"minLength {d.min_length} > maxLength {d.max_length}",
         )
+    for message in format_contradictions(node, ctx.limits):
+        ctx.problem("schema.contradiction", "format", message)
     if d.min_length > ctx.limits.max_string_bytes:
         ctx.problem(
             "schema.limit-string",
@@ -227,7 +294,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
         ctx.problem(
             "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
         )
-    if d.min_items > 0 and d.items is not None and d.items.never:
+    if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
     known = {name for name, _ in d.properties}
     for index, name in enumerate(d.required):
@@ -246,11 +313,12 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                 f"{name!r} is required but admits no value",
                 index,
             )
+    for keyword, message, tokens in iter_contradictions(node):
+        ctx.problem("schema.contradiction", keyword, message, *tokens)
     listed = node.argument("enum")
     constant = node.argument("const")
-    beyond = replace(
-        node, keywords=tuple(kv for kv in node.keywords if kv[0] not in ("enum", "const"))
-    )
+    # Members are judged against the object's own keywords: references are not linked yet.
+    beyond = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] not in NOT_LOCAL))
     if listed is not None:
         for index, member in enumerate(listed):
             if not validate_node(beyond, member):

@@ -16,10 +16,11 @@ from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Finding, fingerprint
-from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION
+from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
+from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
@@ -107,6 +108,7 @@ def fuzz(
             "reference": {"name": reference.name, "version": reference.version},
         },
         "limits": config.limits.as_json(),
+        "schemaReading": _reading(schema),
         "contract": {
             "expectedRejections": list(tool.expected_rejections),
             "errorCodes": tool.error_codes,
@@ -128,6 +130,17 @@ def fuzz(
     if clock is not None:
         diagnostics = {"durationSeconds": round(clock() - started, 3)}
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+
+
+def _reading(schema: CompiledSchema) -> JSONObject:
+    """How the schema was read: its draft, whether `format` asserted, and, for a recursive
+    schema, how many `$ref` expansions deep values go before they are built simplest."""
+    return {
+        "draft": schema.draft,
+        "formatAssertion": schema.options.format_assertion,
+        "recursive": schema.recursive,
+        "recursionDepth": SOFT_REF_DEPTH if schema.recursive else None,
+    }
 
 
 def _first_per_fingerprint(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:

@@ -12,24 +12,38 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
-from toolfuzz_gate.core.jsonvalue import TYPE_NAMES
+from toolfuzz_gate.core.compose import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.elements import ItemPlan, count_range
+from toolfuzz_gate.core.formats import longest as longest_format
+from toolfuzz_gate.core.formats import make_string as make_format_string
+from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.node import CompiledSchema, Node
+from toolfuzz_gate.core.members import EXTRA_KEY, MemberPlan
+from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
+from toolfuzz_gate.core.node import Choice, CompiledSchema, Node
+from toolfuzz_gate.core.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
 EDGE_PROBABILITY = 0.5
+EXTRA_KEY_PROBABILITY = 0.25
 UNBOUNDED_EXTRA_LENGTH = 24
 UNBOUNDED_EXTRA_ITEMS = 4
 ANY_DEPTH = 2
+BRANCH_ATTEMPTS = 8
+SOFT_REF_DEPTH = 2
+"""Past this many `$ref` expansions on one path, values are built at their simplest."""
+HARD_REF_DEPTH = SOFT_REF_DEPTH + 6
+"""Past this many, the branch being built is given up (a recursion with no way out)."""
 INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
 FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
 
@@ -95,6 +109,15 @@ def mode_for(index: int) -> str:
     return LOW if index == 0 else HIGH if index == 1 else MIXED
 
 
+class NoValue(Exception):
+    """The generator found no valid value for a node (raised inside, caught at choices)."""
+
+    def __init__(self, pointer: str, why: str) -> None:
+        super().__init__(f"{pointer or '(root)'}: {why}")
+        self.pointer = pointer
+        self.why = why
+
+
 @dataclass
 class Generator:
     """Produces valid values for nodes; also the `Maker` hostile recipes use.
@@ -108,6 +131,9 @@ class Generator:
     mode: str
     limits: Limits
     _rng: Random | None = None
+    _ref_depth: int = 0
+    _attempt: int = 0
+    """Which retry of an `anyOf`/`oneOf` this is: shifts the cycled choices."""
 
     @property
     def rng(self) -> Random:
@@ -116,10 +142,41 @@ class Generator:
         return self._rng
 
     def valid(self, node: Node) -> JSON:
+        """A valid value for `node`; raises `NoValue` when none could be built."""
         return self.value(node, None, 0)
 
     def value(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        return self._expanding(node, effective(node), force_type, depth, expands_reference(node))
+
+    def _expanding(
+        self, node: Node, merged: Node, force_type: str | None, depth: int, through_ref: bool
+    ) -> JSON:
+        """`merged`'s value, counting one more `$ref` expansion when `through_ref`."""
+        if not through_ref:
+            return self._value(merged, force_type, depth)
+        saved = self.mode
+        self._ref_depth += 1
+        try:
+            if self._ref_depth > HARD_REF_DEPTH:
+                raise NoValue(
+                    node.pointer,
+                    f"the recursion through $ref finds no way out within {HARD_REF_DEPTH} levels",
+                )
+            if self._ref_depth > SOFT_REF_DEPTH:
+                self.mode = LOW
+            return self._value(merged, force_type, depth)
+        finally:
+            self._ref_depth -= 1
+            self.mode = saved
+
+    def _value(self, node: Node, force_type: str | None, depth: int) -> JSON:
         d = node.domain
+        if node.never:
+            raise NoValue(node.pointer, "the schema admits no value")
+        if not d.types:
+            raise NoValue(node.pointer, "no type is admitted by every part")
+        if d.choices:
+            return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
             return self._cycle(node, list(d.enum))
         kind = force_type or self._pick_type(node, depth)
@@ -137,14 +194,54 @@ class Generator:
             return self._array(node, depth)
         return self._object(node, depth)
 
+    def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        """One branch of every `anyOf`/`oneOf` merged with the node's other keywords; the
+        result is re-checked against the whole node, and other branches tried if it fails."""
+        base = without(node, "anyOf", "oneOf")
+        failure = "no branch could be satisfied"
+        for attempt in range(BRANCH_ATTEMPTS):
+            candidate, stride, through_ref = base, 1, False
+            for choice in node.domain.choices:  # attempts count through the combinations
+                pick = self._branch(node, choice, force_type, attempt // stride)
+                candidate = conjoin(candidate, pick)
+                stride *= len(choice.branches)
+                through_ref = through_ref or expands_reference(pick)
+            saved = self._attempt, self.mode
+            self._attempt += attempt
+            if attempt >= len(node.domain.choices[0].branches):
+                self.mode = MIXED  # every branch failed at its edge: try the interiors
+            try:
+                value = self._expanding(node, candidate, force_type, depth, through_ref)
+            except NoValue as error:
+                failure = error.why
+                continue
+            finally:
+                self._attempt, self.mode = saved
+            if validate_node(node, value):
+                return value
+        raise NoValue(node.pointer, failure)
+
+    def _branch(self, node: Node, choice: Choice, force_type: str | None, attempt: int) -> Node:
+        branches = [b for b in choice.branches if not effective(b).never]
+        if force_type is not None:
+            wanted = frozenset({force_type})
+            branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
+        if not branches:
+            raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used")
+        if self._ref_depth >= SOFT_REF_DEPTH:  # deep in a recursion: the way out first
+            branches.sort(key=expands_reference)
+            return branches[attempt % len(branches)]
+        salt = _salt(f"{node.pointer}/{choice.keyword}")
+        return branches[(self.index + salt + attempt) % len(branches)]
+
     def _cycle(self, node: Node, members: list[JSON]) -> JSON:
-        return members[(self.index + _salt(node.pointer)) % len(members)]
+        return members[(self.index + self._attempt + _salt(node.pointer)) % len(members)]
 
     def _pick_type(self, node: Node, depth: int) -> str:
         names = _generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
-        return names[(self.index + _salt(node.pointer)) % len(names)]
+        return names[(self.index + self._attempt + _salt(node.pointer)) % len(names)]
 
     def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
         if self.mode == LOW:
@@ -160,6 +257,8 @@ class Generator:
         d = node.domain
         lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
         hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        if d.multiples:
+            return int(self._multiple(node, lo, hi, integer=True))
         edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
@@ -169,6 +268,8 @@ class Generator:
         d = node.domain
         lo = d.lo if d.lo is not None else -1e15
         hi = d.hi if d.hi is not None else 1e15
+        if d.multiples:
+            return self._multiple(node, lo, hi, integer=False)
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
@@ -181,9 +282,31 @@ class Generator:
             return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
         return self.rng.uniform(lo, hi)
 
+    def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
+        """A multiple of every `multipleOf` within the bounds that all validators accept."""
+        factors = node.domain.multiples
+        step = common_multiple(factors, integer)
+        if step is None:
+            return 0
+        k_range = multiple_range(lo, hi, step)
+        low, high = k_range
+        edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
+        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
+            start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))
+        else:
+            start = self._choose(edges, low, high)
+        found = nearest_agreeing(start, k_range, step, factors, integer)
+        return found if found is not None else as_json(start, step, integer)
+
     def _string(self, node: Node) -> str:
         d = node.domain
         cap = self.limits.max_string_bytes
+        if d.formats:
+            formatted = make_format_string(
+                d.formats, self.rng, self.mode, d.min_length, d.max_length, cap
+            )
+            if formatted is not None:
+                return formatted  # else an annotation no string fits: any string is valid
         lo = d.min_length
         hi = _string_cap(node, self.limits)
         length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
@@ -198,26 +321,37 @@ class Generator:
         return random_text(self.rng, alphabet, length)
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
-        d = node.domain
-        items = d.items
-        if items is not None and items.never:
+        cap = _items_cap(node, self.limits)
+        lo, hi = count_range(node.domain, cap)
+        if hi == 0:
             return []
-        lo = d.min_items
-        hi = _items_cap(node, self.limits)
         count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
-        child = items if items is not None else Node(node.pointer + "/items")
-        return [self.value(child, None, depth + 1) for _ in range(count)]
+        return ItemPlan(node.domain, node.pointer, self._item_maker(depth)).fill(count, hi)
+
+    def _item_maker(self, depth: int) -> Callable[[Node, int], JSON]:
+        def make(child: Node, salt: int) -> JSON:
+            source = self if salt == 0 else self.variant(salt)
+            return source.value(child, None, depth + 1)
+
+        return make
+
+    def variant(self, salt: int) -> Generator:
+        """Another MIXED generator derived from this one: a redraw that differs from it."""
+        return Generator(
+            stable_int("toolfuzz-variant", self.seed_material, salt),
+            self.index + salt,
+            MIXED,
+            self.limits,
+        )
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
-        result: dict[str, JSON] = {}
-        for name, child in d.properties:
-            if child.never:
-                continue
-            if name not in d.required and not self._include_optional():
-                continue
-            result[name] = self.value(child, None, depth + 1)
-        return result
+        plan = MemberPlan(d, node.pointer, lambda child: self.value(child, None, depth + 1))
+        # MIXED cases sometimes add a member a schema-valued `additionalProperties` governs.
+        extra = self.mode == MIXED and bool(d.additional_values)
+        return plan.fill(
+            self._include_optional, extra and self.rng.random() < EXTRA_KEY_PROBABILITY
+        )
 
     def _include_optional(self) -> bool:
         if self.mode == LOW:
@@ -232,8 +366,15 @@ def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") 
 
 
 def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:
-    """The valid case number `index` for `seed`."""
-    return generator_for(seed, index, limits).valid(schema.root)
+    """The valid case number `index` for `seed`.
+
+    Compiling tried every merged node (`core.satisfiable`), so `NoValue` is rare here;
+    when it happens the empty object stands in, and the oracle reports it as the
+    engine's own failure (`oracle-disagreement`) rather than the run stopping."""
+    try:
+        return generator_for(seed, index, limits).valid(schema.root)
+    except NoValue:
+        return {}
 
 
 def _string_cap(node: Node, limits: Limits) -> int:
@@ -244,32 +385,75 @@ def _string_cap(node: Node, limits: Limits) -> int:
 
 def _items_cap(node: Node, limits: Limits) -> int:
     d = node.domain
-    hi = d.max_items if d.max_items is not None else d.min_items + UNBOUNDED_EXTRA_ITEMS
+    fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
+    hi = d.max_items if d.max_items is not None else fewest + UNBOUNDED_EXTRA_ITEMS
     return min(hi, limits.max_items)
 
 
-def estimate_bytes(node: Node, limits: Limits, depth: int = 0) -> int:
+@lru_cache(maxsize=4096)
+def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) -> int:
     """An upper bound on the UTF-8 size of any value `Generator` makes for `node`.
 
     It follows the generator's own caps (unbounded strings and arrays get a few more
-    than their minimum; untyped values stop nesting at `ANY_DEPTH`).
+    than their minimum; untyped values stop nesting at `ANY_DEPTH`; past
+    `SOFT_REF_DEPTH` expansions of `$ref` values are built at their simplest).
     """
+    refs += expands_reference(node)
+    if refs > HARD_REF_DEPTH:
+        return 0
+    node = effective(node)
     d = node.domain
     if node.never:
         return 0
+    if d.choices:
+        base = without(node, "anyOf", "oneOf")
+        return max(
+            estimate_bytes(conjoin(base, branch), limits, depth, refs + expands_reference(branch))
+            for choice in d.choices
+            for branch in choice.branches
+        )
     if d.enum is not None:
         return max(len(canonical_compact(m)) for m in d.enum)
+    simplest = refs > SOFT_REF_DEPTH
     types = _generated_types(d.types, depth >= ANY_DEPTH)
     sizes = [8]
     if "string" in types:
-        sizes.append(min(_string_cap(node, limits) * 4, limits.max_string_bytes) + 2)
+        length = d.min_length if simplest else _string_cap(node, limits)
+        sizes.append(min(length * 4, limits.max_string_bytes) + 2)
+        if d.formats:  # format values are ASCII, but may run past the plain-string cap
+            sizes.append(
+                longest_format(d.formats, d.min_length, d.max_length, limits.max_string_bytes) + 2
+            )
     if "number" in types or "integer" in types:
         sizes.append(32)
     if "array" in types:
         items = d.items if d.items is not None else Node(node.pointer + "/items")
-        item = estimate_bytes(items, limits, depth + 1)
-        sizes.append(2 + _items_cap(node, limits) * (item + 1))
+        schemas = (*d.prefix_items, items, *((d.contains,) if d.contains is not None else ()))
+        item = max(estimate_bytes(schema, limits, depth + 1, refs) for schema in schemas)
+        count = (
+            count_range(d, _items_cap(node, limits))[0] if simplest else _items_cap(node, limits)
+        )
+        sizes.append(2 + count * (item + 1))
     if "object" in types:
-        members = (len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1) for k, c in d.properties)
-        sizes.append(2 + sum(members))
+        members = (
+            len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1, refs)
+            for k, c in d.properties
+            if not simplest or k in d.required
+        )
+        sizes.append(2 + sum(members) + _extra_members_bytes(node, limits, depth, refs))
     return max(sizes)
+
+
+def _extra_members_bytes(node: Node, limits: Limits, depth: int, refs: int) -> int:
+    """The members `core.members` may add beyond `properties`: extra keys (`extra`,
+    `extra2`, ...) and undeclared names that are required or depended on."""
+    d = node.domain
+    declared = {name for name, _ in d.properties}
+    named = {*d.required, *(dep for _, deps in d.dependent_required for dep in deps)} - declared
+    count = max(d.min_properties - len(d.properties), 0) + bool(d.additional_values)
+    if not count and not named:
+        return 0
+    schema = d.additional_values[0] if d.additional_values else Node(node.pointer + "/extra")
+    value = estimate_bytes(schema, limits, depth + 1, refs)
+    names = sum(len(name) * 6 for name in named) + count * (len(EXTRA_KEY) + 2)
+    return names + (count + len(named)) * (value + 6)

@@ -73,7 +73,7 @@ def minimize(
 def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
     """Every reported input is re-judged by the `jsonschema` library itself."""
     if case.kind is InputKind.HOSTILE:
-        return fails_exactly_at(reference.errors(value), case.keyword, case.path)
+        return fails_exactly_at(reference.errors(value), *case.expected)
     return reference.is_valid(value) == case.valid
 
 

@@ -16,6 +16,14 @@ from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 
 
 @dataclass(frozen=True)
+class Choice:
+    """An `anyOf` or `oneOf`: a valid value satisfies one branch (`oneOf`: exactly one)."""
+
+    keyword: str
+    branches: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
 class Domain:
     """The set of values a node admits, in the form generation needs."""
 
@@ -31,6 +39,24 @@ class Domain:
     properties: tuple[tuple[str, Node], ...] = ()
     required: tuple[str, ...] = ()
     additional: bool = True
+    choices: tuple[Choice, ...] = ()
+    formats: tuple[str, ...] = ()
+    """Known `format` names a string must conform to (sorted; generation-side, both modes)."""
+    additional_values: tuple[Node, ...] = ()
+    """Schemas every member not in `properties` must satisfy (`additionalProperties`)."""
+    min_properties: int = 0
+    max_properties: int | None = None
+    dependent_required: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(name, names that must be present when it is), from `dependentRequired`."""
+    multiples: tuple[int | float, ...] = ()
+    """Every `multipleOf` a number must satisfy at once."""
+    unique_items: bool = False
+    prefix_items: tuple[Node, ...] = ()
+    """Positional item schemas; `items` then governs only the items after them."""
+    contains: Node | None = None
+    min_contains: int = 0
+    """How many items must match `contains` (1 unless `minContains` says otherwise)."""
+    max_contains: int | None = None
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:
@@ -39,9 +65,12 @@ class Domain:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Node:
-    """One (sub)schema. `never` is the `false` schema: nothing validates."""
+    """One (sub)schema. `never` is the `false` schema: nothing validates.
+
+    Nodes compare by identity: a recursive schema's nodes form a graph, and merged
+    nodes are memoized by identity (`core.compose`)."""
 
     pointer: str
     keywords: tuple[tuple[str, Any], ...] = ()
@@ -56,8 +85,12 @@ class Node:
 
     def children(self) -> tuple[Node, ...]:
         found = [node for _, node in self.domain.properties]
+        found.extend(self.domain.prefix_items)
         if self.domain.items is not None:
             found.append(self.domain.items)
+        found.extend(self.domain.additional_values)
+        if self.domain.contains is not None:
+            found.append(self.domain.contains)
         return tuple(found)
 
 
@@ -71,3 +104,5 @@ class CompiledSchema:
     node_count: int
     draft: str = "2020-12"
     options: SchemaOptions = DEFAULT_OPTIONS
+    recursive: bool = False
+    """Whether `$ref`s make values of unbounded depth possible (generation bounds it)."""

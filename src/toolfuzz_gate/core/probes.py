@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.compose import effective
 from toolfuzz_gate.core.generate import HIGH, Generator, case_seed
 from toolfuzz_gate.core.keywords import Maker, Recipe
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.mutate import Operator, apply
+from toolfuzz_gate.core.mutate import Operator, Steps, apply
 from toolfuzz_gate.core.node import CompiledSchema, Node
 
 STREAM = "seam"
@@ -70,7 +71,8 @@ RECIPES_BY_TYPE: dict[str, tuple[Recipe, ...]] = {
 def _sites(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]:
     counts: dict[str, int] = {}
 
-    def walk(node: Node, steps: tuple[tuple[str | int, Node], ...]) -> Iterator[Operator]:
+    def walk(node: Node, steps: Steps, seen: frozenset[str]) -> Iterator[Operator]:
+        node = effective(node)
         if node.never:
             return
         recipes: list[Recipe] = []
@@ -86,11 +88,13 @@ def _sites(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]:
                 counts[recipe.variant] = counts.get(recipe.variant, 0) + 1
                 yield Operator(recipe, steps, node)
         for name, child in node.domain.properties:
-            yield from walk(child, (*steps, (name, child)))
-        if node.domain.items is not None and node.domain.max_items != 0:
-            yield from walk(node.domain.items, (*steps, (0, node.domain.items)))
+            if child.pointer not in seen:
+                yield from walk(child, (*steps, (name, child)), seen | {child.pointer})
+        items = node.domain.items
+        if items is not None and node.domain.max_items != 0 and items.pointer not in seen:
+            yield from walk(items, (*steps, (0, items)), seen | {items.pointer})
 
-    yield from walk(schema.root, ())
+    yield from walk(schema.root, (), frozenset())
 
 
 def iter_probes(schema: CompiledSchema, base: JSON, seed: int, limits: Limits) -> Iterator[Probe]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact
+from toolfuzz_gate.core.compose import effective
 from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.generate import Generator
 from toolfuzz_gate.core.jsonvalue import is_integer, is_number
@@ -62,6 +63,7 @@ def _members(
     value: JSON, node: Node, tokens: tuple[Token, ...], required: bool
 ) -> Iterator[tuple[tuple[Token, ...], Node, JSON, bool]]:
     """Every member of `value` with its node, children before their parents."""
+    node = effective(node)
     d = node.domain
     if isinstance(value, dict):
         for name, child in d.properties:

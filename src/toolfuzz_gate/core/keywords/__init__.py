@@ -6,8 +6,28 @@ recipes together. The compiler refuses any keyword not in `KEYWORDS`.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.keywords import arrays, generic, numeric, objects, text
-from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.keywords import (
+    arrays,
+    compose,
+    contains,
+    formats,
+    generic,
+    items,
+    members,
+    multiple,
+    numeric,
+    objects,
+    text,
+    unique,
+)
+from toolfuzz_gate.core.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
 
 KEYWORDS: dict[str, Keyword] = {
     keyword.name: keyword
@@ -19,14 +39,32 @@ KEYWORDS: dict[str, Keyword] = {
         numeric.MAXIMUM,
         numeric.EXCLUSIVE_MINIMUM,
         numeric.EXCLUSIVE_MAXIMUM,
+        multiple.MULTIPLE_OF,
         text.MIN_LENGTH,
         text.MAX_LENGTH,
-        arrays.ITEMS,
+        formats.FORMAT,
+        items.ITEMS,
+        items.PREFIX_ITEMS,
+        items.ADDITIONAL_ITEMS,
         arrays.MIN_ITEMS,
         arrays.MAX_ITEMS,
+        unique.UNIQUE_ITEMS,
+        contains.CONTAINS,
+        contains.MIN_CONTAINS,
+        contains.MAX_CONTAINS,
         objects.PROPERTIES,
         objects.REQUIRED,
         objects.ADDITIONAL_PROPERTIES,
+        compose.ALL_OF,
+        compose.ANY_OF,
+        compose.ONE_OF,
+        compose.REF,
+        compose.DEFS,
+        compose.DEFINITIONS,
+        members.MIN_PROPERTIES,
+        members.MAX_PROPERTIES,
+        members.DEPENDENT_REQUIRED,
+        members.DEPENDENCIES,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }
@@ -36,4 +74,13 @@ FAMILIES: tuple[str, ...] = tuple(
 )
 """The hostile mutation families, in table order: the coverage ledger's rows."""
 
-__all__ = ["FAMILIES", "INVALID", "KEYWORDS", "Keyword", "Maker", "ParseContext", "Recipe"]
+__all__ = [
+    "FAMILIES",
+    "INAPPLICABLE",
+    "INVALID",
+    "KEYWORDS",
+    "Keyword",
+    "Maker",
+    "ParseContext",
+    "Recipe",
+]

@@ -1,9 +1,8 @@
-"""Arrays: `items` (one schema), `minItems` and `maxItems` (pure)."""
+"""Array sizes: `minItems` and `maxItems` (pure)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
@@ -14,31 +13,12 @@ from toolfuzz_gate.core.keywords.base import (
     Maker,
     ParseContext,
     Recipe,
-    Recurse,
 )
+from toolfuzz_gate.core.keywords.items import item_node
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.node import Domain, Node
+from toolfuzz_gate.core.node import Node
 
 FAMILY = "array-size"
-
-
-def _parse_items(argument: Any, ctx: ParseContext) -> Any:
-    if not isinstance(argument, dict | bool):
-        ctx.problem(
-            "schema.unsupported-keyword",
-            "items",
-            "items as a list (draft-07 tuple form) is not supported; use one schema",
-        )
-        return INVALID
-    return ctx.subschema(argument, "items")
-
-
-def _narrow_items(domain: Domain, argument: Node) -> Domain:
-    return replace(domain, items=argument)
-
-
-def _check_items(node: Node, argument: Node, instance: JSON, recurse: Recurse) -> bool:
-    return not isinstance(instance, list) or all(recurse(argument, item) for item in instance)
 
 
 MIN = CountBound("minItems", list, "min_items", lower=True)
@@ -70,17 +50,20 @@ def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
 def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     if argument + 1 > 2 * limits.max_items:
         return ()
-    items = node.domain.items
+    domain = node.domain
+    closed = (item_node(domain, index) for index in range(argument + 1))
+    if any(schema is not None and schema.never for schema in closed):
+        return ()  # one item more would break `items` / `prefixItems` as well
 
     def make(value: JSON, maker: Maker) -> JSON:
         grown = list(value) if isinstance(value, list) else []
         while len(grown) < argument + 1:
+            items = item_node(domain, len(grown))
             grown.append(maker.valid(items) if items is not None else None)
         return grown[: argument + 1]
 
     return (Recipe(FAMILY, "maxItems", "above-maxItems", make, needs="array"),)
 
 
-ITEMS = Keyword("items", _parse_items, _narrow_items, _check_items)
 MIN_ITEMS = Keyword("minItems", _parse_min, MIN.narrow, MIN.check, FAMILY, _min_recipes)
 MAX_ITEMS = Keyword("maxItems", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes)

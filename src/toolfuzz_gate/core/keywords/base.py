@@ -21,6 +21,9 @@ from toolfuzz_gate.core.options import DRAFTS, SchemaOptions
 INVALID: Any = object()
 """What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
 
+INAPPLICABLE: Any = object()
+"""What a recipe's `make` returns when the value at hand admits no such near-miss."""
+
 
 class ParseContext(Protocol):
     """What a keyword's `parse` may use while the compiler reads one schema object."""
@@ -43,6 +46,10 @@ class ParseContext(Protocol):
 
     def subschema(self, document: JSON, *tokens: str | int) -> Node:
         """Compile a child schema found at this object's pointer / tokens."""
+
+    def reference(self, target: str) -> Any:
+        """A link to the schema `target` (a `$ref` value) names, or INVALID after
+        reporting why it cannot be followed."""
 
 
 class Maker(Protocol):

@@ -20,7 +20,20 @@ from toolfuzz_gate.core.keywords.base import INVALID, Keyword, Maker, ParseConte
 from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 
-ANNOTATIONS = ("title", "description", "default", "examples", "$schema", "$id", "$comment")
+ANNOTATIONS = (
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "contentMediaType",
+    "contentEncoding",
+)
 
 
 def _parse_type(argument: Any, ctx: ParseContext) -> Any:

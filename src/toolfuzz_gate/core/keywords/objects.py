@@ -1,4 +1,4 @@
-"""Objects: `properties`, `required`, `additionalProperties` (boolean form) (pure)."""
+"""Objects: `properties`, `required`, `additionalProperties` (a boolean or a schema) (pure)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from toolfuzz_gate.core.limits import Limits
 from toolfuzz_gate.core.node import Domain, Node
 
 UNKNOWN_KEY = "unexpectedKey"
+FREE_KEY_BASES = (UNKNOWN_KEY, "x-unknown", "_", "0")
 
 
 def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
@@ -29,7 +30,14 @@ def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_properties(domain: Domain, argument: tuple[tuple[str, Node], ...]) -> Domain:
-    return replace(domain, properties=argument)
+    if not domain.properties:
+        return replace(domain, properties=argument)
+    from toolfuzz_gate.core.compose import conjoin
+
+    merged = dict(domain.properties)
+    for name, child in argument:
+        merged[name] = conjoin(merged[name], child) if name in merged else child
+    return replace(domain, properties=tuple(merged.items()))
 
 
 def _check_properties(
@@ -51,7 +59,7 @@ def _parse_required(argument: Any, ctx: ParseContext) -> Any:
 
 
 def _narrow_required(domain: Domain, argument: tuple[str, ...]) -> Domain:
-    return replace(domain, required=argument)
+    return replace(domain, required=tuple(dict.fromkeys(domain.required + argument)))
 
 
 def _check_required(node: Node, argument: tuple[str, ...], instance: JSON, recurse: object) -> bool:
@@ -70,37 +78,68 @@ def _required_recipes(node: Node, argument: tuple[str, ...], limits: Limits) -> 
 
 
 def _parse_additional(argument: Any, ctx: ParseContext) -> Any:
-    if not isinstance(argument, bool):
+    if isinstance(argument, bool):
+        return argument
+    if not isinstance(argument, dict):
         ctx.problem(
-            "schema.unsupported-keyword",
+            "schema.invalid-keyword-value",
             "additionalProperties",
-            "additionalProperties as a schema is not supported yet; only true or false",
+            "additionalProperties must be a boolean or a schema",
         )
         return INVALID
-    return argument
+    return ctx.subschema(argument, "additionalProperties")
 
 
 @dataclass(frozen=True)
 class Additional:
-    """`additionalProperties` bound to its siblings: which names it does not govern."""
+    """`additionalProperties` bound to its siblings: which names it does not govern.
 
-    allowed: bool
+    `allowed` is true, false, or the schema every governed member must satisfy;
+    `patterns` are the `patternProperties` (matcher, schema) pairs, whose names it
+    does not govern either.
+    """
+
+    allowed: bool | Node
     known: frozenset[str]
+    patterns: tuple[tuple[Any, Node], ...] = ()
+
+    def governs(self, name: str) -> bool:
+        return name not in self.known and not any(m.matches(name) for m, _ in self.patterns)
+
+    def free_key(self) -> str | None:
+        """A member name this keyword governs (where an unknown key goes), or None when
+        the patterns leave none among the few names tried (`.*` matches them all)."""
+        for base in FREE_KEY_BASES:
+            for n in range(1, 9):
+                key = base if n == 1 else f"{base}{n}"
+                if self.governs(key):
+                    return key
+        return None
 
 
-def _bind_additional(argument: bool, siblings: Mapping[str, Any]) -> Additional:
+def _bind_additional(argument: bool | Node, siblings: Mapping[str, Any]) -> Additional:
     properties = siblings.get("properties", ())
-    return Additional(argument, frozenset(name for name, _ in properties))
+    patterns = tuple(siblings.get("patternProperties", ()))
+    return Additional(argument, frozenset(name for name, _ in properties), patterns)
 
 
 def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
-    return replace(domain, additional=domain.additional and argument.allowed)
+    allowed = argument.allowed
+    if isinstance(allowed, Node):
+        if not allowed.never:
+            return replace(domain, additional_values=(*domain.additional_values, allowed))
+        allowed = False
+    return replace(domain, additional=domain.additional and allowed)
 
 
-def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: object) -> bool:
-    if argument.allowed or not isinstance(instance, dict):
+def _check_additional(node: Node, argument: Additional, instance: JSON, recurse: Recurse) -> bool:
+    allowed = argument.allowed
+    if allowed is True or not isinstance(instance, dict):
         return True
-    return all(key in argument.known for key in instance)
+    governed = (key for key in instance if argument.governs(key))
+    if allowed is False:
+        return not any(True for _ in governed)
+    return all(recurse(allowed, instance[key]) for key in governed)
 
 
 def unknown_key(known: Iterable[str]) -> str:
@@ -113,9 +152,11 @@ def unknown_key(known: Iterable[str]) -> str:
 
 
 def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
-    if argument.allowed:
+    # A schema-valued form is broken through its own keywords: `core.mutate` walks into
+    # it at `free_key()`, so the unknown member's value fails exactly there.
+    key = argument.free_key()
+    if argument.allowed is not False or key is None:
         return ()
-    key = unknown_key(argument.known)
 
     def make(value: JSON, maker: Maker) -> JSON:
         assert isinstance(value, dict)

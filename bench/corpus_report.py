@@ -1,0 +1,228 @@
+"""Report: how much of the real-world tool schema corpus the engine compiles and fuzzes cleanly.
+
+For every schema listed in `tests/data/corpus/MANIFEST.json`: compile it; for each
+that compiles, fuzz it in process (default 50 runs, seed 41) against a handler
+that accepts every call and returns a constant, and count `oracle-disagreement`
+findings (the engine's generator or its hot oracle disagreeing with the
+`jsonschema` library: an engine bug). The permissive handler makes every
+confirmed hostile case a finding, so the shrinker and the reference re-check
+run on each. Prints the share compiled (overall and of the "standard"
+schemas), the refusal reasons by problem code and keyword, the schemas with
+disagreements, and the elapsed time. Run by hand or by CI as a report; it
+asserts nothing (tests/test_corpus.py holds the properties that must hold).
+
+    PYTHONPATH=src python bench/corpus_report.py [--runs 50] [--seed 41] [--json]
+        [--format-assertion]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.errors import SchemaError
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
+ANSWER: JSONObject = {"ok": True}
+
+
+class AcceptEverything:
+    """A handler that accepts every call with the same output."""
+
+    def __init__(self) -> None:
+        self.answer_digest, self.answer_bytes = digest_and_size(ANSWER)
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        return Outcome(
+            OutcomeKind.ACCEPTED, output_digest=self.answer_digest, output_bytes=self.answer_bytes
+        )
+
+
+@dataclass
+class Row:
+    """What happened to one corpus schema."""
+
+    file: str
+    source: str
+    package: str
+    kind: str
+    compiled: bool = False
+    fuzzed: bool = False
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    """(code, keyword) of each refusal problem, in the compiler's order."""
+    disagreements: int = 0
+    mutants: Counter[str] = field(default_factory=Counter)
+    """Hostile mutants generated / confirmed / discarded over all families."""
+    crash: str | None = None
+    """An exception other than `SchemaError`: an engine bug."""
+    seconds: float = 0.0
+
+    def reasons(self) -> list[str]:
+        """The distinct refusal reasons, as "code keyword"."""
+        return sorted({f"{code} {keyword}".strip() for code, keyword in self.problems})
+
+
+def measure(entry: dict[str, Any], runs: int, seed: int, options: SchemaOptions) -> Row:
+    row = Row(entry["file"], entry["source"], entry["package"], entry["kind"])
+    document = json.loads((CORPUS / entry["file"]).read_text())
+    started = time.perf_counter()
+    try:
+        compile_schema(document, options=options)
+        row.compiled = True
+        result = fuzz(
+            document,
+            AcceptEverything(),
+            ToolSpec(entry["tool"]),
+            FuzzConfig(seed, runs, options=options),
+            handler_label={"spec": "corpus:accept-everything"},
+            replay_command="corpus-report",
+        )
+        row.fuzzed = True
+        families = result.receipt["mutationCounts"]
+        assert isinstance(families, dict)
+        for counts in families.values():
+            assert isinstance(counts, dict)
+            row.mutants.update({name: int(n) for name, n in counts.items()})  # type: ignore[arg-type]
+        row.disagreements = sum(
+            1 for c in result.counterexamples if c.finding.failure is Failure.ORACLE_DISAGREEMENT
+        )
+    except SchemaError as error:
+        # A schema that compiles can still be refused by fuzz (a root that is not an object).
+        row.problems = [(p.code, p.keyword) for p in error.problems]
+    except Exception as error:  # an engine bug: recorded, so one does not hide the others
+        row.crash = f"{type(error).__name__}: {error}"[:300]
+    row.seconds = time.perf_counter() - started
+    return row
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
+
+
+def summarize(
+    rows: list[Row], runs: int, seed: int, options: SchemaOptions, elapsed: float
+) -> dict[str, Any]:
+    standard = [r for r in rows if r.kind == "standard"]
+    refused = [r for r in rows if not r.fuzzed and r.crash is None]
+    by_reason: Counter[str] = Counter()
+    schemas_by_reason: Counter[str] = Counter()
+    for row in refused:
+        by_reason.update(f"{code} {keyword}".strip() for code, keyword in row.problems)
+        schemas_by_reason.update(row.reasons())
+    by_source: dict[str, dict[str, int]] = {}
+    by_package: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for table, key in ((by_source, row.source), (by_package, row.package)):
+            counts = table.setdefault(key, {"total": 0, "fuzzed": 0})
+            counts["total"] += 1
+            counts["fuzzed"] += row.fuzzed
+    slowest = max(rows, key=lambda r: r.seconds) if rows else None
+    return {
+        "runs": runs,
+        "seed": seed,
+        "formatAssertion": options.format_assertion,
+        "total": len(rows),
+        "standard": len(standard),
+        "dialect": len(rows) - len(standard),
+        "compiled": sum(r.compiled for r in rows),
+        "fuzzed": sum(r.fuzzed for r in rows),
+        "standardCompiled": sum(r.compiled for r in standard),
+        "standardFuzzed": sum(r.fuzzed for r in standard),
+        "bySource": by_source,
+        "byPackage": by_package,
+        "refusalReasons": [
+            {"reason": reason, "schemas": schemas_by_reason[reason], "occurrences": count}
+            for reason, count in sorted(
+                by_reason.items(), key=lambda kv: (-schemas_by_reason[kv[0]], -kv[1], kv[0])
+            )
+        ],
+        "standardRefusalReasons": dict(
+            Counter(
+                reason for r in refused if r.kind == "standard" for reason in r.reasons()
+            ).most_common()
+        ),
+        # What exactly stands between each refused standard schema and a fuzz run: the
+        # schemas that one keyword (or one set of them) would unlock.
+        "standardBlockers": dict(
+            Counter(" + ".join(r.reasons()) for r in refused if r.kind == "standard").most_common()
+        ),
+        "mutants": dict(sum((r.mutants for r in rows), Counter[str]())),
+        "refused": {r.file: r.reasons() for r in refused},
+        "disagreements": {r.file: r.disagreements for r in rows if r.disagreements},
+        "crashes": {r.file: r.crash for r in rows if r.crash},
+        "slowest": {"file": slowest.file, "seconds": round(slowest.seconds, 2)}
+        if slowest
+        else None,
+        "elapsedSeconds": round(elapsed, 1),
+    }
+
+
+def render(summary: dict[str, Any]) -> str:
+    s = summary
+    lines = [
+        f"corpus: {s['total']} schemas ({s['standard']} standard, {s['dialect']} dialect); "
+        f"fuzzed at {s['runs']} runs, seed {s['seed']}"
+        + (", format asserted" if s["formatAssertion"] else ""),
+        f"compiled: {share(s['compiled'], s['total'])} overall, "
+        f"{share(s['standardCompiled'], s['standard'])} of standard",
+        f"fuzzed (compiled and an object root): {share(s['fuzzed'], s['total'])} overall, "
+        f"{share(s['standardFuzzed'], s['standard'])} of standard",
+        "by source (fuzzed/total): "
+        + ", ".join(f"{k} {v['fuzzed']}/{v['total']}" for k, v in sorted(s["bySource"].items())),
+        "refusal reasons (schemas refused for it, occurrences), most frequent first:",
+    ]
+    lines += [
+        f"  {r['schemas']:4d} {r['occurrences']:5d}  {r['reason']}" for r in s["refusalReasons"]
+    ]
+    lines.append("refusal reasons of standard schemas (schemas):")
+    lines += [f"  {n:4d}  {reason}" for reason, n in s["standardRefusalReasons"].items()]
+    lines.append("what blocks each refused standard schema, exactly (schemas):")
+    lines += [f"  {n:4d}  {blockers}" for blockers, n in s["standardBlockers"].items()]
+    m = s["mutants"]
+    lines.append(
+        f"hostile mutants: {m.get('generated', 0)} generated, {m.get('confirmed', 0)} confirmed, "
+        f"{m.get('discarded', 0)} discarded (not failing exactly at their keyword and path), "
+        f"{m.get('inapplicable', 0)} inapplicable"
+    )
+    lines.append(f"schemas with oracle disagreements: {len(s['disagreements'])}")
+    lines += [f"  {file}: {n}" for file, n in sorted(s["disagreements"].items())]
+    lines.append(f"engine crashes (not SchemaError): {len(s['crashes'])}")
+    lines += [f"  {file}: {why}" for file, why in sorted(s["crashes"].items())]
+    if s["slowest"]:
+        lines.append(f"slowest: {s['slowest']['file']} ({s['slowest']['seconds']}s)")
+    lines.append(f"elapsed: {s['elapsedSeconds']}s")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=41)
+    parser.add_argument(
+        "--format-assertion", action="store_true", help="read `format` as a constraint"
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args()
+    options = SchemaOptions(format_assertion=args.format_assertion)
+    manifest = json.loads((CORPUS / "MANIFEST.json").read_text())
+    started = time.perf_counter()
+    rows = [measure(entry, args.runs, args.seed, options) for entry in manifest["schemas"]]
+    summary = summarize(rows, args.runs, args.seed, options, time.perf_counter() - started)
+    sys.stdout.write((json.dumps(summary, indent=1) if args.json else render(summary)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

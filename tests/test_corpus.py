@@ -1,0 +1,154 @@
+"""The real-world tool schema corpus (`tests/data/corpus/`): its manifest, its prose removal,
+and the properties the engine must keep on every schema in it.
+
+The compile share is measured by `bench/corpus_report.py`, not asserted here: what must
+hold today is that no schema crashes the compiler (a refusal is a `SchemaError`) and that
+every schema the engine compiles fuzzes with no oracle disagreement.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft7Validator, Draft202012Validator
+
+from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.errors import SchemaError
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
+ENTRIES: list[dict[str, Any]] = MANIFEST["schemas"]
+PLACEHOLDER: str = MANIFEST["placeholder"]
+PROSE_KEYS = ("description", "title", "$comment")
+FIELDS = {"file", "source", "package", "version", "tool", "kind", "draft"}
+VALIDATORS = {
+    None: Draft202012Validator,
+    "2020-12": Draft202012Validator,
+    "draft-07": Draft7Validator,
+}
+RUNS = 8
+ANSWER: JSONObject = {"ok": True}
+
+
+def _load(entry: dict[str, Any]) -> Any:
+    return json.loads((CORPUS / entry["file"]).read_text())
+
+
+def _id(entry: dict[str, Any]) -> str:
+    return str(entry["file"])
+
+
+def _prose(value: Any, where: str) -> Iterator[str]:
+    """Every prose key, anywhere in the file, whose value is neither the placeholder nor a
+    subschema (a property that happens to be named "title" maps to an object)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in PROSE_KEYS and item != PLACEHOLDER and not isinstance(item, dict):
+                yield f"{where}/{key}"
+            yield from _prose(item, f"{where}/{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _prose(item, f"{where}/{index}")
+
+
+def test_the_manifest_lists_exactly_the_corpus_files() -> None:
+    listed = [entry["file"] for entry in ENTRIES]
+    on_disk = sorted(
+        path.relative_to(CORPUS).as_posix()
+        for path in CORPUS.rglob("*")
+        if path.is_file() and path != CORPUS / "MANIFEST.json"
+    )
+    assert len(listed) == len(set(listed)), "a file is listed twice"
+    assert sorted(listed) == on_disk
+    assert all(name.endswith(".json") and ".." not in name.split("/") for name in listed)
+
+
+def test_the_manifest_rows_are_complete() -> None:
+    assert len([e for e in ENTRIES if e["kind"] == "standard"]) >= 100
+    for entry in ENTRIES:
+        assert set(entry) == FIELDS, entry["file"]
+        assert entry["kind"] in ("standard", "dialect"), entry["file"]
+        assert all(isinstance(entry[name], str) and entry[name] for name in FIELDS - {"draft"})
+        declared = _load(entry).get("$schema")
+        assert (entry["draft"] is None) == (declared is None), entry["file"]
+
+
+def test_the_corpus_stays_small() -> None:
+    size = sum(path.stat().st_size for path in CORPUS.rglob("*") if path.is_file())
+    assert size < 2 * 1024 * 1024
+
+
+def test_no_prose_is_left() -> None:
+    leftovers = [hit for entry in ENTRIES for hit in _prose(_load(entry), entry["file"])]
+    assert leftovers == []
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e["kind"] == "standard"], ids=_id)
+def test_standard_schemas_are_valid_json_schema(entry: dict[str, Any]) -> None:
+    """A "standard" schema is one its draft's metaschema accepts (2020-12 when undeclared)."""
+    VALIDATORS[entry["draft"]].check_schema(_load(entry))
+
+
+class AcceptEverything:
+    """A handler that accepts every call with the same output."""
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        output_digest, output_bytes = digest_and_size(ANSWER)
+        return Outcome(OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=output_bytes)
+
+
+def _compiles(entry: dict[str, Any]) -> bool:
+    try:
+        compile_schema(_load(entry))
+    except Exception:  # a crash fails the test above for that file, not the collection
+        return False
+    return True
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_id)
+def test_the_compiler_accepts_or_refuses_with_a_schema_error(entry: dict[str, Any]) -> None:
+    document = _load(entry)
+    try:
+        schema = compile_schema(document)
+    except SchemaError as error:
+        assert error.problems
+        assert all(p.code.startswith("schema.") for p in error.problems)
+    else:
+        assert schema.document == document
+
+
+COMPILED = [entry for entry in ENTRIES if _compiles(entry)]
+
+
+def test_some_of_the_corpus_compiles() -> None:
+    # Not the acceptance share (the lead sets that bar): a guard that the fuzz test
+    # below is not vacuous.
+    assert len(COMPILED) >= 50
+
+
+@pytest.mark.parametrize("entry", COMPILED, ids=_id)
+def test_compiled_schemas_fuzz_without_oracle_disagreement(entry: dict[str, Any]) -> None:
+    result = fuzz(
+        _load(entry),
+        AcceptEverything(),
+        ToolSpec(entry["tool"]),
+        FuzzConfig(41, RUNS),
+        handler_label={"spec": "test:accept-everything"},
+        replay_command="test",
+    )
+    assert result.counts["valid"] == RUNS
+    disagreements = [
+        c.finding
+        for c in result.counterexamples
+        if c.finding.failure is Failure.ORACLE_DISAGREEMENT
+    ]
+    assert disagreements == []
