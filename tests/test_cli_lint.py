@@ -220,6 +220,16 @@ def test_unreadable_and_malformed_files_are_named_and_others_still_linted(tmp_pa
     assert [t["tool"] for t in report["tools"]] == ["good"]  # a bare schema: the file stem
 
 
+def test_format_assertion_judges_defaults_by_their_format(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}
+    schema["properties"]["to"]["default"] = "not an address"
+    path = write(tmp_path / "mail.json", schema)
+    assert lint_json(str(path))[1]["findings"] == []
+    code, report = lint_json(str(path), "--format-assertion")
+    assert code == 0
+    assert [f["code"] for f in report["findings"]] == ["lint.default-invalid"]
+
+
 def test_usage() -> None:
     code, _, err = invoke("lint")
     assert code == 2 and "lint needs a FILE" in err

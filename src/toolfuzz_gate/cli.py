@@ -172,6 +172,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lint.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
     lint.add_argument("--format", choices=("text", "json"), default="text", action=_Once)
+    lint.add_argument(
+        "--format-assertion",
+        action=_OnceSwitch,
+        help="read `format` as a constraint, as fuzz --format-assertion does",
+    )
     return parser
 
 
@@ -449,9 +454,11 @@ def build_lint_reports(args: argparse.Namespace) -> list[ToolReport]:
             sources.append((f"--model {reference}", [load_model_tool(reference)], {}))
         except ToolsError as error:
             reports.append(unreadable(f"--model {reference}", error.code, error.detail))
+    options = SchemaOptions(format_assertion=args.format_assertion)
     for file, tools, lines in sources:
         reports.extend(
-            report_tool(tool, file=file, lines=lines, dialect=args.dialect) for tool in tools
+            report_tool(tool, file=file, lines=lines, dialect=args.dialect, options=options)
+            for tool in tools
         )
     return reports
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -221,3 +223,26 @@ def test_bfcl_rewrites_replay_and_leave_only_standard_json_schema(schema: dict[s
         expected += [n for n, optional in flags.items() if not optional and n not in expected]
         assert after.get("required", []) == expected
         assert all("optional" not in child for child in after["properties"].values())
+
+
+CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
+BFCL_FILES = sorted((CORPUS / "bfcl").rglob("*.json"))
+
+
+def test_the_corpus_has_bfcl_schemas() -> None:
+    assert len(BFCL_FILES) >= 50
+
+
+@pytest.mark.parametrize("path", BFCL_FILES, ids=lambda p: p.name)
+def test_real_bfcl_schemas_need_the_dialect_and_read_with_it(path: Path) -> None:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(document)
+    assert any("--dialect bfcl" in p.message for p in caught.value.problems)
+    result, rewrites = normalize(document, "bfcl")
+    assert rewrites and _replay(document, rewrites) == result
+    jsonschema.Draft202012Validator.check_schema(result)
+    try:
+        compile_schema(result)
+    except SchemaError as error:  # only the engine's own size limits may still refuse
+        assert {p.code for p in error.problems} <= {"schema.limit-enum"}, error.problems
