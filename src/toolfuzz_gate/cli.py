@@ -13,16 +13,27 @@ from typing import Any, NoReturn, TextIO
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_document
+from toolfuzz_gate.core.dialects import DIALECTS
+from toolfuzz_gate.core.discover import ToolDeclaration
 from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult
+from toolfuzz_gate.core.lint_report import (
+    ToolReport,
+    render_lint_json,
+    render_lint_text,
+    report_tool,
+    unreadable,
+)
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import ToolRun, execute
 from toolfuzz_gate.edges.files import load_json, write_document
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
-from toolfuzz_gate.errors import SchemaError, ToolfuzzError, UsageError
+from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.errors import InputFileError, SchemaError, ToolfuzzError, ToolsError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 DEFAULT_SEED = 41
@@ -30,6 +41,7 @@ DEFAULT_RUN_RUNS = 24
 DEFAULT_FUZZ_RUNS = 200
 DEFAULT_OUT = "toolfuzz-receipts"
 ORACLE_CHOICES = ("auto", "jsonschema", "jsonschema-rs")
+DIALECT_HELP = "read non-standard schemas: " + ", ".join(DIALECTS) + " (rewrites go in the receipt)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -93,6 +105,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _common(one, DEFAULT_FUZZ_RUNS)
     one.add_argument("--schema", type=Path, action=_Once, help="optional with --mcp")
+    one.add_argument(
+        "--tools",
+        type=Path,
+        action=_Once,
+        metavar="FILE",
+        help="an OpenAI, Anthropic or MCP tools file (every tool, or --tool NAME)",
+    )
+    one.add_argument(
+        "--model", action=_Once, metavar="MODULE:CLASS", help="a pydantic model's schema"
+    )
+    one.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
     one.add_argument("--handler", action=_Once, help="python:MODULE:FUNCTION")
     one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
     one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
@@ -133,6 +156,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
     one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")
+
+    lint = commands.add_parser(
+        "lint",
+        help="compile tool schemas without running anything; report documentation problems",
+        description="Exit 0 when every schema compiles cleanly, 2 when any is refused "
+        "(unsupported or contradictory keywords, a root that is not an object) or a file "
+        "cannot be read. Documentation findings (lint.default-invalid, lint.example-invalid, "
+        "lint.required-undefined, lint.enum-type, lint.empty-schema) are warnings and never "
+        "change the exit status.",
+    )
+    lint.add_argument("files", nargs="*", type=Path, metavar="FILE", help="schema or tools file")
+    lint.add_argument(
+        "--model", action="append", default=[], metavar="MODULE:CLASS", help="a pydantic model"
+    )
+    lint.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
+    lint.add_argument("--format", choices=("text", "json"), default="text", action=_Once)
+    lint.add_argument(
+        "--format-assertion",
+        action=_OnceSwitch,
+        help="read `format` as a constraint, as fuzz --format-assertion does",
+    )
     return parser
 
 
@@ -263,14 +307,37 @@ def build_fuzz_runs(
 ) -> list[ToolRun]:
     """One run per tool: the schema file's tool, or each tool an MCP server lists."""
     handler = build_handler_config(args, tail)
-    config = build_fuzz_config(args)
+    config = replace(build_fuzz_config(args), dialect=args.dialect)
     replay = _replay_command(argv)
+    sources = [
+        flag
+        for flag, given in (
+            ("--schema", args.schema),
+            ("--tools", args.tools),
+            ("--model", args.model),
+        )
+        if given is not None
+    ]
+    if len(sources) > 1:
+        raise UsageError(f"{' and '.join(sources)} conflict: name the schema one way")
     if args.schema is not None:
         schema = load_json(args.schema, what="schema")
         name = args.tool or args.schema.stem
         return [ToolRun(schema, handler, build_tool_spec(args, name), config, replay)]
+    if args.tools is not None or args.model is not None:
+        declared = build_declarations(args)
+        return [
+            ToolRun(
+                tool.schema,
+                replace(handler, target=tool.name) if handler.kind == "mcp" else handler,
+                build_tool_spec(args, tool.name),
+                config,
+                replay,
+            )
+            for tool in declared
+        ]
     if handler.kind != "mcp":
-        raise UsageError("--schema is required unless the handler is --mcp")
+        raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
     from toolfuzz_gate.edges.handlers.mcp import list_tools
 
     listed = list_tools(handler)
@@ -288,6 +355,21 @@ def build_fuzz_runs(
         )
         for tool in listed
     ]
+
+
+def build_declarations(args: argparse.Namespace) -> list[ToolDeclaration]:
+    """The tools `--tools FILE` or `--model MODULE:CLASS` declares, narrowed by `--tool`."""
+    if args.model is not None:
+        model = load_model_tool(args.model)
+        return [replace(model, name=args.tool)] if args.tool else [model]
+    declared = load_declarations(args.tools).tools
+    if args.tool is None:
+        return declared
+    picked = [tool for tool in declared if tool.name == args.tool]
+    if not picked:
+        names = ", ".join(tool.name for tool in declared)[:200]
+        raise UsageError(f"{args.tools} declares no tool named {args.tool!r}; it has {names}")
+    return picked
 
 
 def _verdict(results: Sequence[FuzzResult]) -> ExitCode:
@@ -334,13 +416,61 @@ def _command_fuzz(
         try:
             result = execute(tool_run, receipt_path, cases, diagnostics=args.diagnostics)
         except SchemaError as error:
-            where = str(args.schema) if args.schema else f"tools/list of {tool_run.tool.name}"
+            where = (
+                str(args.schema or args.tools or "")
+                or (args.model and f"--model {args.model}")
+                or f"tools/list of {tool_run.tool.name}"
+            )
+            if args.tools is not None:
+                where += f" (tool {tool_run.tool.name})"
             raise SchemaError(list(error.problems), source=where) from None
         results.append(result)
         print(render_receipt_summary(result.receipt, str(receipt_path)), file=out)
     verdict = _verdict(results)
     print(f"gate: {'FAILED' if verdict else 'passed'}", file=out)
     return verdict
+
+
+def build_lint_reports(args: argparse.Namespace) -> list[ToolReport]:
+    """One report per declared tool; a file that yields no tools is one error report."""
+    if not args.files and not args.model:
+        raise UsageError("lint needs a FILE or --model MODULE:CLASS")
+    reports: list[ToolReport] = []
+    sources: list[tuple[str, list[ToolDeclaration], dict[str, int]]] = []
+    for path in args.files:
+        try:
+            declared = load_declarations(path)
+        except InputFileError as error:
+            reports.append(unreadable(str(path), error.code, error.message))
+            continue
+        except ToolsError as error:
+            reports.append(
+                unreadable(str(path), error.code, error.detail, error.pointer or "", error.line)
+            )
+            continue
+        sources.append((declared.file, declared.tools, declared.lines))
+    for reference in args.model:
+        try:
+            sources.append((f"--model {reference}", [load_model_tool(reference)], {}))
+        except ToolsError as error:
+            reports.append(unreadable(f"--model {reference}", error.code, error.detail))
+    options = SchemaOptions(format_assertion=args.format_assertion)
+    for file, tools, lines in sources:
+        reports.extend(
+            report_tool(tool, file=file, lines=lines, dialect=args.dialect, options=options)
+            for tool in tools
+        )
+    return reports
+
+
+def _command_lint(args: argparse.Namespace, out: TextIO) -> ExitCode:
+    reports = build_lint_reports(args)
+    if args.format == "json":
+        document: JSON = render_lint_json(reports)
+        out.write(canonical_document(document).decode("utf-8"))
+    else:
+        print(render_lint_text(reports), file=out)
+    return ExitCode.PASSED if all(r.clean for r in reports) else ExitCode.USAGE
 
 
 def _receipt_name(tool_run: ToolRun) -> str:
@@ -366,6 +496,8 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return int(_command_fuzz(args, argv, stdout, tail))
         if tail:
             raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
+        if args.command == "lint":
+            return int(_command_lint(args, stdout))
         return int(_command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

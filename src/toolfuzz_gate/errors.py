@@ -84,11 +84,45 @@ _SCHEMA_HINTS = {
     ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
+    "schema.unknown-type": (
+        "use a standard type name, or name the schema's dialect with --dialect "
+        "(openapi, bfcl, gemini)"
+    ),
     "schema.unsupported-format": (
         "as an assertion the engine checks only the formats it knows; use one of them, or "
         "fuzz without --format-assertion to read format as an annotation"
     ),
 }
+
+
+class ToolsError(ToolfuzzError):
+    """A tools declaration (tools file, pydantic model) that cannot be read as tools.
+
+    `pointer` locates the problem inside a file (None: not in a file, such as a model);
+    `source` names the file or model.
+    """
+
+    code = "tools.invalid"
+
+    def __init__(
+        self, message: str, *, pointer: str | None = None, source: str = "", hint: str = ""
+    ) -> None:
+        self.pointer = pointer
+        self.source = source
+        where = f"{source}: " if source else ""
+        at = "" if pointer is None else f" at {pointer or '(root)'}"
+        super().__init__(f"{where}{message}{at}", hint=hint)
+        self.detail = message
+
+    line: int | None = None
+    """The line of `pointer` in the file, once `located` knows it."""
+
+    def located(self, source: str, line: int | None = None) -> ToolsError:
+        """The same problem, naming the file or model it came from (and the line)."""
+        where = source if line is None else f"{source}:{line}"
+        error = ToolsError(self.detail, pointer=self.pointer, source=where, hint=self.hint)
+        error.line = line
+        return error
 
 
 class HandlerError(ToolfuzzError):

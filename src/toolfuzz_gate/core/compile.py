@@ -20,6 +20,7 @@ from typing import Any
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.consistency import iter_contradictions
+from toolfuzz_gate.core.dialects import keyword_hint
 from toolfuzz_gate.core.generate import estimate_bytes
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
@@ -237,7 +238,9 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
         keyword = KEYWORDS.get(name)
         if keyword is None:
             ctx.problem(
-                "schema.unsupported-keyword", name, f"the keyword {name!r} is not supported"
+                "schema.unsupported-keyword",
+                name,
+                f"the keyword {name!r} is not supported" + keyword_hint(name),
             )
             continue
         if state.draft not in keyword.drafts:

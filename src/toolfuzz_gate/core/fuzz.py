@@ -14,6 +14,7 @@ from toolfuzz_gate.core.campaign import Campaign, CaseSink
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
@@ -39,6 +40,8 @@ class FuzzConfig:
     oracle: str = "auto"
     shrink_budget: int = 600
     options: SchemaOptions = DEFAULT_OPTIONS
+    dialect: str | None = None
+    """`core.dialects` name applied to the schema before compiling (None: standard only)."""
 
     def check(self) -> None:
         lo, hi = SEED_RANGE
@@ -70,6 +73,7 @@ def fuzz(
 ) -> FuzzResult:
     config.check()
     started = clock() if clock else 0.0
+    document, rewrites = normalize(document, config.dialect)
     schema = compile_schema(document, limits=config.limits, options=config.options)
     if "object" not in schema.root.domain.types:
         raise SchemaError(
@@ -120,6 +124,8 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "replayCommand": replay_command,
     }
+    if config.dialect is not None:
+        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     diagnostics: JSONObject | None = None
     if clock is not None:
         diagnostics = {"durationSeconds": round(clock() - started, 3)}

@@ -29,6 +29,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def load_json(path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file") -> JSON:
     """Strict JSON: no NaN or Infinity, no duplicate keys, bounded size."""
+    return load_json_text(path, max_bytes=max_bytes, what=what)[0]
+
+
+def load_json_text(
+    path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file"
+) -> tuple[JSON, str]:
+    """`load_json`, and the text it was read from (to locate lines in)."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(max_bytes + 1)
@@ -40,11 +47,8 @@ def load_json(path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "
             hint="toolfuzz-gate bounds every input it reads",
         )
     try:
-        return json.loads(  # type: ignore[no-any-return]
-            raw.decode("utf-8"),
-            parse_constant=_no_constants,
-            object_pairs_hook=_no_duplicates,
-        )
+        text = raw.decode("utf-8")
+        document = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError:
         raise InputFileError(f"{what} {path} is not UTF-8") from None
     except json.JSONDecodeError as error:
@@ -53,6 +57,7 @@ def load_json(path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "
         ) from None
     except (ValueError, RecursionError) as error:
         raise InputFileError(f"{what} {path} is not acceptable JSON: {error}") from None
+    return document, text
 
 
 def write_atomic(path: Path, data: bytes) -> None:

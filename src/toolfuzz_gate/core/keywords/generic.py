@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.dialects import type_hint
 from toolfuzz_gate.core.jsonvalue import (
     TYPE_NAMES,
     has_type,
@@ -48,7 +49,8 @@ def _parse_type(argument: Any, ctx: ParseContext) -> Any:
                 "schema.unknown-type",
                 "type",
                 f"unknown type {canonical_compact(name)[:40]}; expected one of "
-                + ", ".join(TYPE_NAMES),
+                + ", ".join(TYPE_NAMES)
+                + type_hint(name),
                 *at,
             )
             return INVALID
