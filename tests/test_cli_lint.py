@@ -89,7 +89,7 @@ def test_a_refused_pydantic_schema_names_each_keyword_with_pointer_and_line(
     [error] = report["findings"]
     assert (error["severity"], error["code"], error["pointer"], error["keyword"]) == (
         "error",
-        "schema.unsupported-keyword",
+        "schema.unsupported-pattern",
         "/properties/code/pattern",
         "pattern",
     )
@@ -103,7 +103,7 @@ def test_models_through_model(monkeypatch: pytest.MonkeyPatch) -> None:
     code, out, _ = invoke("lint", "--model", "search_models:Coded")
     assert code == 2
     assert (
-        "--model search_models:Coded: error[schema.unsupported-keyword] "
+        "--model search_models:Coded: error[schema.unsupported-pattern] "
         "/properties/code/pattern (tool Coded)"
     ) in out
     code, out, _ = invoke("lint", "--model", "search_models:Sloppy")
