@@ -235,3 +235,20 @@ def test_usage() -> None:
     assert code == 2 and "lint needs a FILE" in err
     code, _, err = invoke("lint", "x.json", "--dialect", "nope")
     assert code == 2 and "invalid choice" in err
+
+
+def test_default_draft_reads_schemas_without_dollar_schema(tmp_path: Path) -> None:
+    schema = tmp_path / "tuple.schema.json"
+    schema.write_text(
+        json.dumps(
+            {
+                "type": "object",
+                "properties": {"pair": {"type": "array", "items": [{"type": "string"}]}},
+            }
+        ),
+        encoding="utf-8",
+    )
+    refused = invoke("lint", str(schema))
+    assert refused[0] == 2 and "/properties/pair/items" in refused[1] + refused[2]
+    read_as_draft_07 = invoke("lint", "--default-draft", "draft-07", str(schema))
+    assert read_as_draft_07[0] == 0, read_as_draft_07

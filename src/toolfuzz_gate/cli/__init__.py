@@ -1,0 +1,55 @@
+"""The command line: parse, wire, pick an exit code. Nothing clever lives here.
+
+`parser` holds the grammar; each subcommand's wiring has its own module.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
+from toolfuzz_gate.cli.lint import command_lint
+from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.errors import ToolfuzzError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+__all__ = ["build_parser", "main", "run"]
+
+
+def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Arguments before `--`, and the verbatim command after it."""
+    items = list(argv)
+    if "--" in items:
+        index = items.index("--")
+        return items[:index], items[index + 1 :]
+    return items, []
+
+
+def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+    """The whole command line with injected streams; returns the exit code."""
+    try:
+        head, tail = _split_tail(argv)
+        args = build_parser().parse_args(head)
+        if args.command == "fuzz":
+            return int(command_fuzz(args, argv, stdout, tail))
+        if tail:
+            raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
+        if args.command == "lint":
+            return int(command_lint(args, stdout))
+        return int(command_run(args, argv, stdout))
+    except ToolfuzzError as error:
+        print(error.render(), file=stderr)
+        return int(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        print("interrupted", file=stderr)
+        return int(ExitCode.INTERNAL)
+    except Exception as error:  # a bug in the gate: say so, keep the traceback short
+        print(f"internal error: {type(error).__name__}: {error}", file=stderr)
+        print("this is a bug in toolfuzz-gate; please report it with the command line", file=stderr)
+        return int(ExitCode.INTERNAL)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)

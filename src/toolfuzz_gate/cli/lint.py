@@ -1,0 +1,63 @@
+"""`lint`: compile declared tools without running anything, and report what is wrong."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from toolfuzz_gate.cli.parser import schema_options
+from toolfuzz_gate.core.canonical import JSON, canonical_document
+from toolfuzz_gate.core.discover import ToolDeclaration
+from toolfuzz_gate.core.lint_report import (
+    ToolReport,
+    render_lint_json,
+    render_lint_text,
+    report_tool,
+    unreadable,
+)
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.errors import InputFileError, ToolsError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+def build_lint_reports(args: argparse.Namespace) -> list[ToolReport]:
+    """One report per declared tool; a file that yields no tools is one error report."""
+    if not args.files and not args.model:
+        raise UsageError("lint needs a FILE or --model MODULE:CLASS")
+    reports: list[ToolReport] = []
+    sources: list[tuple[str, list[ToolDeclaration], dict[str, int]]] = []
+    for path in args.files:
+        try:
+            declared = load_declarations(path)
+        except InputFileError as error:
+            reports.append(unreadable(str(path), error.code, error.message))
+            continue
+        except ToolsError as error:
+            reports.append(
+                unreadable(str(path), error.code, error.detail, error.pointer or "", error.line)
+            )
+            continue
+        sources.append((declared.file, declared.tools, declared.lines))
+    for reference in args.model:
+        try:
+            sources.append((f"--model {reference}", [load_model_tool(reference)], {}))
+        except ToolsError as error:
+            reports.append(unreadable(f"--model {reference}", error.code, error.detail))
+    options = schema_options(args)
+    for file, tools, lines in sources:
+        reports.extend(
+            report_tool(tool, file=file, lines=lines, dialect=args.dialect, options=options)
+            for tool in tools
+        )
+    return reports
+
+
+def command_lint(args: argparse.Namespace, out: TextIO) -> ExitCode:
+    reports = build_lint_reports(args)
+    if args.format == "json":
+        document: JSON = render_lint_json(reports)
+        out.write(canonical_document(document).decode("utf-8"))
+    else:
+        print(render_lint_text(reports), file=out)
+    return ExitCode.PASSED if all(r.clean for r in reports) else ExitCode.USAGE

@@ -1,0 +1,168 @@
+"""The command line's grammar: every subcommand and flag, each flag at most once (no I/O)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from toolfuzz_gate import __version__
+from toolfuzz_gate.core.dialects import DIALECTS
+from toolfuzz_gate.core.options import DRAFT_2020_12, DRAFTS, SchemaOptions
+from toolfuzz_gate.errors import UsageError
+
+DEFAULT_SEED = 41
+DEFAULT_RUN_RUNS = 24
+DEFAULT_FUZZ_RUNS = 200
+DEFAULT_OUT = "toolfuzz-receipts"
+ORACLE_CHOICES = ("auto", "jsonschema", "jsonschema-rs")
+DIALECT_HELP = "read non-standard schemas: " + ", ".join(DIALECTS) + " (rewrites go in the receipt)"
+
+
+class _Parser(argparse.ArgumentParser):
+    """Raises `UsageError` instead of printing and exiting, so `run` picks the exit code."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message, hint=f"see `{self.prog} --help`")
+
+
+class _Once(argparse.Action):
+    """A flag that may be given at most once."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        if getattr(namespace, f"_seen_{self.dest}", False):
+            raise UsageError(f"{option} was given twice", hint="give each flag once")
+        setattr(namespace, f"_seen_{self.dest}", True)
+        setattr(namespace, self.dest, values)
+
+
+class _OnceSwitch(_Once):
+    """An on/off switch that may be given at most once."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
+        super().__call__(parser, namespace, True, option)
+
+
+def _common(parser: argparse.ArgumentParser, runs: int) -> None:
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=_Once)
+    parser.add_argument("--runs", type=int, default=runs, action=_Once, help="valid cases per seed")
+    parser.add_argument("--cases", type=Path, action=_Once, help="write every case as JSON lines")
+    parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=_Once)
+    _schema_reading(parser)
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="add durations and host to receipts (unhashed; makes files differ run to run)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="toolfuzz-gate", description="Fuzz AI-agent tool handlers.")
+    parser.add_argument("--version", action="version", version=f"toolfuzz-gate {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser, required=True)
+
+    run = commands.add_parser("run", help="fuzz the built-in renderPoster contract")
+    _common(run, DEFAULT_RUN_RUNS)
+    run.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), action=_Once)
+
+    one = commands.add_parser(
+        "fuzz",
+        help="fuzz one tool (or every tool of an MCP server)",
+        description="Handler, one of: --handler python:MODULE:FUNCTION, --command -- ARGV..., "
+        "--mcp -- ARGV..., --http URL. The command after `--` is taken verbatim.",
+    )
+    _common(one, DEFAULT_FUZZ_RUNS)
+    one.add_argument("--schema", type=Path, action=_Once, help="optional with --mcp")
+    one.add_argument(
+        "--tools",
+        type=Path,
+        action=_Once,
+        metavar="FILE",
+        help="an OpenAI, Anthropic or MCP tools file (every tool, or --tool NAME)",
+    )
+    one.add_argument(
+        "--model", action=_Once, metavar="MODULE:CLASS", help="a pydantic model's schema"
+    )
+    one.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
+    one.add_argument("--handler", action=_Once, help="python:MODULE:FUNCTION")
+    one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
+    one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
+    one.add_argument("--http", action=_Once, metavar="URL")
+    one.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="NAME=ENV_VAR",
+        help="an HTTP header whose value is read from an environment variable",
+    )
+    one.add_argument("--env", action="append", default=[], metavar="NAME", help="pass through")
+    one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
+    one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
+    one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
+    one.add_argument(
+        "--effects",
+        action=_Once,
+        metavar="REF",
+        help="python: MODULE:FUNCTION returning the state; mcp: a zero-argument TOOL",
+    )
+    one.add_argument(
+        "--effects-directory", action=_Once, metavar="PATH", help="digest this tree per call"
+    )
+    one.add_argument(
+        "--effects-command",
+        action=_Once,
+        metavar="COMMAND",
+        help="a command (one shell-quoted string, run without a shell) printing the state",
+    )
+    one.add_argument("--expected-rejection", action="append", default=[], metavar="CODE")
+    one.add_argument("--error-codes", action=_Once, metavar="REGEX")
+    one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
+    one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
+    one.add_argument("--memory-limit-mb", type=int, action=_Once, help="RLIMIT_AS per handler")
+    one.add_argument(
+        "--cpu-limit-s", type=int, action=_Once, help="RLIMIT_CPU (command and MCP processes)"
+    )
+    one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
+    one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")
+
+    lint = commands.add_parser(
+        "lint",
+        help="compile tool schemas without running anything; report documentation problems",
+        description="Exit 0 when every schema compiles cleanly, 2 when any is refused "
+        "(unsupported or contradictory keywords, a root that is not an object) or a file "
+        "cannot be read. Documentation findings (lint.default-invalid, lint.example-invalid, "
+        "lint.required-undefined, lint.enum-type, lint.empty-schema) are warnings and never "
+        "change the exit status.",
+    )
+    lint.add_argument("files", nargs="*", type=Path, metavar="FILE", help="schema or tools file")
+    lint.add_argument(
+        "--model", action="append", default=[], metavar="MODULE:CLASS", help="a pydantic model"
+    )
+    lint.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
+    lint.add_argument("--format", choices=("text", "json"), default="text", action=_Once)
+    _schema_reading(lint)
+    return parser
+
+
+def _schema_reading(parser: argparse.ArgumentParser) -> None:
+    """How schemas are read (`core.options.SchemaOptions`): the same for fuzz, run and lint."""
+    parser.add_argument(
+        "--format-assertion",
+        action=_OnceSwitch,
+        help="check `format` and mutate against it (2020-12 default: an annotation)",
+    )
+    parser.add_argument(
+        "--default-draft",
+        choices=DRAFTS,
+        default=DRAFT_2020_12,
+        action=_Once,
+        help="the draft of schemas without $schema (default 2020-12)",
+    )
+
+
+def schema_options(args: argparse.Namespace) -> SchemaOptions:
+    return SchemaOptions(default_draft=args.default_draft, format_assertion=args.format_assertion)
