@@ -28,6 +28,7 @@ from typing import Any
 
 from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.options import SchemaOptions
@@ -59,6 +60,7 @@ class Row:
     source: str
     package: str
     kind: str
+    dialect: str | None
     compiled: bool = False
     fuzzed: bool = False
     problems: list[tuple[str, str]] = field(default_factory=list)
@@ -75,11 +77,15 @@ class Row:
         return sorted({f"{code} {keyword}".strip() for code, keyword in self.problems})
 
 
-def measure(entry: dict[str, Any], runs: int, seed: int, options: SchemaOptions) -> Row:
-    row = Row(entry["file"], entry["source"], entry["package"], entry["kind"])
+def measure(
+    entry: dict[str, Any], runs: int, seed: int, options: SchemaOptions, read_dialects: bool
+) -> Row:
+    row = Row(entry["file"], entry["source"], entry["package"], entry["kind"], entry["dialect"])
     document = json.loads((CORPUS / entry["file"]).read_text())
     started = time.perf_counter()
+    dialect = entry["dialect"] if read_dialects else None
     try:
+        document = normalize(document, dialect)[0] if dialect else document
         compile_schema(document, options=options)
         row.compiled = True
         result = fuzz(
@@ -113,9 +119,15 @@ def share(part: int, whole: int) -> str:
 
 
 def summarize(
-    rows: list[Row], runs: int, seed: int, options: SchemaOptions, elapsed: float
+    rows: list[Row],
+    runs: int,
+    seed: int,
+    options: SchemaOptions,
+    elapsed: float,
+    read_dialects: bool,
 ) -> dict[str, Any]:
     standard = [r for r in rows if r.kind == "standard"]
+    readable = [r for r in rows if r.kind == "dialect" and r.dialect is not None]
     refused = [r for r in rows if not r.fuzzed and r.crash is None]
     by_reason: Counter[str] = Counter()
     schemas_by_reason: Counter[str] = Counter()
@@ -141,6 +153,9 @@ def summarize(
         "fuzzed": sum(r.fuzzed for r in rows),
         "standardCompiled": sum(r.compiled for r in standard),
         "standardFuzzed": sum(r.fuzzed for r in standard),
+        "dialectsRead": read_dialects,
+        "dialectNamed": len(readable),
+        "dialectFuzzed": sum(r.fuzzed for r in readable),
         "bySource": by_source,
         "byPackage": by_package,
         "refusalReasons": [
@@ -180,6 +195,13 @@ def render(summary: dict[str, Any]) -> str:
         f"{share(s['standardCompiled'], s['standard'])} of standard",
         f"fuzzed (compiled and an object root): {share(s['fuzzed'], s['total'])} overall, "
         f"{share(s['standardFuzzed'], s['standard'])} of standard",
+        (
+            "dialect schemas read with their --dialect: "
+            f"{share(s['dialectFuzzed'], s['dialectNamed'])} fuzzed "
+            f"({s['dialect'] - s['dialectNamed']} use types no dialect reads)"
+            if s["dialectsRead"]
+            else "dialect schemas read as plain JSON Schema (--without-dialects)"
+        ),
         "by source (fuzzed/total): "
         + ", ".join(f"{k} {v['fuzzed']}/{v['total']}" for k, v in sorted(s["bySource"].items())),
         "refusal reasons (schemas refused for it, occurrences), most frequent first:",
@@ -215,12 +237,22 @@ def main() -> None:
         "--format-assertion", action="store_true", help="read `format` as a constraint"
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument(
+        "--without-dialects",
+        action="store_true",
+        help="read dialect schemas as plain JSON Schema instead of with their --dialect",
+    )
     args = parser.parse_args()
+    read_dialects = not args.without_dialects
     options = SchemaOptions(format_assertion=args.format_assertion)
     manifest = json.loads((CORPUS / "MANIFEST.json").read_text())
     started = time.perf_counter()
-    rows = [measure(entry, args.runs, args.seed, options) for entry in manifest["schemas"]]
-    summary = summarize(rows, args.runs, args.seed, options, time.perf_counter() - started)
+    rows = [
+        measure(entry, args.runs, args.seed, options, read_dialects)
+        for entry in manifest["schemas"]
+    ]
+    elapsed = time.perf_counter() - started
+    summary = summarize(rows, args.runs, args.seed, options, elapsed, read_dialects)
     sys.stdout.write((json.dumps(summary, indent=1) if args.json else render(summary)) + "\n")
 
 

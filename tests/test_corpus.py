@@ -1,9 +1,10 @@
 """The real-world tool schema corpus (`tests/data/corpus/`): its manifest, its prose removal,
 and the properties the engine must keep on every schema in it.
 
-The compile share is measured by `bench/corpus_report.py`, not asserted here: what must
-hold today is that no schema crashes the compiler (a refusal is a `SchemaError`) and that
-every schema the engine compiles fuzzes with no oracle disagreement.
+`bench/corpus_report.py` measures and explains the compile share; this file holds the bars
+the engine must keep: no schema crashes the compiler (a refusal is a `SchemaError`), at least
+95% of the standard schemas compile, the dialect schemas compile under the dialect that reads
+them, and every schema that compiles fuzzes with no oracle disagreement.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 
 from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
@@ -29,7 +31,9 @@ MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 ENTRIES: list[dict[str, Any]] = MANIFEST["schemas"]
 PLACEHOLDER: str = MANIFEST["placeholder"]
 PROSE_KEYS = ("description", "title", "$comment")
-FIELDS = {"file", "source", "package", "version", "tool", "kind", "draft"}
+FIELDS = {"file", "source", "package", "version", "tool", "kind", "draft", "dialect"}
+STANDARD_SHARE = 0.95
+"""The issue's target; measured at the time of writing: 423 of 424 (one uses if/then)."""
 VALIDATORS = {
     None: Draft202012Validator,
     "2020-12": Draft202012Validator,
@@ -77,7 +81,10 @@ def test_the_manifest_rows_are_complete() -> None:
     for entry in ENTRIES:
         assert set(entry) == FIELDS, entry["file"]
         assert entry["kind"] in ("standard", "dialect"), entry["file"]
-        assert all(isinstance(entry[name], str) and entry[name] for name in FIELDS - {"draft"})
+        assert all(
+            isinstance(entry[name], str) and entry[name] for name in FIELDS - {"draft", "dialect"}
+        )
+        assert entry["dialect"] is None or entry["kind"] == "dialect", entry["file"]
         declared = _load(entry).get("$schema")
         assert (entry["draft"] is None) == (declared is None), entry["file"]
 
@@ -106,9 +113,15 @@ class AcceptEverything:
         return Outcome(OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=output_bytes)
 
 
+def _read(entry: dict[str, Any]) -> Any:
+    """The schema as a user would fuzz it: through its dialect, when it names one."""
+    document = _load(entry)
+    return normalize(document, entry["dialect"])[0] if entry["dialect"] else document
+
+
 def _compiles(entry: dict[str, Any]) -> bool:
     try:
-        compile_schema(_load(entry))
+        compile_schema(_read(entry))
     except Exception:  # a crash fails the test above for that file, not the collection
         return False
     return True
@@ -129,16 +142,26 @@ def test_the_compiler_accepts_or_refuses_with_a_schema_error(entry: dict[str, An
 COMPILED = [entry for entry in ENTRIES if _compiles(entry)]
 
 
-def test_some_of_the_corpus_compiles() -> None:
-    # Not the acceptance share (the lead sets that bar): a guard that the fuzz test
-    # below is not vacuous.
-    assert len(COMPILED) >= 50
+def test_the_standard_schemas_compile_at_the_target_share() -> None:
+    standard = [entry for entry in ENTRIES if entry["kind"] == "standard"]
+    compiled = [entry for entry in standard if entry in COMPILED]
+    assert len(compiled) >= STANDARD_SHARE * len(standard), (len(compiled), len(standard))
+
+
+def test_dialect_schemas_compile_under_their_dialect() -> None:
+    named = [entry for entry in ENTRIES if entry["dialect"] is not None]
+    assert named, "the corpus keeps dialect schemas"
+    for entry in named:
+        with pytest.raises(SchemaError):  # never guessed: without the dialect, refused
+            compile_schema(_load(entry))
+    compiled = [entry for entry in named if entry in COMPILED]
+    assert len(compiled) >= STANDARD_SHARE * len(named), (len(compiled), len(named))
 
 
 @pytest.mark.parametrize("entry", COMPILED, ids=_id)
 def test_compiled_schemas_fuzz_without_oracle_disagreement(entry: dict[str, Any]) -> None:
     result = fuzz(
-        _load(entry),
+        _read(entry),
         AcceptEverything(),
         ToolSpec(entry["tool"]),
         FuzzConfig(41, RUNS),

@@ -60,7 +60,14 @@ def main() -> None:
         if key not in seen:  # the live files repeat the same function across entries
             seen.add(key)
             collected.append(
-                Collected(function["name"], function["parameters"], "bfcl-eval", version, "dialect")
+                Collected(
+                    function["name"],
+                    function["parameters"],
+                    "bfcl-eval",
+                    version,
+                    "dialect",
+                    "bfcl",
+                )
             )
     store_source("bfcl", collected)
 

@@ -26,10 +26,13 @@ from store import Collected, store_source
 JSON_TYPES = frozenset({"null", "boolean", "object", "array", "number", "integer", "string"})
 
 
-def _is_dialect(schema: dict[str, Any]) -> bool:
+def _own_types(schema: dict[str, Any]) -> bool:
     inputs = schema.get("properties", {}).values()
-    own_types = any(not set(_names(i.get("type"))) <= JSON_TYPES for i in inputs)
-    return own_types or '"nullable"' in json.dumps(schema)
+    return any(not set(_names(i.get("type"))) <= JSON_TYPES for i in inputs)
+
+
+def _is_dialect(schema: dict[str, Any]) -> bool:
+    return _own_types(schema) or '"nullable"' in json.dumps(schema)
 
 
 def _names(declared: Any) -> list[Any]:
@@ -54,7 +57,9 @@ def main() -> None:
             print(f"skipped {export}: {type(error).__name__}")
             continue
         kind = "dialect" if _is_dialect(schema) else "standard"
-        collected.append(Collected(export, schema, "smolagents", version, kind))
+        # `nullable` is OpenAPI's; smolagents' own types (`audio`, `image`) no dialect reads
+        dialect = "openapi" if kind == "dialect" and not _own_types(schema) else None
+        collected.append(Collected(export, schema, "smolagents", version, kind, dialect))
     store_source("smolagents", collected)
 
 

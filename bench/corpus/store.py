@@ -58,6 +58,8 @@ class Collected:
     package: str
     version: str
     kind: str = "standard"
+    dialect: str | None = None
+    """The `--dialect` that reads a "dialect" schema, when one does."""
 
 
 def scrub(schema: Any) -> Any:
@@ -127,6 +129,7 @@ def store_source(source: str, collected: list[Collected]) -> None:
                 "version": item.version,
                 "tool": item.tool,
                 "kind": item.kind,
+                "dialect": item.dialect,
                 "draft": declared_draft(item.schema),
             }
         )
