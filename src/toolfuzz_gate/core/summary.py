@@ -22,8 +22,13 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         f"  invariants: {len(held)}/{len(r['invariants'])} hold"
         + (f"; broken: {', '.join(broken)}" if broken else "")
     )
-    coverage = " ".join(f"{family}={state}" for family, state in r["coverage"].items())
-    lines.append(f"  coverage: {coverage}")
+    by_state: dict[str, list[str]] = {}
+    for family, state in r["coverage"].items():
+        by_state.setdefault(state, []).append(family)
+    tested = by_state.pop("tested", [])
+    coverage = f"tested {' '.join(tested)}" if tested else "nothing tested"
+    others = "; ".join(f"{len(names)} {state}" for state, names in sorted(by_state.items()))
+    lines.append(f"  coverage: {coverage}" + (f" ({others})" if others else ""))
     examples = r["counterexamples"]
     lines.append(f"  counterexamples: {len(examples)}")
     for example in examples[:MAX_LISTED]:
