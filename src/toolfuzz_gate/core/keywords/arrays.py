@@ -7,7 +7,6 @@ from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.keywords.base import (
-    INVALID,
     CountBound,
     Keyword,
     Maker,
@@ -26,15 +25,7 @@ MAX = CountBound("maxItems", list, "max_items", lower=False)
 
 
 def _parse_min(argument: Any, ctx: ParseContext) -> Any:
-    count = MIN.parse(argument, ctx)
-    if count is not INVALID and count > ctx.limits.max_items:
-        ctx.problem(
-            "schema.limit-items",
-            "minItems",
-            f"minItems {count} exceeds the {ctx.limits.max_items} generated items supported",
-        )
-        return INVALID
-    return count
+    return MIN.parse_within(argument, ctx, ctx.limits.max_items, "schema.limit-items")
 
 
 def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:

@@ -145,6 +145,14 @@ class CountBound:
     def parse(self, argument: Any, ctx: ParseContext) -> Any:
         return parse_count(argument, ctx, self.keyword)
 
+    def parse_within(self, argument: Any, ctx: ParseContext, cap: int, code: str) -> Any:
+        """A lower bound the generator must reach, so it may not exceed `cap` (`code`)."""
+        count = self.parse(argument, ctx)
+        if count is not INVALID and count > cap:
+            ctx.problem(code, self.keyword, f"{self.keyword} {count} exceeds the {cap} supported")
+            return INVALID
+        return count
+
     def narrow(self, domain: Domain, argument: int) -> Domain:
         current = getattr(domain, self.field)
         if current is None:

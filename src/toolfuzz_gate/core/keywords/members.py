@@ -33,15 +33,7 @@ MAX = CountBound("maxProperties", dict, "max_properties", lower=False)
 
 
 def _parse_min(argument: Any, ctx: ParseContext) -> Any:
-    count = MIN.parse(argument, ctx)
-    if count is not INVALID and count > ctx.limits.max_properties:
-        ctx.problem(
-            "schema.limit-properties",
-            "minProperties",
-            f"minProperties {count} exceeds the {ctx.limits.max_properties} properties supported",
-        )
-        return INVALID
-    return count
+    return MIN.parse_within(argument, ctx, ctx.limits.max_properties, "schema.limit-properties")
 
 
 def _removable(node: Node, value: dict[str, JSON]) -> list[str]:
