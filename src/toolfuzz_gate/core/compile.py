@@ -21,7 +21,7 @@ from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.consistency import iter_contradictions
 from toolfuzz_gate.core.dialects import keyword_hint
-from toolfuzz_gate.core.generate import estimate_bytes
+from toolfuzz_gate.core.estimate import estimate_bytes
 from toolfuzz_gate.core.jsonvalue import ALL_TYPES
 from toolfuzz_gate.core.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.keywords.compose import Reference

@@ -17,18 +17,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 from random import Random
 
-from toolfuzz_gate.core.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.compose import conjoin, effective, expands_reference, without
 from toolfuzz_gate.core.elements import ItemPlan, count_range
-from toolfuzz_gate.core.formats import longest as longest_format
 from toolfuzz_gate.core.formats import make_string as make_format_string
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.members import EXTRA_KEY, MemberPlan
+from toolfuzz_gate.core.members import MemberPlan
 from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
 from toolfuzz_gate.core.node import Choice, CompiledSchema, Domain, Node
 from toolfuzz_gate.core.object_keys import (
-    KEY_LENGTH,
     iter_pattern_members,
     merge,
     pattern_key,
@@ -78,7 +76,7 @@ def _salt(pointer: str) -> int:
 
 
 @lru_cache(maxsize=256)
-def _generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ...]:
+def generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ...]:
     """Which types to generate for a node, in a fixed order; `integer` is within `number`."""
     names = [t for t in TYPE_NAMES if t in types and not (t == "integer" and "number" in types)]
     if scalars_only and len(names) > 1:
@@ -246,7 +244,7 @@ class Generator:
         return members[(self.index + self._attempt + _salt(node.pointer)) % len(members)]
 
     def _pick_type(self, node: Node, depth: int) -> str:
-        names = _generated_types(node.domain.types, depth >= ANY_DEPTH)
+        names = generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
         return names[(self.index + self._attempt + _salt(node.pointer)) % len(names)]
@@ -316,7 +314,7 @@ class Generator:
             if formatted is not None and all(p.agreed_match(formatted) for p in d.patterns):
                 return formatted  # else an annotation no string fits: any string is valid
         lo = d.min_length
-        hi = _string_cap(node, self.limits)
+        hi = string_cap(node, self.limits)
         if d.patterns:
             matching = sample_all(d.patterns, self.rng, lo, hi, self.mode)
             if matching is None or len(matching.encode("utf-8")) > cap:
@@ -334,7 +332,7 @@ class Generator:
         return random_text(self.rng, alphabet, length)
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
-        cap = _items_cap(node, self.limits)
+        cap = items_cap(node, self.limits)
         lo, hi = count_range(node.domain, cap)
         if hi == 0:
             return []
@@ -421,90 +419,14 @@ def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> J
         return {}
 
 
-def _string_cap(node: Node, limits: Limits) -> int:
+def string_cap(node: Node, limits: Limits) -> int:
     d = node.domain
     hi = d.max_length if d.max_length is not None else d.min_length + UNBOUNDED_EXTRA_LENGTH
     return min(hi, limits.max_string_bytes)
 
 
-def _items_cap(node: Node, limits: Limits) -> int:
+def items_cap(node: Node, limits: Limits) -> int:
     d = node.domain
     fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
     hi = d.max_items if d.max_items is not None else fewest + UNBOUNDED_EXTRA_ITEMS
     return min(hi, limits.max_items)
-
-
-@lru_cache(maxsize=4096)
-def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) -> int:
-    """An upper bound on the UTF-8 size of any value `Generator` makes for `node`.
-
-    It follows the generator's own caps (unbounded strings and arrays get a few more
-    than their minimum; untyped values stop nesting at `ANY_DEPTH`; past
-    `SOFT_REF_DEPTH` expansions of `$ref` values are built at their simplest).
-    """
-    refs += expands_reference(node)
-    if refs > HARD_REF_DEPTH:
-        return 0
-    node = effective(node)
-    d = node.domain
-    if node.never:
-        return 0
-    if d.choices:
-        base = without(node, "anyOf", "oneOf")
-        return max(
-            estimate_bytes(conjoin(base, branch), limits, depth, refs + expands_reference(branch))
-            for choice in d.choices
-            for branch in choice.branches
-        )
-    if d.enum is not None:
-        return max(len(canonical_compact(m)) for m in d.enum)
-    simplest = refs > SOFT_REF_DEPTH
-    types = _generated_types(d.types, depth >= ANY_DEPTH)
-    sizes = [8]
-    if "string" in types:
-        length = d.min_length if simplest else _string_cap(node, limits)
-        sizes.append(min(length * 4, limits.max_string_bytes) + 2)
-        if d.formats:  # format values are ASCII, but may run past the plain-string cap
-            sizes.append(
-                longest_format(d.formats, d.min_length, d.max_length, limits.max_string_bytes) + 2
-            )
-    if "number" in types or "integer" in types:
-        sizes.append(32)
-    if "array" in types:
-        items = d.items if d.items is not None else Node(node.pointer + "/items")
-        schemas = (*d.prefix_items, items, *((d.contains,) if d.contains is not None else ()))
-        item = max(estimate_bytes(schema, limits, depth + 1, refs) for schema in schemas)
-        count = (
-            count_range(d, _items_cap(node, limits))[0] if simplest else _items_cap(node, limits)
-        )
-        sizes.append(2 + count * (item + 1))
-    if "object" in types:
-        members = (
-            len(k) * 6 + 4 + estimate_bytes(c, limits, depth + 1, refs)
-            for k, c in d.properties
-            if not simplest or k in d.required
-        )
-        keyed = (
-            KEY_LENGTH[1] * 12 + 4 + estimate_bytes(c, limits, depth + 1, refs)
-            for _, c in d.pattern_properties
-            if not simplest
-        )
-        sizes.append(
-            2 + sum(members) + sum(keyed) + _extra_members_bytes(node, limits, depth, refs)
-        )
-    return max(sizes)
-
-
-def _extra_members_bytes(node: Node, limits: Limits, depth: int, refs: int) -> int:
-    """The members `core.members` may add beyond `properties`: extra keys (`extra`,
-    `extra2`, ...) and undeclared names that are required or depended on."""
-    d = node.domain
-    declared = {name for name, _ in d.properties}
-    named = {*d.required, *(dep for _, deps in d.dependent_required for dep in deps)} - declared
-    count = max(d.min_properties - len(d.properties), 0) + bool(d.additional_values)
-    if not count and not named:
-        return 0
-    schema = d.additional_values[0] if d.additional_values else Node(node.pointer + "/extra")
-    value = estimate_bytes(schema, limits, depth + 1, refs)
-    names = sum(len(name) * 6 for name in named) + count * (len(EXTRA_KEY) + 2)
-    return names + (count + len(named)) * (value + 6)
