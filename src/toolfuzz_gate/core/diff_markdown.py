@@ -24,8 +24,9 @@ def escape_markdown(text: str, limit: int = MAX_TEXT) -> str:
     breaks as spaces, HTML and mentions as entities, Markdown punctuation backslashed."""
     cut = text if len(text) <= limit else text[:limit] + "…"
     flat = "".join(" " if _breaks(c) else c for c in cut)
-    entities = "".join(_ENTITIES.get(c, c) for c in flat)
-    return _SPECIAL.sub(r"\\\1", entities)
+    # Backslashes first: the entities' own `#` must stay as it is.
+    escaped = _SPECIAL.sub(r"\\\1", flat)
+    return "".join(_ENTITIES.get(c, c) for c in escaped)
 
 
 def _breaks(character: str) -> bool:
@@ -96,7 +97,7 @@ def _items(tools: list[Mapping[str, Any]]) -> list[str]:
             for cx in entry["counterexamples"][key]:
                 found.append(
                     f"- **{verb}** {tool}: {escape_markdown(str(cx.get('failure')))} at "
-                    f"{escape_markdown(str(cx.get('path')) or '(root)')}"
+                    f"{_where(cx.get('path'))}"
                     f" ({escape_markdown(str(cx.get('mutation')))})"
                     f": {escape_markdown(str(_reason(cx)))}"
                 )
@@ -107,9 +108,13 @@ def _items(tools: list[Mapping[str, Any]]) -> list[str]:
             for item in entry["unsupported"][key]:
                 found.append(
                     f"- **{verb}** {tool}: {escape_markdown(str(item['keyword']))} at "
-                    f"{escape_markdown(str(item['path']) or '(root)')}"
+                    f"{_where(item['path'])}"
                 )
     return found
+
+
+def _where(path: Any) -> str:
+    return escape_markdown(str(path)) if path else "(root)"
 
 
 def _reason(counterexample: Mapping[str, Any]) -> Any:
