@@ -20,12 +20,16 @@ SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[Healt
 FAMILIES = ("type", "enum", "bounds", "length", "required")
 STATES = ("tested", "not-applicable", "unsupported")
 INVARIANTS = ("no-crash", "hostile-rejected", "valid-accepted")
+KEYWORDS = ("if", "not", "$dynamicRef")
 TOOL_NAMES = ("alpha", "beta", "gamma", "δ")
 
 
 def counterexample(fingerprint: str, width: int = 401, path: str = "/width") -> JSONObject:
     return {
-        "error": {"outcome": "accepted", "reason": f"accepted a call that breaks maximum at {path}"},
+        "error": {
+            "outcome": "accepted",
+            "reason": f"accepted a call that breaks maximum at {path}",
+        },
         "failure": "hostile-accepted",
         "fingerprint": fingerprint,
         "input": {"width": width},
@@ -68,7 +72,9 @@ def receipts(draw: st.DrawFn, tool: str) -> JSONObject:
         unsupported=tuple(
             draw(
                 st.sets(
-                    st.tuples(st.sampled_from(("if", "not", "$dynamicRef")), st.sampled_from(("", "/a"))),
+                    st.tuples(
+                        st.sampled_from(("if", "not", "$dynamicRef")), st.sampled_from(("", "/a"))
+                    ),
                     max_size=3,
                 )
             )
@@ -112,7 +118,8 @@ def test_a_receipt_set_against_itself_is_empty(side: dict[str, JSONObject]) -> N
         assert entry["unsupported"]["added"] == entry["unsupported"]["removed"] == []
         assert entry["coverage"] == entry["invariants"] == []
         assert _fingerprints(entry["counterexamples"]["stillFailing"]) == sorted(
-            cx["fingerprint"] for cx in side[entry["tool"]]["counterexamples"]  # type: ignore[index, union-attr]
+            cx["fingerprint"]
+            for cx in side[entry["tool"]]["counterexamples"]  # type: ignore[index, union-attr]
         )
     assert not gate_failed(diff)
 
@@ -145,10 +152,17 @@ def test_swapping_base_and_head_swaps_the_verdicts(
         assert mirror["invariants"] == [
             {"name": c["name"], "base": c["head"], "head": c["base"]} for c in entry["invariants"]
         ]
-        assert mirror["receipt"] == {"base": entry["receipt"]["head"], "head": entry["receipt"]["base"]}
+        assert mirror["receipt"] == {
+            "base": entry["receipt"]["head"],
+            "head": entry["receipt"]["base"],
+        }
     totals: Any = forward["totals"]
     back: Any = backward["totals"]
-    for a, b in (("new", "fixed"), ("unsupportedAdded", "unsupportedRemoved"), ("toolsAdded", "toolsRemoved")):
+    for a, b in (
+        ("new", "fixed"),
+        ("unsupportedAdded", "unsupportedRemoved"),
+        ("toolsAdded", "toolsRemoved"),
+    ):
         assert (totals[a], totals[b]) == (back[b], back[a])
     assert totals["stillFailing"] == back["stillFailing"]
 

@@ -8,7 +8,12 @@ from hypothesis import strategies as st
 
 from tests.core.test_diff import receipt
 from toolfuzz_gate.core.diff import Revision, diff_receipts
-from toolfuzz_gate.core.diff_markdown import MAX_ITEMS, MAX_TEXT, escape_markdown, render_diff_markdown
+from toolfuzz_gate.core.diff_markdown import (
+    MAX_ITEMS,
+    MAX_TEXT,
+    escape_markdown,
+    render_diff_markdown,
+)
 
 HOSTILE = "x](https://evil.example) <img src=x onerror=alert(1)> @octocat `code` *b* |\n# h"
 
@@ -25,9 +30,7 @@ def test_one_line_per_new_and_fixed_counterexample_and_unsupported_change() -> N
     base = receipt("poster", fingerprints=("old",), unsupported=(("if", "/a"),))
     head = receipt("poster", fingerprints=("new",), unsupported=(("not", ""),))
     text = render_diff_markdown(
-        diff_receipts(
-            {"poster": base}, {"poster": head}, base_ref=Revision("main", "ab" * 20)
-        )
+        diff_receipts({"poster": base}, {"poster": head}, base_ref=Revision("main", "ab" * 20))
     )
     lines = text.splitlines()
     assert "base main (abababababab) → head" in lines
@@ -35,9 +38,9 @@ def test_one_line_per_new_and_fixed_counterexample_and_unsupported_change() -> N
     items = [line for line in lines if line.startswith("- ")]
     assert items == [
         "- **new** poster: hostile-accepted at /width (bounds): "
-        "accepted a call that breaks maximum at /width",
+        "accepted a call breaking maximum at /width",
         "- **fixed** poster: hostile-accepted at /width (bounds): "
-        "accepted a call that breaks maximum at /width",
+        "accepted a call breaking maximum at /width",
         "- **unsupported keyword added** poster: not at (root)",
         "- **unsupported keyword removed** poster: if at /a",
     ]
@@ -51,7 +54,9 @@ def test_untrusted_text_is_inert() -> None:
     assert len(items) == 2, "a newline in a name must not start a line of its own"
     for forbidden in ("](", "<img", "@octocat", "`code`", "*b*", "\n# h"):
         assert forbidden not in text
-    assert "\\]\\(https://evil.example\\) &lt;img src=x onerror=alert\\(1\\)&gt; &#64;octocat" in text
+    assert (
+        "\\]\\(https://evil.example\\) &lt;img src=x onerror=alert\\(1\\)&gt; &#64;octocat" in text
+    )
 
 
 @settings(max_examples=100, deadline=None)
