@@ -28,7 +28,7 @@ def counterexample(fingerprint: str, width: int = 401, path: str = "/width") -> 
     return {
         "error": {
             "outcome": "accepted",
-            "reason": f"accepted a call that breaks maximum at {path}",
+            "reason": f"accepted a call breaking maximum at {path}",
         },
         "failure": "hostile-accepted",
         "fingerprint": fingerprint,
