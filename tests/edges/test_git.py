@@ -206,7 +206,7 @@ def test_a_temporary_worktree_holds_the_commit_and_is_removed(
 def test_the_worktree_is_removed_when_the_caller_fails(
     history: tuple[Path, dict[str, str]], raised: BaseException
 ) -> None:
-    repo, shas = history
+    repo, _ = history
     seen: list[Path] = []
 
     def run_policy_at(root: Path) -> ReceiptSet:
