@@ -4,7 +4,10 @@ worktrees that are always removed."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -243,4 +246,42 @@ def test_a_worktree_at_a_missing_commit_is_an_error_and_leaves_nothing(
     repo, _ = history
     with pytest.raises(GitError), temporary_worktree(Git(repo), "e" * 40):
         pass
+    assert _worktrees(repo) == [str(repo)]
+
+
+WORKTREE_HOLDER = """
+import sys, time
+from pathlib import Path
+from toolfuzz_gate.edges.git import Git, temporary_worktree
+
+with temporary_worktree(Git(Path(sys.argv[1])), sys.argv[2]) as root:
+    print(root, flush=True)
+    time.sleep(60)
+"""
+
+
+def test_ctrl_c_in_a_real_process_removes_the_worktree(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    repo, shas = history
+    holder = subprocess.Popen(
+        [sys.executable, "-c", WORKTREE_HOLDER, str(repo), shas["c3"]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert holder.stdout is not None
+        root = Path(holder.stdout.readline().strip())
+        assert (root / "a.txt").read_text(encoding="utf-8") == "three"
+        assert str(root) in _worktrees(repo)
+        holder.send_signal(signal.SIGINT)
+        _, stderr = holder.communicate(timeout=30)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()
+    assert "KeyboardInterrupt" in stderr
+    assert not root.exists() and not root.parent.exists()
     assert _worktrees(repo) == [str(repo)]
