@@ -18,6 +18,7 @@ from toolfuzz_gate.edges.git import (
     Git,
     baseline_receipts,
     git_environment,
+    repository_root,
     resolve_base,
     resolve_commit,
     temporary_worktree,
@@ -150,6 +151,14 @@ def test_a_shallow_clone_without_the_base_says_to_set_fetch_depth(
     with pytest.raises(GitError) as named:
         resolve_commit(Git(clone), shas["c1"])
     assert named.value.code == "git.shallow-clone"
+
+
+def test_the_repository_root_is_found_from_a_subdirectory(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    repo, _ = history
+    (repo / "sub").mkdir()
+    assert repository_root(Git(repo / "sub")) == repo.resolve()
 
 
 def test_a_ref_resolves_to_its_commit(history: tuple[Path, dict[str, str]]) -> None:

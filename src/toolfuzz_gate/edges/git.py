@@ -127,6 +127,12 @@ def resolve_base(git: Git, event: Mapping[str, Any] | None) -> Base:
     )
 
 
+def repository_root(git: Git) -> Path:
+    """The top of the working tree `git.repo` is in: where a policy's relative path
+    starts, so the same path can be found inside a worktree at the base."""
+    return Path(git.output("rev-parse", "--show-toplevel"))
+
+
 def resolve_commit(git: Git, ref: str) -> str:
     """The full sha of the commit `ref` names (a branch, tag or sha)."""
     if ref.startswith("-") or not ref or len(ref) > 256:

@@ -45,7 +45,10 @@ def load_receipts(directory: Path) -> ReceiptSet:
     for path in sorted(entries):
         if path.suffix != ".json" or path.name in SKIPPED_NAMES or not path.is_file():
             continue
-        total += path.stat().st_size
+        try:
+            total += path.stat().st_size
+        except OSError as error:
+            raise ReceiptError(f"cannot read receipt {path}: {error.strerror}") from None
         if total > MAX_TOTAL_BYTES:
             raise InputFileError(f"receipts in {directory} exceed {MAX_TOTAL_BYTES} bytes")
         receipt = _load_one(path)
