@@ -1,7 +1,8 @@
 """The diff of two receipt sets, base against head: the `toolfuzz-diff/1` document (pure).
 
 Counterexamples are matched by `fingerprint` (tool, failure class, path, mutation family),
-never by input bytes, so the same bug found with other inputs is still the same bug. Every
+never by input bytes, so the same bug found with other inputs is still the same bug (a
+still-failing one is shown as head found it, a fixed one as base found it). Every
 list is sorted, so the same receipts always give the same document. A tool whose receipts
 differ in nothing the diff reports (only in, say, case counts) is `unchanged`.
 """
