@@ -141,3 +141,17 @@ class InputFileError(ToolfuzzError):
     """A file the user named cannot be read, is too large or is not JSON."""
 
     code = "input.unreadable"
+
+
+class GitError(ToolfuzzError):
+    """git cannot give the gate the commit it needs (missing, shallow clone, git failing).
+
+    `code` is one of `git.failed`, `git.shallow-clone`, `git.base-unresolved`,
+    `git.worktree`.
+    """
+
+    code = "git.failed"
+
+    def __init__(self, message: str, *, code: str = "git.failed", hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.code = code

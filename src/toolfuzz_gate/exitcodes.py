@@ -11,7 +11,8 @@ class ExitCode(IntEnum):
     PASSED = 0
     """The gate passed: no finding the policy counts."""
     FAILED = 1
-    """The gate failed: invariant failures (counterexamples) per the policy."""
+    """The gate failed: invariant failures (counterexamples) per the policy; for `diff`, a
+    counterexample new in HEAD or an unsupported keyword HEAD added."""
     USAGE = 2
     """Usage, policy, schema or unusable-handler error; the message names the file and pointer."""
     INTERNAL = 3

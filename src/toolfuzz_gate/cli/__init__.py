@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from toolfuzz_gate.cli.diff import command_diff
 from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
 from toolfuzz_gate.cli.lint import command_lint
 from toolfuzz_gate.cli.parser import build_parser
@@ -38,6 +39,8 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
         if args.command == "lint":
             return int(command_lint(args, stdout))
+        if args.command == "diff":
+            return int(command_diff(args, stdout))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

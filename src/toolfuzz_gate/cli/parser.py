@@ -145,6 +145,18 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
     lint.add_argument("--format", choices=("text", "json"), default="text", action=_Once)
     _schema_reading(lint)
+
+    compare = commands.add_parser(
+        "diff",
+        help="compare two receipt directories (base, head)",
+        description="Counterexamples new / fixed / still failing (matched by fingerprint), "
+        "unsupported keywords added / removed, coverage changes, flipped invariants, tools "
+        "added or removed. Exit 0 when no counterexample is new and no unsupported keyword "
+        "was added, 1 otherwise, 2 when a directory or receipt cannot be read.",
+    )
+    compare.add_argument("base", type=Path, metavar="BASE_DIR")
+    compare.add_argument("head", type=Path, metavar="HEAD_DIR")
+    compare.add_argument("--format", choices=("json", "markdown"), default="json", action=_Once)
     return parser
 
 

@@ -1,0 +1,249 @@
+"""The diff of two receipt sets, base against head: the `toolfuzz-diff/1` document (pure).
+
+Counterexamples are matched by `fingerprint` (tool, failure class, path, mutation family),
+never by input bytes, so the same bug found with other inputs is still the same bug (a
+still-failing one is shown as head found it, a fixed one as base found it). Every
+list is sorted, so the same receipts always give the same document. A tool whose receipts
+differ in nothing the diff reports (only in, say, case counts) is `unchanged`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.errors import ReceiptError
+
+FORMAT = "toolfuzz-diff/1"
+TOTALS = (
+    "new",
+    "fixed",
+    "stillFailing",
+    "unsupportedAdded",
+    "unsupportedRemoved",
+    "toolsAdded",
+    "toolsRemoved",
+    "coverageDrops",
+)
+
+
+@dataclass(frozen=True)
+class Revision:
+    """Which commit a side of the diff was taken at (both unknown for bare directories)."""
+
+    ref: str | None = None
+    sha: str | None = None
+
+    def as_json(self) -> JSONObject:
+        return {"ref": self.ref, "sha": self.sha}
+
+
+@dataclass(frozen=True)
+class ReceiptSet:
+    """Receipts by tool name, and the file each was read from (by tool name too)."""
+
+    receipts: Mapping[str, JSONObject]
+    files: Mapping[str, str] = field(default_factory=dict)
+
+
+def diff_receipts(
+    base: Mapping[str, JSONObject],
+    head: Mapping[str, JSONObject],
+    *,
+    base_ref: Revision = Revision(),
+    head_ref: Revision = Revision(),
+    base_files: Mapping[str, str] | None = None,
+    head_files: Mapping[str, str] | None = None,
+) -> JSONObject:
+    """The diff document; `*_files` name each tool's receipt file (null when not given)."""
+    tools: list[JSON] = []
+    for name in sorted(set(base) | set(head)):
+        entry = _diff_tool(name, base.get(name), head.get(name))
+        entry["receipt"] = {
+            "base": (base_files or {}).get(name) if name in base else None,
+            "head": (head_files or {}).get(name) if name in head else None,
+        }
+        tools.append(entry)
+    return {
+        "format": FORMAT,
+        "base": base_ref.as_json(),
+        "head": head_ref.as_json(),
+        "tools": tools,
+        "totals": _totals(tools),
+    }
+
+
+def diff_sets(
+    base: ReceiptSet,
+    head: ReceiptSet,
+    *,
+    base_ref: Revision = Revision(),
+    head_ref: Revision = Revision(),
+) -> JSONObject:
+    """`diff_receipts` over two loaded receipt sets, file names included."""
+    return diff_receipts(
+        base.receipts,
+        head.receipts,
+        base_ref=base_ref,
+        head_ref=head_ref,
+        base_files=base.files,
+        head_files=head.files,
+    )
+
+
+def gate_failed(document: Mapping[str, Any]) -> bool:
+    """The `diff` command's verdict: a new counterexample or a newly unsupported keyword."""
+    totals = document["totals"]
+    return bool(totals["new"] or totals["unsupportedAdded"])
+
+
+def _diff_tool(name: str, base: JSONObject | None, head: JSONObject | None) -> JSONObject:
+    base_cx = _counterexamples(name, base)
+    head_cx = _counterexamples(name, head)
+    base_un = _unsupported(name, base)
+    head_un = _unsupported(name, head)
+    counterexamples: JSONObject = {
+        "new": [_tagged(name, head_cx[f]) for f in sorted(head_cx.keys() - base_cx.keys())],
+        "fixed": [_tagged(name, base_cx[f]) for f in sorted(base_cx.keys() - head_cx.keys())],
+        "stillFailing": [
+            _tagged(name, head_cx[f]) for f in sorted(head_cx.keys() & base_cx.keys())
+        ],
+    }
+    unsupported: JSONObject = {
+        "added": [_entry(k) for k in sorted(head_un - base_un)],
+        "removed": [_entry(k) for k in sorted(base_un - head_un)],
+        "still": [_entry(k) for k in sorted(base_un & head_un)],
+    }
+    coverage = _changed(_states(name, base, "coverage", str), _states(name, head, "coverage", str))
+    invariants = _changed(
+        _states(name, base, "invariants", bool), _states(name, head, "invariants", bool)
+    )
+    digest_changed = (
+        base is not None
+        and head is not None
+        and base.get("schemaDigest") != head.get("schemaDigest")
+    )
+    if base is None:
+        status = "added"
+    elif head is None:
+        status = "removed"
+    elif (
+        counterexamples["new"]
+        or counterexamples["fixed"]
+        or unsupported["added"]
+        or unsupported["removed"]
+        or coverage
+        or invariants
+        or digest_changed
+    ):
+        status = "changed"
+    else:
+        status = "unchanged"
+    return {
+        "tool": name,
+        "status": status,
+        "schemaDigestChanged": digest_changed,
+        "counterexamples": counterexamples,
+        "unsupported": unsupported,
+        "coverage": [{"family": k, "base": b, "head": h} for k, b, h in coverage],
+        "invariants": [{"name": k, "base": b, "head": h} for k, b, h in invariants],
+    }
+
+
+def _totals(tools: list[JSON]) -> JSONObject:
+    totals = dict.fromkeys(TOTALS, 0)
+    for entry in tools:
+        assert isinstance(entry, dict)
+        cx, un = entry["counterexamples"], entry["unsupported"]
+        assert isinstance(cx, dict) and isinstance(un, dict)
+        for key in ("new", "fixed", "stillFailing"):
+            totals[key] += len(_as_list(cx[key]))
+        totals["unsupportedAdded"] += len(_as_list(un["added"]))
+        totals["unsupportedRemoved"] += len(_as_list(un["removed"]))
+        totals["toolsAdded"] += entry["status"] == "added"
+        totals["toolsRemoved"] += entry["status"] == "removed"
+        if entry["status"] not in ("added", "removed"):
+            totals["coverageDrops"] += sum(
+                1
+                for change in _as_list(entry["coverage"])
+                if isinstance(change, dict)
+                and change["base"] == "tested"
+                and change["head"] != "tested"
+            )
+    return dict[str, JSON](totals)
+
+
+def _as_list(value: JSON) -> list[JSON]:
+    assert isinstance(value, list)
+    return value
+
+
+def _bad(tool: str, what: str) -> ReceiptError:
+    return ReceiptError(
+        f"the receipt of tool {tool!r}: {what}",
+        hint="regenerate the receipt with toolfuzz-gate; receipts are not edited by hand",
+    )
+
+
+def _counterexamples(tool: str, receipt: JSONObject | None) -> dict[str, JSONObject]:
+    """Counterexamples by fingerprint; the first of a repeated fingerprint is kept."""
+    if receipt is None:
+        return {}
+    listed = receipt.get("counterexamples")
+    if not isinstance(listed, list):
+        raise _bad(tool, "`counterexamples` is not a list")
+    found: dict[str, JSONObject] = {}
+    for index, item in enumerate(listed):
+        if not isinstance(item, dict) or not isinstance(item.get("fingerprint"), str):
+            raise _bad(tool, f"counterexample {index} has no string `fingerprint`")
+        found.setdefault(str(item["fingerprint"]), item)
+    return found
+
+
+def _tagged(tool: str, counterexample: JSONObject) -> JSONObject:
+    return {**counterexample, "tool": tool}
+
+
+def _unsupported(tool: str, receipt: JSONObject | None) -> set[tuple[str, str]]:
+    if receipt is None:
+        return set()
+    listed = receipt.get("unsupported")
+    if not isinstance(listed, list):
+        raise _bad(tool, "`unsupported` is not a list")
+    found = set()
+    for index, item in enumerate(listed):
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("keyword"), str)
+            and isinstance(item.get("path"), str)
+        ):
+            raise _bad(tool, f"unsupported entry {index} is not {{keyword, path}} strings")
+        found.add((str(item["path"]), str(item["keyword"])))
+    return found
+
+
+def _entry(key: tuple[str, str]) -> JSONObject:
+    path, keyword = key
+    return {"keyword": keyword, "path": path}
+
+
+def _states(tool: str, receipt: JSONObject | None, member: str, kind: type) -> dict[str, Any]:
+    if receipt is None:
+        return {}
+    states = receipt.get(member)
+    if not isinstance(states, dict) or not all(
+        isinstance(value, kind) for value in states.values()
+    ):
+        raise _bad(tool, f"`{member}` is not an object of {kind.__name__} values")
+    return dict(states)
+
+
+def _changed(base: dict[str, Any], head: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(name, base, head) for every name whose state differs, absent being null."""
+    return [
+        (name, base.get(name), head.get(name))
+        for name in sorted(base.keys() | head.keys())
+        if base.get(name) != head.get(name)
+    ]
