@@ -224,6 +224,12 @@ def _verdict(results: Sequence[FuzzResult]) -> ExitCode:
 
 
 def command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
+    if args.policy is not None:
+        from toolfuzz_gate.cli.policy_run import command_policy_run
+
+        return command_policy_run(args, argv, out)
+    if args.root is not None:
+        raise UsageError("--root goes with --policy")
     tool_run = _builtin_run(args, argv)
     receipt_path = args.out / f"{tool_run.tool.name}.json"
     result = execute(tool_run, receipt_path, args.cases, diagnostics=args.diagnostics)
@@ -278,5 +284,10 @@ def command_fuzz(
 
 
 def _receipt_name(tool_run: ToolRun) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool_run.tool.name)[:100] or "tool"
-    return f"{safe}.json"
+    return receipt_name(tool_run.tool.name)
+
+
+def receipt_name(tool: str, seed: int | None = None) -> str:
+    """`NAME.json`, or `NAME.seed-N.json` when a tool runs under several seeds."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100] or "tool"
+    return f"{safe}.json" if seed is None else f"{safe}.seed-{seed}.json"
