@@ -183,6 +183,13 @@ def _described(error: jsonschema.ValidationError) -> tuple[str, str, str]:
     kind, instance = error.validator, error.instance
     expected: Any = error.validator_value
     schema: dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
+    if "propertyNames" in list(error.absolute_schema_path):
+        name = str(instance)
+        known = schema.get("enum", [])
+        close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
+        # jsonschema checks a property name in place: the path is the mapping's
+        return jp.join(where, name), f"unknown mutation family {_shown(name)}", hint
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = sorted(schema.get("properties", {}))
         extra = sorted(str(name) for name in instance if name not in known)[0]
@@ -200,13 +207,6 @@ def _described(error: jsonschema.ValidationError) -> tuple[str, str, str]:
     if kind == "enum":
         choices = ", ".join("null" if item is None else str(item) for item in expected)
         return where, f"{_shown(instance)} is not one of: {choices}", ""
-    if kind == "propertyNames":
-        name = str(instance)
-        known = schema.get("enum", [])
-        close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
-        parent = jp.from_parts(list(error.absolute_path)[:-1]) if error.absolute_path else where
-        return jp.join(parent, name), f"unknown mutation family {_shown(name)}", hint
     return where, _bounded(error.message), ""
 
 

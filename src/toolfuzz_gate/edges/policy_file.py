@@ -79,13 +79,13 @@ def _read_yaml(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise PolicyError("not UTF-8", file=file, line=line, key="(document)") from None
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             raise _whole(file, "the policy is empty", hint="start with `version: 1`")
         lines: dict[str, int] = {}
-        _Walk(file, lines).visit(node, "", node.start_mark.line + 1, 0)
+        _Walk(file, lines, loader.alias_lines).visit(node, "", node.start_mark.line + 1, 0)
         document = loader.construct_document(node)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
@@ -101,12 +101,30 @@ def _read_yaml(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     return document, lines
 
 
-class _Walk:
-    """One bounded pass over the composed nodes: records lines, refuses bombs."""
+class _Loader(yaml.SafeLoader):
+    """The safe loader, noting the line of each alias as it composes (in document order:
+    a composed alias is its anchor's node, which starts at the anchor)."""
 
-    def __init__(self, file: str, lines: dict[str, int]) -> None:
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.alias_lines: list[int] = []
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            self.alias_lines.append(self.peek_event().start_mark.line + 1)  # type: ignore[no-untyped-call]
+        return super().compose_node(parent, index)
+
+
+class _Walk:
+    """One bounded pass over the composed nodes: records lines, refuses bombs.
+
+    The walk meets reused nodes in the order their aliases appear, so the n-th reuse
+    is the n-th alias and messages can name its line."""
+
+    def __init__(self, file: str, lines: dict[str, int], alias_lines: list[int]) -> None:
         self.file = file
         self.lines = lines
+        self.alias_lines = alias_lines
         self.seen: set[int] = set()
         self.reuses = 0
         self.nodes = 0
@@ -120,15 +138,17 @@ class _Walk:
         self, node: yaml.Node, pointer: str, line: int, depth: int, reused: bool = False
     ) -> None:
         """`reused`: inside an alias already counted (its nodes count toward the size)."""
-        self.lines.setdefault(pointer, line)
         identity = id(node)
-        if identity in self.path:
-            raise self.refuse(pointer, line, "a recursive alias (an anchor used inside itself)")
         if identity in self.seen and not reused:
             reused = True
+            if self.reuses < len(self.alias_lines):
+                line = self.alias_lines[self.reuses]
             self.reuses += 1
-            if self.reuses > MAX_ALIASES:
-                raise self.refuse(pointer, line, f"more than {MAX_ALIASES} aliases")
+        self.lines.setdefault(pointer, line)
+        if identity in self.path:
+            raise self.refuse(pointer, line, "a recursive alias (an anchor used inside itself)")
+        if self.reuses > MAX_ALIASES:
+            raise self.refuse(pointer, line, f"more than {MAX_ALIASES} aliases")
         self.seen.add(identity)
         self.nodes += 1
         if self.nodes > MAX_NODES:
@@ -140,7 +160,9 @@ class _Walk:
             self._mapping(node, pointer, depth, reused)
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                item_line = item.start_mark.line + 1
+                # an alias's node starts at its anchor: name the line that uses it
+                shared = reused or id(item) in self.seen
+                item_line = line if shared else item.start_mark.line + 1
                 self.visit(item, jp.join(pointer, index), item_line, depth + 1, reused)
         self.path.discard(identity)
 
