@@ -167,7 +167,11 @@ def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
             "", f"a policy is a YAML mapping, not {_kind(document)}", hint="start with `version: 1`"
         )
     validator = jsonschema.Draft202012Validator(schema)
-    found = [_described(error) for error in validator.iter_errors(document)]
+    found = list(
+        dict.fromkeys(
+            item for error in validator.iter_errors(document) for item in _described(error)
+        )
+    )
     if not found:
         return
     found.sort(key=lambda item: (locate.line(item[0]), item[0], item[1]))
@@ -177,8 +181,9 @@ def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
     raise locate.error(pointer, message, hint)
 
 
-def _described(error: jsonschema.ValidationError) -> tuple[str, str, str]:
-    """(pointer, message, hint) for one schema violation, worded for a policy author."""
+def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
+    """(pointer, message, hint) for each problem of one schema violation (one per unknown
+    key), worded for a policy author."""
     where = jp.from_parts(error.absolute_path)
     kind, instance = error.validator, error.instance
     expected: Any = error.validator_value
@@ -189,25 +194,34 @@ def _described(error: jsonschema.ValidationError) -> tuple[str, str, str]:
         close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
         # jsonschema checks a property name in place: the path is the mapping's
-        return jp.join(where, name), f"unknown mutation family {_shown(name)}", hint
+        return [(jp.join(where, name), f"unknown mutation family {_shown(name)}", hint)]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = sorted(schema.get("properties", {}))
-        extra = sorted(str(name) for name in instance if name not in known)[0]
-        close = difflib.get_close_matches(extra, known, n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
-        return jp.join(where, extra), f"unknown key {_shown(extra)}", hint
+        return [_unknown_key(where, str(name), known) for name in instance if name not in known]
     if kind == "required" and isinstance(instance, dict):
-        missing = next(str(name) for name in expected if name not in instance)
-        hint = "the format version comes first: `version: 1`" if missing == "version" else ""
-        return jp.join(where, missing), f"missing key {missing!r}", hint
+        # one error per missing key, each carrying the whole list: name them all (deduplicated)
+        return [
+            (jp.join(where, str(name)), f"missing key {str(name)!r}", _REQUIRED_HINTS.get(name, ""))
+            for name in expected
+            if name not in instance
+        ]
     if kind == "const" and where == "/version":
-        return where, f"version {_shown(instance)} is not supported; it must be 1", ""
+        return [(where, f"version {_shown(instance)} is not supported; it must be 1", "")]
     if kind == "type":
-        return where, f"expected {expected}, got {_kind(instance)}", ""
+        return [(where, f"expected {expected}, got {_kind(instance)}", "")]
     if kind == "enum":
         choices = ", ".join("null" if item is None else str(item) for item in expected)
-        return where, f"{_shown(instance)} is not one of: {choices}", ""
-    return where, _bounded(error.message), ""
+        return [(where, f"{_shown(instance)} is not one of: {choices}", "")]
+    return [(where, _bounded(error.message), "")]
+
+
+_REQUIRED_HINTS = {"version": "the format version comes first: `version: 1`"}
+
+
+def _unknown_key(where: str, name: str, known: list[str]) -> tuple[str, str, str]:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+    return jp.join(where, name), f"unknown key {_shown(name)}", hint
 
 
 def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
