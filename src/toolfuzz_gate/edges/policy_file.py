@@ -228,21 +228,17 @@ class _Resolver:
         def at(*tokens: str) -> str:
             return jp.join(tool.pointer, *tokens)
 
+        schema = tool.schema and self.path(at("schema"), tool.schema, "file")
+        tools = tool.tools and self.path(at("tools"), tool.tools, "file")
         handler = tool.handler
+        cwd = handler.cwd
+        effects = handler.effects_directory
         handler = replace(
             handler,
-            cwd=self.path(at("handler", "cwd"), handler.cwd, "directory")
-            if handler.cwd is not None
-            else str(self.root),
-            effects_directory=self.path(
-                at("handler", "effects_directory"), handler.effects_directory, "directory"
-            )
-            if handler.effects_directory is not None
-            else None,
+            cwd=str(self.root)
+            if cwd is None
+            else self.path(at("handler", "cwd"), cwd, "directory"),
+            effects_directory=effects
+            and self.path(at("handler", "effects_directory"), effects, "directory"),
         )
-        return replace(
-            tool,
-            handler=handler,
-            schema=tool.schema and self.path(at("schema"), tool.schema, "file"),
-            tools=tool.tools and self.path(at("tools"), tool.tools, "file"),
-        )
+        return replace(tool, handler=handler, schema=schema, tools=tools)
