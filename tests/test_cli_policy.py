@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -463,3 +464,38 @@ def test_root_flag_resolves_paths_and_goes_only_with_policy(repo: Path, tmp_path
     assert code == 0, err
     code, _, err = invoke("run", "--root", str(repo))
     assert code == 2 and "--root goes with --policy" in err
+
+
+def test_a_tool_from_a_tools_file(repo: Path) -> None:
+    schema = read(repo / "schemas" / "poster.json")
+    declared = [
+        {"type": "function", "function": {"name": "other", "parameters": {"type": "object"}}},
+        {"type": "function", "function": {"name": "render_poster", "parameters": schema}},
+    ]
+    (repo / "tools.json").write_text(json.dumps(declared), encoding="utf-8")
+    entry = tool("poster", "lax_width").replace(
+        "schema: schemas/poster.json", "tools: tools.json\n    tool: render_poster"
+    )
+    code, _, err, out_dir = run_policy(repo, policy(entry))
+    assert code == 1, err
+    assert (
+        read(out_dir / "poster.json")["schemaDigest"]
+        == read(out_dir / "poster.json")["schemaDigest"]
+    )
+    missing = entry.replace("tool: render_poster", "tool: absent")
+    code, _, err, _ = run_policy(repo, policy(missing))
+    assert code == 2 and "tools/0/tool: the tools file declares no tool named 'absent'" in err
+
+
+def test_an_mcp_tool_takes_its_schema_from_tools_list(repo: Path) -> None:
+    server = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
+    entry = (
+        "  - name: render_poster\n"
+        f"    handler: {{mcp: [{json.dumps(sys.executable)}, {json.dumps(str(server))}]}}\n"
+        f"{CONTRACT}"
+    )
+    code, _, err, out_dir = run_policy(repo, policy(entry))
+    assert code == 0, err
+    receipt = read(out_dir / "render_poster.json")
+    assert receipt["handler"]["mcp"]["tool"] == "render_poster"
+    assert receipt["counterexamples"] == []
