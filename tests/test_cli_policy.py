@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.cli import run
+from toolfuzz_gate.core.canonical import digest
 from toolfuzz_gate.core.receipt import problems
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
 
@@ -478,10 +479,7 @@ def test_a_tool_from_a_tools_file(repo: Path) -> None:
     )
     code, _, err, out_dir = run_policy(repo, policy(entry))
     assert code == 1, err
-    assert (
-        read(out_dir / "poster.json")["schemaDigest"]
-        == read(out_dir / "poster.json")["schemaDigest"]
-    )
+    assert read(out_dir / "poster.json")["schemaDigest"] == digest(schema)
     missing = entry.replace("tool: render_poster", "tool: absent")
     code, _, err, _ = run_policy(repo, policy(missing))
     assert code == 2 and "tools/0/tool: the tools file declares no tool named 'absent'" in err
