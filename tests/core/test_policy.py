@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+import yaml
 
 from toolfuzz_gate.core.dialects import DIALECTS
 from toolfuzz_gate.core.keywords import FAMILIES
@@ -190,3 +192,13 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert defaults["dialect"]["enum"] == [*DIALECTS, None]
     tool = SCHEMA["$defs"]["tool"]["properties"]
     assert all(tool[key] == value for key, value in defaults.items())
+
+
+def test_the_readme_example_policy_parses() -> None:
+    readme = (Path(__file__).parent.parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Policy\n", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    policy = parse(yaml.safe_load(example))
+    assert [tool.name for tool in policy.tools] == ["render_poster", "search"]
+    assert policy.tools[0].options.runs == 50 and policy.tools[1].handler.kind == "mcp"
+    assert policy.gate.min_coverage == (("enum", "tested"), ("required", "tested"))
