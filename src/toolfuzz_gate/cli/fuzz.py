@@ -29,7 +29,7 @@ from toolfuzz_gate.exitcodes import ExitCode
 OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases"})
 
 
-def _replay_command(argv: Sequence[str]) -> str:
+def build_replay_command(argv: Sequence[str]) -> str:
     """The command that reproduces the run: the same arguments, minus where outputs go,
     so the receipt does not depend on the output directory."""
     kept: list[str] = []
@@ -63,7 +63,7 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         HandlerConfig.from_spec(BUILTIN_SPEC),
         tool,
         build_fuzz_config(args),
-        _replay_command(argv),
+        build_replay_command(argv),
     )
 
 
@@ -154,7 +154,7 @@ def build_fuzz_runs(
     """One run per tool: the schema file's tool, or each tool an MCP server lists."""
     handler = build_handler_config(args, tail)
     config = replace(build_fuzz_config(args), dialect=args.dialect)
-    replay = _replay_command(argv)
+    replay = build_replay_command(argv)
     sources = [
         flag
         for flag, given in (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.fuzz import _replay_command, receipt_name
+from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
@@ -43,7 +43,7 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
     loaded = load_policy(args.policy, args.root)
     overrides = build_overrides(args)
-    replay = _replay_command(argv)
+    replay = build_replay_command(argv)
     written: list[_Written] = []
     names: set[str] = set()
     for tool in loaded.policy.tools:
