@@ -155,3 +155,21 @@ class GitError(ToolfuzzError):
     def __init__(self, message: str, *, code: str = "git.failed", hint: str = "") -> None:
         super().__init__(message, hint=hint)
         self.code = code
+
+
+class PolicyError(ToolfuzzError):
+    """A policy file that cannot be used: unreadable, not YAML, or not a valid policy.
+
+    `file` names the policy, `line` is 1-based (the line of `key`, or where the YAML
+    problem is), `key` is the path of the offending member (`tools/0/handler`, or
+    `(document)` for the file as a whole).
+    """
+
+    code = "policy.invalid"
+
+    def __init__(self, message: str, *, file: str, line: int, key: str, hint: str = "") -> None:
+        self.file = file
+        self.line = line
+        self.key = key
+        self.detail = message
+        super().__init__(f"{file}:{line}: {key}: {message}", hint=hint)

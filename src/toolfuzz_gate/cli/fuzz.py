@@ -29,7 +29,7 @@ from toolfuzz_gate.exitcodes import ExitCode
 OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases"})
 
 
-def _replay_command(argv: Sequence[str]) -> str:
+def build_replay_command(argv: Sequence[str]) -> str:
     """The command that reproduces the run: the same arguments, minus where outputs go,
     so the receipt does not depend on the output directory."""
     kept: list[str] = []
@@ -63,7 +63,7 @@ def _builtin_run(args: argparse.Namespace, argv: Sequence[str]) -> ToolRun:
         HandlerConfig.from_spec(BUILTIN_SPEC),
         tool,
         build_fuzz_config(args),
-        _replay_command(argv),
+        build_replay_command(argv),
     )
 
 
@@ -154,7 +154,7 @@ def build_fuzz_runs(
     """One run per tool: the schema file's tool, or each tool an MCP server lists."""
     handler = build_handler_config(args, tail)
     config = replace(build_fuzz_config(args), dialect=args.dialect)
-    replay = _replay_command(argv)
+    replay = build_replay_command(argv)
     sources = [
         flag
         for flag, given in (
@@ -224,6 +224,12 @@ def _verdict(results: Sequence[FuzzResult]) -> ExitCode:
 
 
 def command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
+    if args.policy is not None:
+        from toolfuzz_gate.cli.policy_run import command_policy_run
+
+        return command_policy_run(args, argv, out)
+    if args.root is not None:
+        raise UsageError("--root goes with --policy")
     tool_run = _builtin_run(args, argv)
     receipt_path = args.out / f"{tool_run.tool.name}.json"
     result = execute(tool_run, receipt_path, args.cases, diagnostics=args.diagnostics)
@@ -278,5 +284,10 @@ def command_fuzz(
 
 
 def _receipt_name(tool_run: ToolRun) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool_run.tool.name)[:100] or "tool"
-    return f"{safe}.json"
+    return receipt_name(tool_run.tool.name)
+
+
+def receipt_name(tool: str, seed: int | None = None) -> str:
+    """`NAME.json`, or `NAME.seed-N.json` when a tool runs under several seeds."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100] or "tool"
+    return f"{safe}.json" if seed is None else f"{safe}.seed-{seed}.json"

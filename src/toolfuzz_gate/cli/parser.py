@@ -65,9 +65,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolfuzz-gate {__version__}")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser, required=True)
 
-    run = commands.add_parser("run", help="fuzz the built-in renderPoster contract")
+    run = commands.add_parser(
+        "run",
+        help="fuzz every tool of a policy (--policy), or the built-in renderPoster contract",
+        description="With --policy FILE: every tool the policy names, one receipt per tool and "
+        "seed plus summary.json in --out; --seed, --runs, --format-assertion and "
+        "--default-draft given here override the policy's values.",
+    )
     _common(run, DEFAULT_RUN_RUNS)
     run.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), action=_Once)
+    run.add_argument("--policy", type=Path, action=_Once, metavar="FILE", help="a YAML policy")
+    run.add_argument(
+        "--root",
+        type=Path,
+        action=_Once,
+        metavar="DIR",
+        help="the repository root policy paths resolve against (default: the git top level "
+        "above the policy, else its directory)",
+    )
 
     one = commands.add_parser(
         "fuzz",

@@ -10,14 +10,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.campaign import Campaign, CaseSink
-from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core import pointer as jp
+from toolfuzz_gate.core.campaign import MUTATION_COUNTERS, Campaign, CaseSink
+from toolfuzz_gate.core.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
+from toolfuzz_gate.core.keywords import FAMILIES
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
 from toolfuzz_gate.core.node import CompiledSchema
@@ -30,6 +32,7 @@ from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
+UNSUPPORTED_KEYWORD = "schema.unsupported-keyword"
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,76 @@ def fuzz(
     if clock is not None:
         diagnostics = {"durationSeconds": round(clock() - started, 3)}
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+
+
+def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
+    """The unsupported keywords that keep `document` from being fuzzed (empty: none).
+
+    Raises `SchemaError` when the schema is refused for anything else (contradictions,
+    limits): those are errors to fix, not a subset to report.
+    """
+    document, _ = normalize(document, config.dialect)
+    try:
+        compile_schema(document, limits=config.limits, options=config.options)
+    except SchemaError as error:
+        if all(p.code == UNSUPPORTED_KEYWORD for p in error.problems):
+            return error.problems
+        raise
+    return ()
+
+
+def refused_receipt(
+    document: JSON,
+    problems: tuple[SchemaProblem, ...],
+    tool: ToolSpec,
+    config: FuzzConfig,
+    *,
+    handler_label: JSONObject,
+    replay_command: str,
+) -> JSONObject:
+    """The sealed receipt of a tool not fuzzed because its schema uses unsupported keywords.
+
+    Nothing ran: no cases, no counterexamples, every family `unsupported`, and an empty
+    invariant ledger (none was checked, so none is claimed to hold). `unsupported` lists
+    every keyword with its JSON Pointer.
+    """
+    config.check()
+    normalized, rewrites = normalize(document, config.dialect)
+    unsupported = sorted({(p.pointer, p.keyword or _last_token(p.pointer)) for p in problems})
+    body: dict[str, Any] = {
+        "tool": tool.name,
+        "seed": config.seed,
+        "runs": config.runs,
+        "schemaDigest": digest(normalized),
+        "handler": handler_label,
+        "engine": {
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
+        },
+        "limits": config.limits.as_json(),
+        "refused": {"code": UNSUPPORTED_KEYWORD, "problems": [p.render() for p in problems]},
+        "contract": {
+            "expectedRejections": list(tool.expected_rejections),
+            "errorCodes": tool.error_codes,
+            "dryRun": tool.dry_run,
+        },
+        "cases": {},
+        "coverage": dict.fromkeys(FAMILIES, "unsupported"),
+        "mutationCounts": {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES},
+        "invariants": {},
+        "unsupported": [{"keyword": keyword, "path": path} for path, keyword in unsupported],
+        "counterexamples": [],
+        "replayCommand": replay_command,
+    }
+    if config.dialect is not None:
+        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
+    return seal(body)
+
+
+def _last_token(pointer: str) -> str:
+    tokens = jp.split(pointer)
+    return tokens[-1] if tokens else ""
 
 
 def _reading(schema: CompiledSchema) -> JSONObject:

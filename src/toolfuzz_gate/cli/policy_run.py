@@ -1,0 +1,223 @@
+"""`run --policy FILE`: fuzz every tool the policy names, write receipts and the summary.
+
+Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` when the
+tool has several. A schema refused only for unsupported keywords is not fuzzed: its
+receipt lists them (`core.fuzz.refused_receipt`). The verdict is `core.verdict.decide`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.summary import render_receipt_summary
+from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.verdict import Verdict, decide
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.execute import ToolRun, execute
+from toolfuzz_gate.edges.files import load_json, write_document
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.errors import PolicyError, SchemaError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+@dataclass(frozen=True)
+class _Written:
+    receipt: JSONObject
+    file: str
+    refused: bool
+
+
+def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
+    if args.cases is not None:
+        raise UsageError("--cases goes with one tool (fuzz), not with --policy")
+    loaded = load_policy(args.policy, args.root)
+    overrides = build_overrides(args)
+    replay = build_replay_command(argv)
+    written: list[_Written] = []
+    names: set[str] = set()
+    for tool in loaded.policy.tools:
+        options = replace(tool.options, **overrides)
+        handler = build_policy_handler(tool.handler, tool.name, options)
+        schema = _schema_of(tool, handler, loaded)
+        spec = ToolSpec(
+            tool.name,
+            expected_rejections=tool.expected_rejections,
+            error_codes=tool.error_codes,
+            dry_run=tool.dry_run,
+            max_output_bytes=options.max_output_bytes,
+        )
+        for seed in options.seeds:
+            config = FuzzConfig(
+                seed,
+                options.runs,
+                oracle=args.oracle,
+                options=SchemaOptions(options.default_draft, options.format_assertion),
+                dialect=options.dialect,
+            )
+            name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
+            if name in names:
+                raise PolicyError(
+                    f"two tools would write the receipt {name}; rename one",
+                    file=loaded.file,
+                    line=loaded.lines.get(f"{tool.pointer}/name", 1),
+                    key=f"{tool.pointer[1:]}/name",
+                )
+            names.add(name)
+            tool_run = ToolRun(schema, handler, spec, config, replay)
+            written.append(_run_one(tool, tool_run, args.out / name, args.diagnostics))
+    receipts = [item.receipt for item in written]
+    verdict = decide(loaded.policy.gate, receipts)
+    write_document(args.out / "summary.json", build_summary(verdict, written))
+    for item in written:
+        print(_render(item), file=out)
+    for reason in verdict.reasons:
+        print(f"  - {reason}", file=out)
+    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
+    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+
+
+def build_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The run options the command line gives explicitly; they beat the policy's."""
+    given: dict[str, Any] = {}
+    if getattr(args, "_seen_seed", False):
+        given["seeds"] = (args.seed,)
+    if getattr(args, "_seen_runs", False):
+        given["runs"] = args.runs
+    if args.format_assertion:
+        given["format_assertion"] = True
+    if getattr(args, "_seen_default_draft", False):
+        given["default_draft"] = args.default_draft
+    return given
+
+
+def build_policy_handler(handler: HandlerPolicy, tool: str, options: RunOptions) -> HandlerConfig:
+    """The adapter config: the policy's handler fields, the run's timeout and output cap.
+    An MCP handler calls the tool it names, else the policy tool's own name."""
+    given = {item.name: getattr(handler, item.name) for item in fields(HandlerPolicy)}
+    if handler.kind == "mcp" and not handler.target:
+        given["target"] = tool
+    return HandlerConfig(
+        **given, timeout_ms=options.timeout_ms, max_output_bytes=options.max_output_bytes
+    )
+
+
+def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
+    if tool.schema is not None:
+        return load_json(Path(tool.schema), what="schema")
+    if tool.model is not None:
+        return load_model_tool(tool.model).schema
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools)).tools
+        listed = [(item.name, item.schema) for item in declared]
+        where = "tools file"
+    else:
+        from toolfuzz_gate.edges.handlers.mcp import list_tools
+
+        listed = [
+            (str(item.get("name")), item.get("inputSchema", {})) for item in list_tools(handler)
+        ]
+        where = "MCP server"
+    wanted = tool.pick or handler.target
+    for name, schema in listed:
+        if name == wanted:
+            return schema
+    known = ", ".join(name for name, _ in listed)[:200] or "none"
+    key = f"{tool.pointer}/tool" if tool.tools is not None else f"{tool.pointer}/handler"
+    raise PolicyError(
+        f"the {where} declares no tool named {wanted!r}; it has: {known}",
+        file=loaded.file,
+        line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
+        key=key[1:],
+    )
+
+
+def _run_one(tool: ToolPolicy, tool_run: ToolRun, path: Path, diagnostics: bool) -> _Written:
+    source = tool.schema or tool.tools or tool.model or "the MCP server's tools/list"
+    try:
+        problems = refusal(tool_run.schema, tool_run.config)
+    except SchemaError as error:
+        raise SchemaError(list(error.problems), source=f"{source} (tool {tool.name})") from None
+    if problems:
+        receipt = refused_receipt(
+            tool_run.schema,
+            problems,
+            tool_run.tool,
+            tool_run.config,
+            handler_label=tool_run.handler.label(),
+            replay_command=tool_run.replay_command,
+        )
+        write_document(path, receipt)
+        return _Written(receipt, path.name, True)
+    try:
+        result = execute(tool_run, path, None, diagnostics=diagnostics)
+    except SchemaError as error:
+        raise SchemaError(list(error.problems), source=f"{source} (tool {tool.name})") from None
+    return _Written(result.receipt, path.name, False)
+
+
+def build_summary(verdict: Verdict, written: Sequence[_Written]) -> JSONObject:
+    """`toolfuzz-summary/1`: the verdict, counts, and per receipt its coverage and findings."""
+    ordered = sorted(written, key=lambda item: (str(item.receipt["tool"]), item.file))
+    tools: list[JSON] = []
+    for item in ordered:
+        receipt: dict[str, Any] = item.receipt
+        findings: list[JSON] = [
+            {"fingerprint": c["fingerprint"], "failure": c["failure"], "path": c["path"]}
+            for c in receipt["counterexamples"]
+        ]
+        tools.append(
+            {
+                "tool": receipt["tool"],
+                "seed": receipt["seed"],
+                "receipt": item.file,
+                "receiptHash": receipt["receiptHash"],
+                "refused": item.refused,
+                "counterexamples": len(findings),
+                "coverage": receipt["coverage"],
+                "findings": findings,
+                "unsupported": receipt["unsupported"],
+            }
+        )
+    counterexamples = sum(_count(item.receipt, "counterexamples") for item in written)
+    unsupported = sum(_count(item.receipt, "unsupported") for item in written)
+    return {
+        "format": "toolfuzz-summary/1",
+        "verdict": "failed" if verdict.failed else "passed",
+        "reasons": list(verdict.reasons),
+        "counts": {
+            "tools": len({item.receipt["tool"] for item in written}),
+            "receipts": len(written),
+            "counterexamples": counterexamples,
+            "refused": sum(1 for item in written if item.refused),
+            "unsupported": unsupported,
+        },
+        "tools": tools,
+    }
+
+
+def _count(receipt: JSONObject, member: str) -> int:
+    value = receipt[member]
+    return len(value) if isinstance(value, list) else 0
+
+
+def _render(item: _Written) -> str:
+    if not item.refused:
+        return render_receipt_summary(item.receipt, item.file)
+    unsupported: Any = item.receipt["unsupported"]
+    lines = [
+        f"{item.receipt['tool']}: not fuzzed, the schema uses {len(unsupported)} "
+        f"unsupported keyword(s) ({item.file}):"
+    ]
+    lines += [f"  {entry['keyword']} at {entry['path']}" for entry in unsupported]
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""The verdict over hand-written head receipts and `toolfuzz-diff/1` documents."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolfuzz_gate.core.keywords import FAMILIES
+from toolfuzz_gate.core.policy import FAIL_ON, GateRules
+from toolfuzz_gate.core.verdict import CHECKS, Verdict, decide
+
+DIFFS = Path(__file__).parent.parent / "fixtures" / "diffs"
+
+
+def diff(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((DIFFS / f"{name}.json").read_text(encoding="utf-8"))
+    return document
+
+
+def receipt(
+    tool: str, failures: int = 0, unsupported: int = 0, seed: int = 41, **coverage: str
+) -> dict[str, Any]:
+    states = dict.fromkeys(FAMILIES, "tested")
+    states.update({name.replace("_", "-"): state for name, state in coverage.items()})
+    return {
+        "tool": tool,
+        "seed": seed,
+        "coverage": states,
+        "counterexamples": [{"fingerprint": f"{tool}-{i}"} for i in range(failures)],
+        "unsupported": [
+            {"keyword": "not", "path": f"/properties/p{i}/not"} for i in range(unsupported)
+        ],
+    }
+
+
+def rules(*fail_on: str, **floors: str) -> GateRules:
+    return GateRules(fail_on, tuple(sorted(floors.items())))
+
+
+def test_every_fail_on_value_has_one_check() -> None:
+    assert tuple(CHECKS) == FAIL_ON
+
+
+def test_invariant_fails_on_any_head_counterexample() -> None:
+    head = [receipt("b", failures=2), receipt("a"), receipt("c", failures=1)]
+    assert decide(rules("invariant"), head) == Verdict(
+        True, ("invariant: counterexamples on head: 3 in b (2), c (1)",)
+    )
+    assert decide(rules("invariant"), [receipt("a"), receipt("b")]) == Verdict(False, ())
+
+
+def test_invariant_ignores_the_baseline() -> None:
+    head = [receipt("lax", failures=1)]
+    assert decide(rules("invariant"), head, diff("known_failures")).failed
+
+
+def test_new_counterexample_counts_only_what_base_lacks() -> None:
+    head = [receipt("lax", failures=1)]
+    assert decide(rules("new-counterexample"), head, diff("known_failures")) == Verdict(False, ())
+    assert decide(rules("new-counterexample"), head, diff("regressed")) == Verdict(
+        True, ("new-counterexample: not on base: 1 in lax (1)",)
+    )
+
+
+def test_new_counterexample_without_a_baseline_counts_every_one_and_says_so() -> None:
+    note = "new-counterexample: no baseline, so every counterexample on head counts as new"
+    assert decide(rules("new-counterexample"), [receipt("lax", failures=2)]) == Verdict(
+        True, ("new-counterexample: not on base: 2 in lax (2)", note)
+    )
+    assert decide(rules("new-counterexample"), [receipt("lax")]) == Verdict(False, (note,))
+
+
+def test_unsupported_keyword_fails_only_when_chosen() -> None:
+    head = [receipt("refused", unsupported=3), receipt("fine")]
+    assert decide(rules("unsupported-keyword"), head) == Verdict(
+        True, ("unsupported-keyword: keywords the engine refuses: 3 in refused (3)",)
+    )
+    assert decide(rules("invariant"), head) == Verdict(False, ())
+
+
+def test_coverage_drop_reads_the_diff() -> None:
+    verdict = decide(rules("coverage-drop"), [receipt("lax")], diff("regressed"))
+    assert verdict == Verdict(
+        True,
+        (
+            "coverage-drop: 2 family(ies) no longer tested: lax enum tested -> not-applicable; "
+            "removed_tool required tested -> absent",
+        ),
+    )
+    assert decide(rules("coverage-drop"), [receipt("lax")], diff("known_failures")) == Verdict(
+        False, ()
+    )
+
+
+def test_coverage_drop_without_a_baseline_compares_nothing() -> None:
+    assert decide(rules("coverage-drop"), [receipt("lax", enum="not-applicable")]) == Verdict(
+        False, ("coverage-drop: no baseline, nothing compared",)
+    )
+
+
+def test_min_coverage_floors() -> None:
+    head = [receipt("a", enum="not-applicable"), receipt("b", pattern="unsupported")]
+    assert decide(rules(enum="tested"), head) == Verdict(
+        True, ("min_coverage: 1 below the floor: a (seed 41) enum is not-applicable",)
+    )
+    assert decide(rules(enum="not-applicable", pattern="not-applicable"), head) == Verdict(
+        True, ("min_coverage: 1 below the floor: b (seed 41) pattern is unsupported",)
+    )
+    assert decide(rules(enum="not-applicable"), head) == Verdict(False, ())
+
+
+def test_reasons_list_failures_before_notes_in_rule_order() -> None:
+    head = [receipt("lax", failures=1, unsupported=1)]
+    verdict = decide(rules(*FAIL_ON, required="tested"), head)
+    assert verdict.failed
+    assert [reason.partition(":")[0] for reason in verdict.reasons] == [
+        "invariant",
+        "new-counterexample",
+        "unsupported-keyword",
+        "new-counterexample",
+        "coverage-drop",
+    ]
+
+
+@pytest.mark.parametrize("fail_on", FAIL_ON)
+def test_a_clean_head_against_itself_passes(fail_on: str) -> None:
+    clean = {
+        "format": "toolfuzz-diff/1",
+        "base": {"ref": None, "sha": None},
+        "head": {"ref": None, "sha": None},
+        "tools": [
+            {
+                "tool": "a",
+                "status": "unchanged",
+                "schemaDigestChanged": False,
+                "counterexamples": {"new": [], "fixed": [], "stillFailing": []},
+                "unsupported": {"added": [], "removed": [], "still": []},
+                "coverage": [],
+                "invariants": [],
+                "receipt": {"base": "a.json", "head": "a.json"},
+            }
+        ],
+        "totals": dict.fromkeys(
+            [
+                "new",
+                "fixed",
+                "stillFailing",
+                "unsupportedAdded",
+                "unsupportedRemoved",
+                "toolsAdded",
+                "toolsRemoved",
+                "coverageDrops",
+            ],
+            0,
+        ),
+    }
+    assert decide(rules(fail_on), [receipt("a")], clean) == Verdict(False, ())
