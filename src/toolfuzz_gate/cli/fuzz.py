@@ -26,7 +26,8 @@ from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import SchemaError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
-OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases"})
+OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases", "--baseline", "--baseline-dir"})
+"""Flags that say where results go or what they are compared with, not what is run."""
 
 
 def build_replay_command(argv: Sequence[str]) -> str:
@@ -228,8 +229,13 @@ def command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> E
         from toolfuzz_gate.cli.policy_run import command_policy_run
 
         return command_policy_run(args, argv, out)
-    if args.root is not None:
-        raise UsageError("--root goes with --policy")
+    for flag, given in (
+        ("--root", args.root),
+        ("--baseline", args.baseline),
+        ("--baseline-dir", args.baseline_dir),
+    ):
+        if given is not None:
+            raise UsageError(f"{flag} goes with --policy")
     tool_run = _builtin_run(args, argv)
     receipt_path = args.out / f"{tool_run.tool.name}.json"
     result = execute(tool_run, receipt_path, args.cases, diagnostics=args.diagnostics)

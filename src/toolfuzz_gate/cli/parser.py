@@ -83,6 +83,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="the repository root policy paths resolve against (default: the git top level "
         "above the policy, else its directory)",
     )
+    run.add_argument(
+        "--baseline",
+        action=_Once,
+        metavar="REF",
+        help="with --policy: run the base's own policy at REF (a git worktree) and diff; "
+        "`auto` finds the pull request's base",
+    )
+    run.add_argument(
+        "--baseline-dir",
+        type=Path,
+        action=_Once,
+        metavar="DIR",
+        help="with --policy: diff against the receipts stored in DIR",
+    )
 
     one = commands.add_parser(
         "fuzz",

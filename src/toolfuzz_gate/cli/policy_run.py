@@ -13,8 +13,10 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
 from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
@@ -32,7 +34,7 @@ from toolfuzz_gate.exitcodes import ExitCode
 
 
 @dataclass(frozen=True)
-class _Written:
+class Written:
     receipt: JSONObject
     file: str
     refused: bool
@@ -41,10 +43,31 @@ class _Written:
 def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
     if args.cases is not None:
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
+    if args.baseline is not None and args.baseline_dir is not None:
+        raise UsageError("--baseline and --baseline-dir conflict: name one base")
     loaded = load_policy(args.policy, args.root)
-    overrides = build_overrides(args)
     replay = build_replay_command(argv)
-    written: list[_Written] = []
+    written = run_policy(loaded, args, replay, args.out)
+    receipts = [item.receipt for item in written]
+    diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
+    verdict = decide(loaded.policy.gate, receipts, diff)
+    if diff is not None:
+        write_document(args.out / "diff.json", diff)
+    write_document(args.out / "summary.json", build_summary(verdict, written))
+    for item in written:
+        print(_render(item), file=out)
+    for reason in verdict.reasons:
+        print(f"  - {reason}", file=out)
+    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
+    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+
+
+def run_policy(
+    loaded: LoadedPolicy, args: argparse.Namespace, replay: str, directory: Path
+) -> list[Written]:
+    """Fuzz every tool of `loaded` for each of its seeds, receipts written into `directory`."""
+    overrides = build_overrides(args)
+    written: list[Written] = []
     names: set[str] = set()
     for tool in loaded.policy.tools:
         options = replace(tool.options, **overrides)
@@ -75,16 +98,22 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
                 )
             names.add(name)
             tool_run = ToolRun(schema, handler, spec, config, replay)
-            written.append(_run_one(tool, tool_run, args.out / name, args.diagnostics))
-    receipts = [item.receipt for item in written]
-    verdict = decide(loaded.policy.gate, receipts)
-    write_document(args.out / "summary.json", build_summary(verdict, written))
-    for item in written:
-        print(_render(item), file=out)
-    for reason in verdict.reasons:
-        print(f"  - {reason}", file=out)
-    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
-    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+            written.append(_run_one(tool, tool_run, directory / name, args.diagnostics))
+    return written
+
+
+def receipt_set(written: Sequence[Written]) -> ReceiptSet:
+    """The receipts by name for the diff: the tool's name, or the receipt's file stem when a
+    tool runs several seeds (so each seed is compared with the same seed on the base)."""
+    tools = [str(item.receipt["tool"]) for item in written]
+    keys = [
+        tool if tools.count(tool) == 1 else item.file.removesuffix(".json")
+        for tool, item in zip(tools, written, strict=True)
+    ]
+    return ReceiptSet(
+        {key: item.receipt for key, item in zip(keys, written, strict=True)},
+        {key: item.file for key, item in zip(keys, written, strict=True)},
+    )
 
 
 def build_overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -142,7 +171,7 @@ def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -
     )
 
 
-def _run_one(tool: ToolPolicy, tool_run: ToolRun, path: Path, diagnostics: bool) -> _Written:
+def _run_one(tool: ToolPolicy, tool_run: ToolRun, path: Path, diagnostics: bool) -> Written:
     source = tool.schema or tool.tools or tool.model or "the MCP server's tools/list"
     try:
         problems = refusal(tool_run.schema, tool_run.config)
@@ -158,15 +187,15 @@ def _run_one(tool: ToolPolicy, tool_run: ToolRun, path: Path, diagnostics: bool)
             replay_command=tool_run.replay_command,
         )
         write_document(path, receipt)
-        return _Written(receipt, path.name, True)
+        return Written(receipt, path.name, True)
     try:
         result = execute(tool_run, path, None, diagnostics=diagnostics)
     except SchemaError as error:
         raise SchemaError(list(error.problems), source=f"{source} (tool {tool.name})") from None
-    return _Written(result.receipt, path.name, False)
+    return Written(result.receipt, path.name, False)
 
 
-def build_summary(verdict: Verdict, written: Sequence[_Written]) -> JSONObject:
+def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
     """`toolfuzz-summary/1`: the verdict, counts, and per receipt its coverage and findings."""
     ordered = sorted(written, key=lambda item: (str(item.receipt["tool"]), item.file))
     tools: list[JSON] = []
@@ -211,7 +240,7 @@ def _count(receipt: JSONObject, member: str) -> int:
     return len(value) if isinstance(value, list) else 0
 
 
-def _render(item: _Written) -> str:
+def _render(item: Written) -> str:
     if not item.refused:
         return render_receipt_summary(item.receipt, item.file)
     unsupported: Any = item.receipt["unsupported"]

@@ -1,0 +1,75 @@
+"""`run --policy --baseline REF | --baseline-dir DIR`: the base's receipts, and the diff.
+
+`--baseline REF` runs the base's own policy (the file at the same path in the repository)
+at REF, in a temporary `git worktree` that is always removed, with this same engine.
+`--baseline auto` finds REF the way a pull request needs it (`edges.git.resolve_base`,
+reading the event `GITHUB_EVENT_PATH` names). `--baseline-dir DIR` reads stored receipts.
+A base without the policy file (the pull request that adds the gate) has no tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.edges.files import load_json
+from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
+
+if TYPE_CHECKING:
+    from toolfuzz_gate.cli.policy_run import Written
+
+AUTO = "auto"
+
+
+def baseline_diff(
+    args: argparse.Namespace,
+    loaded: LoadedPolicy,
+    head: ReceiptSet,
+    replay: str,
+    out: TextIO,
+) -> JSONObject | None:
+    """The diff against the base the flags name, or None when they name none."""
+    if args.baseline_dir is not None:
+        base = load_receipts(args.baseline_dir)
+        return diff_sets(base, head, base_ref=Revision(str(args.baseline_dir), None))
+    if args.baseline is None:
+        return None
+    git = Git(loaded.root)
+    ref = args.baseline
+    if ref == AUTO:
+        found = resolve_base(git, _event())
+        if found.warning:
+            print(f"warning: {found.warning}", file=out)
+        ref = found.sha
+    relative = Path(loaded.file).resolve().relative_to(repository_root(git).resolve())
+
+    def run_base(worktree: Path) -> ReceiptSet:
+        from toolfuzz_gate.cli.policy_run import receipt_set, run_policy
+
+        policy = worktree / relative
+        if not policy.is_file():
+            print(f"note: the base has no {relative}; every tool is new", file=out)
+            return ReceiptSet({})
+        with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
+            written: list[Written] = run_policy(
+                load_policy(policy, worktree), args, replay, Path(directory)
+            )
+            return receipt_set(written)
+
+    sha, base = baseline_receipts(git, ref, run_base)
+    head_sha = git.output("rev-parse", "HEAD").strip() or None
+    return diff_sets(
+        base, head, base_ref=Revision(args.baseline, sha), head_ref=Revision("HEAD", head_sha)
+    )
+
+
+def _event() -> Any:
+    path = os.environ.get("GITHUB_EVENT_PATH")
+    return load_json(Path(path), what="GitHub event") if path else None

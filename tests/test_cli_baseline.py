@@ -1,0 +1,151 @@
+"""`run --policy --baseline REF`, end to end in a real git repository (issue 4's acceptance).
+
+A base commit holds two correct tools; the head commit gives one of them a handler bug
+(width 401 accepted) and the other's schema an unsupported keyword. The gate runs the
+base's own policy in a temporary worktree, diffs, and decides.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolfuzz_gate.cli import run
+
+FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+POLICY = """\
+version: 1
+defaults: {runs: 24}
+gate: {fail_on: [new-counterexample, unsupported-keyword]}
+tools:
+  - name: renderPoster
+    schema: poster.json
+    handler: &poster
+      python: "poster_impl:render_poster"
+      rejects: ["toolfuzz_gate.contract.poster:ToolError"]
+    expected_rejections: &codes [policy-pixel-budget, policy-duplicate-semantic-intent]
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+  - name: renderPosterCopy
+    schema: copy.json
+    handler: *poster
+    expected_rejections: *codes
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+"""
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout.strip()
+
+
+def commit(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def set_version(root: Path, *, buggy: bool) -> None:
+    shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
+    schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
+    if buggy:
+        schema["not"] = {"required": ["unexpectedKey"]}
+    (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, str, str]:
+    """(root, correct commit, buggy commit): the buggy one is the correct one's child."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "gate@example.invalid")
+    git(root, "config", "user.name", "gate")
+    shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
+    (root / "toolfuzz.yml").write_text(POLICY)
+    set_version(root, buggy=False)
+    correct = commit(root, "two correct tools")
+    set_version(root, buggy=True)
+    buggy = commit(root, "a handler bug and an unsupported keyword")
+    return root, correct, buggy
+
+
+def gate(root: Path, out: Path, *flags: str) -> tuple[int, str, dict[str, Any]]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    policy = str(root / "toolfuzz.yml")
+    code = run(["run", "--policy", policy, "--out", str(out), *flags], stdout, stderr)
+    assert "Traceback" not in stderr.getvalue(), stderr.getvalue()
+    found = out / "diff.json"
+    diff: dict[str, Any] = json.loads(found.read_text()) if found.exists() else {}
+    return code, stdout.getvalue() + stderr.getvalue(), diff
+
+
+def worktrees(root: Path) -> list[str]:
+    return [line for line in git(root, "worktree", "list").splitlines() if line]
+
+
+def test_a_bug_and_an_unsupported_keyword_are_new(repo: tuple[Path, str, str], tmp_path: Path):
+    root, correct, _ = repo
+    code, text, diff = gate(root, tmp_path / "out", "--baseline", correct)
+    assert code == 1, text
+    totals = diff["totals"]
+    assert (totals["new"], totals["unsupportedAdded"], totals["fixed"]) == (1, 1, 0), totals
+    (new,) = [cx for tool in diff["tools"] for cx in tool["counterexamples"]["new"]]
+    assert (new["tool"], new["failure"], new["path"]) == (
+        "renderPoster",
+        "hostile-accepted",
+        "/width",
+    )
+    (added,) = [u for tool in diff["tools"] for u in tool["unsupported"]["added"]]
+    assert added == {"keyword": "not", "path": "/not"}
+    assert diff["base"]["sha"] == correct
+    assert len(worktrees(root)) == 1  # the base's worktree is gone
+
+
+def test_the_reverse_change_reports_them_fixed(repo: tuple[Path, str, str], tmp_path: Path):
+    root, correct, buggy = repo
+    git(root, "checkout", "-q", correct)
+    code, text, diff = gate(root, tmp_path / "out", "--baseline", buggy)
+    assert code == 0, text
+    totals = diff["totals"]
+    assert (totals["new"], totals["fixed"], totals["unsupportedRemoved"]) == (0, 1, 1), totals
+
+
+def test_the_same_commit_on_both_sides_gives_an_empty_diff(
+    repo: tuple[Path, str, str], tmp_path: Path
+):
+    root, _, buggy = repo
+    code, text, diff = gate(root, tmp_path / "out", "--baseline", buggy)
+    totals = diff["totals"]
+    assert all(totals[name] == 0 for name in totals if name != "stillFailing"), totals
+    assert {tool["status"] for tool in diff["tools"]} == {"unchanged"}
+    # nothing new, so new-counterexample holds; the schema still uses `not`, which
+    # fail_on: unsupported-keyword refuses whether or not the base had it too
+    assert code == 1, text
+    assert "unsupported-keyword:" in text and "new-counterexample:" not in text
+
+
+def test_stored_receipts_serve_as_the_baseline(repo: tuple[Path, str, str], tmp_path: Path):
+    root, correct, _ = repo
+    git(root, "checkout", "-q", correct)
+    code, text, _ = gate(root, tmp_path / "base")
+    assert code == 0, text
+    git(root, "checkout", "-q", "main")
+    code, text, diff = gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    assert code == 1, text
+    assert (diff["totals"]["new"], diff["totals"]["unsupportedAdded"]) == (1, 1)
+
+
+def test_baseline_flags_need_a_policy_and_conflict(tmp_path: Path) -> None:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["run", "--baseline", "HEAD~1"], stdout, stderr) == 2
+    assert "--baseline goes with --policy" in stderr.getvalue()
