@@ -173,3 +173,10 @@ class PolicyError(ToolfuzzError):
         self.key = key
         self.detail = message
         super().__init__(f"{file}:{line}: {key}: {message}", hint=hint)
+
+
+class ShardError(ToolfuzzError):
+    """Shard outputs that cannot be merged: a manifest missing or unsound, shards of
+    different runs, a shard missing or given twice, a receipt not the one the shard ran."""
+
+    code = "shard.invalid"

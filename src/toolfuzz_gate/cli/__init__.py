@@ -12,6 +12,7 @@ from typing import TextIO
 from toolfuzz_gate.cli.diff import command_diff
 from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
 from toolfuzz_gate.cli.lint import command_lint
+from toolfuzz_gate.cli.merge import command_merge
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
@@ -41,6 +42,8 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return int(command_lint(args, stdout))
         if args.command == "diff":
             return int(command_diff(args, stdout))
+        if args.command == "merge":
+            return int(command_merge(args, stdout))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

@@ -26,8 +26,11 @@ from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import SchemaError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
-OUTPUT_FLAGS = frozenset({"--out", "--receipt", "--cases", "--baseline", "--baseline-dir"})
-"""Flags that say where results go or what they are compared with, not what is run."""
+OUTPUT_FLAGS = frozenset(
+    {"--out", "--receipt", "--cases", "--baseline", "--baseline-dir", "--shard"}
+)
+"""Flags that say where results go, what they are compared with, or which CI job runs which
+part (`--shard`: a receipt is the same whichever shard wrote it), not what is run."""
 
 
 def build_replay_command(argv: Sequence[str]) -> str:
@@ -233,6 +236,7 @@ def command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> E
         ("--root", args.root),
         ("--baseline", args.baseline),
         ("--baseline-dir", args.baseline_dir),
+        ("--shard", args.shard),
     ):
         if given is not None:
             raise UsageError(f"{flag} goes with --policy")

@@ -97,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="with --policy: diff against the receipts stored in DIR",
     )
+    run.add_argument(
+        "--shard",
+        action=_Once,
+        metavar="I/N",
+        help="with --policy: run only shard I of N (1 <= I <= N <= 256) of the tools x seeds, "
+        "writing shard.json for `merge`; no summary.json and no verdict",
+    )
 
     one = commands.add_parser(
         "fuzz",
@@ -186,6 +193,25 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("base", type=Path, metavar="BASE_DIR")
     compare.add_argument("head", type=Path, metavar="HEAD_DIR")
     compare.add_argument("--format", choices=("json", "markdown"), default="json", action=_Once)
+
+    merge = commands.add_parser(
+        "merge",
+        help="combine the outputs of `run --policy --shard I/N` into one run's results",
+        description="Checks that the shards belong together (same policy and arguments, the "
+        "same N, every I once), copies their receipts into --out and writes the summary.json "
+        "and verdict the unsharded run gives. Exit 0 or 1 as that run would, 2 when the "
+        "shards do not fit together or cannot be read.",
+    )
+    merge.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="a shard's --out")
+    merge.add_argument("--out", type=Path, required=True, action=_Once, metavar="DIR")
+    merge.add_argument(
+        "--policy",
+        type=Path,
+        action=_Once,
+        metavar="FILE",
+        help="check the shards ran this policy file (its sha256); the gate rules come from "
+        "the shards' manifests either way",
+    )
     return parser
 
 

@@ -19,7 +19,8 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
-from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict, decide
@@ -40,54 +41,68 @@ class Written:
     refused: bool
 
 
+@dataclass(frozen=True)
+class Planned:
+    """One unit of a policy run: a tool under one seed, and the receipt file it writes."""
+
+    tool: ToolPolicy
+    options: RunOptions
+    seed: int
+    file: str
+
+
 def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
     if args.cases is not None:
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
     if args.baseline is not None and args.baseline_dir is not None:
         raise UsageError("--baseline and --baseline-dir conflict: name one base")
+    shard = None if args.shard is None else parse_shard(args.shard)
+    if shard is not None and (args.baseline is not None or args.baseline_dir is not None):
+        raise UsageError(
+            "--shard runs part of the tools, so it cannot diff against a base",
+            hint="merge the shards, then compare: `toolfuzz-gate diff BASE_DIR MERGED_DIR`",
+        )
     loaded = load_policy(args.policy, args.root)
     replay = build_replay_command(argv)
+    if shard is not None:
+        from toolfuzz_gate.cli.shard import command_shard_run
+
+        return command_shard_run(args, loaded, shard, replay, out)
     written = run_policy(loaded, args, replay, args.out)
-    receipts = [item.receipt for item in written]
     diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
-    verdict = decide(loaded.policy.gate, receipts, diff)
+    return report_gate(loaded.policy.gate, written, diff, args.out, out)
+
+
+def report_gate(
+    rules: GateRules,
+    written: Sequence[Written],
+    diff: JSONObject | None,
+    directory: Path,
+    out: TextIO,
+) -> ExitCode:
+    """The verdict over `written` (and the diff): `diff.json` and `summary.json` written into
+    `directory`, the receipts and reasons printed, the exit code. Shared by `run --policy`
+    and `merge`, so a merged run's summary is the unsharded run's, byte for byte."""
+    verdict = decide(rules, [item.receipt for item in written], diff)
     if diff is not None:
-        write_document(args.out / "diff.json", diff)
-    write_document(args.out / "summary.json", build_summary(verdict, written))
+        write_document(directory / "diff.json", diff)
+    write_document(directory / "summary.json", build_summary(verdict, written))
     for item in written:
-        print(_render(item), file=out)
+        print(render_written(item), file=out)
     for reason in verdict.reasons:
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
 
 
-def run_policy(
-    loaded: LoadedPolicy, args: argparse.Namespace, replay: str, directory: Path
-) -> list[Written]:
-    """Fuzz every tool of `loaded` for each of its seeds, receipts written into `directory`."""
+def plan_policy(loaded: LoadedPolicy, args: argparse.Namespace) -> list[Planned]:
+    """Every (tool, seed) of `loaded` in order, with the command line's overrides applied."""
     overrides = build_overrides(args)
-    written: list[Written] = []
+    planned: list[Planned] = []
     names: set[str] = set()
     for tool in loaded.policy.tools:
         options = replace(tool.options, **overrides)
-        handler = build_policy_handler(tool.handler, tool.name, options)
-        schema = _schema_of(tool, handler, loaded)
-        spec = ToolSpec(
-            tool.name,
-            expected_rejections=tool.expected_rejections,
-            error_codes=tool.error_codes,
-            dry_run=tool.dry_run,
-            max_output_bytes=options.max_output_bytes,
-        )
         for seed in options.seeds:
-            config = FuzzConfig(
-                seed,
-                options.runs,
-                oracle=args.oracle,
-                options=SchemaOptions(options.default_draft, options.format_assertion),
-                dialect=options.dialect,
-            )
             name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
             if name in names:
                 raise PolicyError(
@@ -97,8 +112,44 @@ def run_policy(
                     key=f"{tool.pointer[1:]}/name",
                 )
             names.add(name)
-            tool_run = ToolRun(schema, handler, spec, config, replay)
-            written.append(_run_one(tool, tool_run, directory / name, args.diagnostics))
+            planned.append(Planned(tool, options, seed, name))
+    return planned
+
+
+def run_policy(
+    loaded: LoadedPolicy,
+    args: argparse.Namespace,
+    replay: str,
+    directory: Path,
+    planned: Sequence[Planned] | None = None,
+) -> list[Written]:
+    """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
+    receipts written into `directory`."""
+    units = plan_policy(loaded, args) if planned is None else planned
+    written: list[Written] = []
+    prepared: dict[str, tuple[HandlerConfig, JSON, ToolSpec]] = {}
+    for unit in units:
+        tool, options = unit.tool, unit.options
+        if tool.pointer not in prepared:
+            handler = build_policy_handler(tool.handler, tool.name, options)
+            spec = ToolSpec(
+                tool.name,
+                expected_rejections=tool.expected_rejections,
+                error_codes=tool.error_codes,
+                dry_run=tool.dry_run,
+                max_output_bytes=options.max_output_bytes,
+            )
+            prepared[tool.pointer] = (handler, _schema_of(tool, handler, loaded), spec)
+        handler, schema, spec = prepared[tool.pointer]
+        config = FuzzConfig(
+            unit.seed,
+            options.runs,
+            oracle=args.oracle,
+            options=SchemaOptions(options.default_draft, options.format_assertion),
+            dialect=options.dialect,
+        )
+        tool_run = ToolRun(schema, handler, spec, config, replay)
+        written.append(_run_one(tool, tool_run, directory / unit.file, args.diagnostics))
     return written
 
 
@@ -240,7 +291,8 @@ def _count(receipt: JSONObject, member: str) -> int:
     return len(value) if isinstance(value, list) else 0
 
 
-def _render(item: Written) -> str:
+def render_written(item: Written) -> str:
+    """The receipt's summary lines, or what a refused schema uses."""
     if not item.refused:
         return render_receipt_summary(item.receipt, item.file)
     unsupported: Any = item.receipt["unsupported"]

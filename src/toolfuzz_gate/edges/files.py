@@ -36,6 +36,28 @@ def load_json_text(
     path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file"
 ) -> tuple[JSON, str]:
     """`load_json`, and the text it was read from (to locate lines in)."""
+    raw = _read_bounded(path, max_bytes, what)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{what} {path} is not UTF-8") from None
+    return _parse(text, path, what), text
+
+
+def load_json_bytes(
+    path: Path, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file"
+) -> tuple[JSON, bytes]:
+    """`load_json`, and the exact bytes read (to copy the file unchanged). Lone surrogates,
+    which `write_document` writes through (`surrogatepass`), are read back the same way."""
+    raw = _read_bounded(path, max_bytes, what)
+    try:
+        text = raw.decode("utf-8", errors="surrogatepass")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{what} {path} is not UTF-8") from None
+    return _parse(text, path, what), raw
+
+
+def _read_bounded(path: Path, max_bytes: int, what: str) -> bytes:
     try:
         with path.open("rb") as handle:
             raw = handle.read(max_bytes + 1)
@@ -46,18 +68,21 @@ def load_json_text(
             f"{what} {path} is larger than {max_bytes} bytes",
             hint="toolfuzz-gate bounds every input it reads",
         )
+    return raw
+
+
+def _parse(text: str, path: Path, what: str) -> JSON:
     try:
-        text = raw.decode("utf-8")
-        document = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
-    except UnicodeDecodeError:
-        raise InputFileError(f"{what} {path} is not UTF-8") from None
+        document: JSON = json.loads(
+            text, parse_constant=_no_constants, object_pairs_hook=_no_duplicates
+        )
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{what} {path} is not JSON: {error.msg} at line {error.lineno} column {error.colno}"
         ) from None
     except (ValueError, RecursionError) as error:
         raise InputFileError(f"{what} {path} is not acceptable JSON: {error}") from None
-    return document, text
+    return document
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -1,0 +1,46 @@
+"""`merge DIR... --out DIR [--policy FILE]`: combine shard outputs into one run's results.
+
+The shards' manifests must belong together (`core.shard_manifest.check_together`); the
+receipts are copied byte for byte, and the verdict and `summary.json` come from the same
+code an unsharded `run --policy` uses, over the receipts in the plan's order. The gate
+rules are the ones the shards recorded, so the merge job needs only the artifacts;
+`--policy FILE` also checks the shards ran that very file (its sha256).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from toolfuzz_gate.cli.policy_run import Written, report_gate
+from toolfuzz_gate.core.shard import MAX_SHARDS
+from toolfuzz_gate.core.shard_manifest import check_together
+from toolfuzz_gate.edges.files import write_atomic
+from toolfuzz_gate.edges.shards import load_shard, load_shard_receipt, policy_digest
+from toolfuzz_gate.errors import ShardError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
+    if len(args.dirs) > MAX_SHARDS:
+        raise UsageError(f"merge takes at most {MAX_SHARDS} shard directories")
+    shards = [(str(directory), load_shard(directory)) for directory in args.dirs]
+    located = check_together(shards)
+    first = shards[0][1]
+    if args.policy is not None:
+        digest = policy_digest(args.policy)
+        if digest != first.policy_digest:
+            raise ShardError(
+                f"the shards ran another policy than {args.policy} "
+                f"(sha256 {first.policy_digest[:12]}..., this file {digest[:12]}...)",
+                hint="merge shards of the policy file as it is, or drop --policy",
+            )
+    written: list[Written] = []
+    blobs: list[bytes] = []
+    for item in located:
+        receipt, raw = load_shard_receipt(args.dirs[item.source], item)
+        written.append(Written(receipt, item.unit.receipt, "refused" in receipt))
+        blobs.append(raw)
+    for done, raw in zip(written, blobs, strict=True):
+        write_atomic(args.out / done.file, raw)
+    return report_gate(first.gate, written, None, args.out, out)

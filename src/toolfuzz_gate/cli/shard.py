@@ -1,0 +1,54 @@
+"""`run --policy FILE --shard I/N`: run this shard's units, write their receipts and `shard.json`.
+
+A shard writes no `summary.json`: the verdict over part of the tools is not the gate's,
+and a summary beside the receipts would read as if it were. The shard exits 0 once its
+receipts are written (errors still exit 2), so a CI matrix always reaches the merge job;
+`toolfuzz-gate merge` gives the verdict and the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from toolfuzz_gate.cli.policy_run import Planned, plan_policy, render_written, run_policy
+from toolfuzz_gate.core.shard import Shard, select
+from toolfuzz_gate.core.shard_manifest import FILE_NAME, Unit, build_manifest
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.edges.shards import policy_digest
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+def command_shard_run(
+    args: argparse.Namespace, loaded: LoadedPolicy, shard: Shard, replay: str, out: TextIO
+) -> ExitCode:
+    planned = plan_policy(loaded, args)
+    mine = select(planned, shard)
+    digest = policy_digest(args.policy)
+    written = run_policy(loaded, args, replay, args.out, mine)
+    manifest = build_manifest(
+        policy_file=str(args.policy),
+        policy_digest=digest,
+        replay=replay,
+        shard=shard,
+        gate=loaded.policy.gate,
+        plan=[_unit(item) for item in planned],
+        receipts=[
+            (_unit(item), str(done.receipt["receiptHash"]))
+            for item, done in zip(mine, written, strict=True)
+        ],
+    )
+    write_document(args.out / FILE_NAME, manifest)
+    for done in written:
+        print(render_written(done), file=out)
+    print(
+        f"shard {shard}: {len(mine)} of {len(planned)} receipt(s) and {FILE_NAME} in {args.out}; "
+        f"not the gate's verdict: `toolfuzz-gate merge` over all {shard.count} shards gives it",
+        file=out,
+    )
+    return ExitCode.PASSED
+
+
+def _unit(item: Planned) -> Unit:
+    return Unit(item.tool.name, item.seed, item.file)
