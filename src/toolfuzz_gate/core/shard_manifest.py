@@ -238,6 +238,7 @@ def _locate(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]:
                     hint=_HINT,
                 )
             found[unit] = Located(unit, hashed, position)
+    for source, manifest in shards:
         ran = [unit for unit, _ in manifest.receipts]
         if ran != select(manifest.plan, manifest.shard):
             raise ShardError(
