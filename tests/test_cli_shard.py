@@ -221,3 +221,27 @@ def test_shard_goes_with_a_policy_and_without_a_baseline(built: Built) -> None:
         "run", "--policy", str(built.policy), "--shard", "1/2", "--baseline-dir", str(built.root)
     )
     assert code == 2 and "--shard runs part of the tools, so it cannot diff" in err
+
+
+def test_merge_with_a_stored_baseline_is_the_unsharded_run_with_it(built: Built) -> None:
+    single = built.root / "single.yml"
+    single.write_text(
+        built.policy.read_text(encoding="utf-8").replace("seeds: [5, 6]", "seeds: [5]"),
+        encoding="utf-8",
+    )
+    base = built.root / "single-base"
+    if not base.exists():
+        code, _, err = invoke("run", "--policy", str(single), "--out", str(base))
+        assert code == 1, err
+    head = built.root / "single-head"
+    shutil.rmtree(head, ignore_errors=True)
+    code, _, err = invoke(
+        "run", "--policy", str(single), "--baseline-dir", str(base), "--out", str(head)
+    )
+    assert code == 1, err
+    shards = [built.shard(f"{index}/3", policy=single) for index in (1, 2, 3)]
+    merged_code, _, err, out = built.merge(*shards, extra=("--baseline-dir", str(base)))
+    assert merged_code == 1, err
+    assert files(out) == files(head)
+    diff = json.loads(files(out)["diff.json"])
+    assert diff["totals"]["new"] == 0 and diff["totals"]["stillFailing"] > 0

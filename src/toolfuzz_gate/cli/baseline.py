@@ -37,8 +37,7 @@ def baseline_diff(
 ) -> JSONObject | None:
     """The diff against the base the flags name, or None when they name none."""
     if args.baseline_dir is not None:
-        base = load_receipts(args.baseline_dir)
-        return diff_sets(base, head, base_ref=Revision(str(args.baseline_dir), None))
+        return stored_baseline_diff(args.baseline_dir, head)
     if args.baseline is None:
         return None
     git = Git(loaded.root)
@@ -68,6 +67,11 @@ def baseline_diff(
     return diff_sets(
         base, head, base_ref=Revision(args.baseline, sha), head_ref=Revision("HEAD", head_sha)
     )
+
+
+def stored_baseline_diff(directory: Path, head: ReceiptSet) -> JSONObject:
+    """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`)."""
+    return diff_sets(load_receipts(directory), head, base_ref=Revision(str(directory), None))
 
 
 def _event() -> Any:

@@ -4,7 +4,9 @@ The shards' manifests must belong together (`core.shard_manifest.check_together`
 receipts are copied byte for byte, and the verdict and `summary.json` come from the same
 code an unsharded `run --policy` uses, over the receipts in the plan's order. The gate
 rules are the ones the shards recorded, so the merge job needs only the artifacts;
-`--policy FILE` also checks the shards ran that very file (its sha256).
+`--policy FILE` also checks the shards ran that very file (its sha256). `--baseline-dir
+DIR` diffs the merged receipts against stored ones, as `run --policy --baseline-dir` does
+(the shards themselves never diff: each has only part of the tools).
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from toolfuzz_gate.cli.policy_run import Written, report_gate
+from toolfuzz_gate.cli.baseline import stored_baseline_diff
+from toolfuzz_gate.cli.policy_run import Written, receipt_set, report_gate
 from toolfuzz_gate.core.shard import MAX_SHARDS
 from toolfuzz_gate.core.shard_manifest import check_together
 from toolfuzz_gate.edges.files import write_atomic
@@ -43,4 +46,7 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
         blobs.append(raw)
     for done, raw in zip(written, blobs, strict=True):
         write_atomic(args.out / done.file, raw)
-    return report_gate(first.gate, written, None, args.out, out)
+    diff = None
+    if args.baseline_dir is not None:
+        diff = stored_baseline_diff(args.baseline_dir, receipt_set(written))
+    return report_gate(first.gate, written, diff, args.out, out)

@@ -212,6 +212,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the shards ran this policy file (its sha256); the gate rules come from "
         "the shards' manifests either way",
     )
+    merge.add_argument(
+        "--baseline-dir",
+        type=Path,
+        action=_Once,
+        metavar="DIR",
+        help="diff the merged receipts against the receipts stored in DIR (diff.json), and "
+        "decide with the diff, as `run --policy --baseline-dir DIR` does",
+    )
     return parser
 
 

@@ -60,7 +60,8 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
     if shard is not None and (args.baseline is not None or args.baseline_dir is not None):
         raise UsageError(
             "--shard runs part of the tools, so it cannot diff against a base",
-            hint="merge the shards, then compare: `toolfuzz-gate diff BASE_DIR MERGED_DIR`",
+            hint="give --baseline-dir DIR to `toolfuzz-gate merge` instead: it diffs the "
+            "merged receipts",
         )
     loaded = load_policy(args.policy, args.root)
     replay = build_replay_command(argv)
