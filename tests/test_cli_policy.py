@@ -497,3 +497,22 @@ def test_an_mcp_tool_takes_its_schema_from_tools_list(repo: Path) -> None:
     receipt = read(out_dir / "render_poster.json")
     assert receipt["handler"]["mcp"]["tool"] == "render_poster"
     assert receipt["counterexamples"] == []
+
+
+def test_a_tools_file_entry_without_tool_expands_to_every_declared_tool(repo: Path) -> None:
+    schema = read(repo / "schemas" / "poster.json")
+    declared = [
+        {"type": "function", "function": {"name": name, "parameters": schema}}
+        for name in ("first_poster", "second_poster")
+    ]
+    (repo / "tools.json").write_text(json.dumps(declared), encoding="utf-8")
+    entry = tool("posters", "correct").replace("schema: schemas/poster.json", "tools: tools.json")
+    code, _, err, out_dir = run_policy(repo, policy(entry))
+    assert code == 0, err
+    summary = read(out_dir / "summary.json")
+    assert [t["tool"] for t in summary["tools"]] == ["first_poster", "second_poster"]
+    assert {p.name for p in out_dir.iterdir()} == {
+        "first_poster.json",
+        "second_poster.json",
+        "summary.json",
+    }

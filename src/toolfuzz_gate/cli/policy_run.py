@@ -69,7 +69,7 @@ def run_policy(
     overrides = build_overrides(args)
     written: list[Written] = []
     names: set[str] = set()
-    for tool in loaded.policy.tools:
+    for tool in (one for entry in loaded.policy.tools for one in _expanded(entry)):
         options = replace(tool.options, **overrides)
         handler = build_policy_handler(tool.handler, tool.name, options)
         schema = _schema_of(tool, handler, loaded)
@@ -139,6 +139,15 @@ def build_policy_handler(handler: HandlerPolicy, tool: str, options: RunOptions)
     return HandlerConfig(
         **given, timeout_ms=options.timeout_ms, max_output_bytes=options.max_output_bytes
     )
+
+
+def _expanded(tool: ToolPolicy) -> list[ToolPolicy]:
+    """An entry naming a tools file without `tool:` stands for every tool the file declares,
+    each under its declared name (and with its own receipt)."""
+    if tool.tools is None or tool.pick is not None:
+        return [tool]
+    declared = load_declarations(Path(tool.tools)).tools
+    return [replace(tool, name=item.name, pick=item.name) for item in declared]
 
 
 def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
