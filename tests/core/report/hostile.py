@@ -82,12 +82,17 @@ def counterexamples(draw: st.DrawFn, tool: str) -> dict[str, Any]:
 def tool_entries(draw: st.DrawFn) -> dict[str, Any]:
     tool = draw(hostile_text)
     groups = st.lists(counterexamples(tool), max_size=3)
-    items = st.lists(st.fixed_dictionaries({"keyword": hostile_text, "path": hostile_text}), max_size=2)
+    item = st.fixed_dictionaries({"keyword": hostile_text, "path": hostile_text})
+    items = st.lists(item, max_size=2)
     return {
         "tool": tool,
         "status": draw(st.sampled_from(("added", "removed", "changed", "unchanged"))),
         "schemaDigestChanged": False,
-        "counterexamples": {"new": draw(groups), "fixed": draw(groups), "stillFailing": draw(groups)},
+        "counterexamples": {
+            "new": draw(groups),
+            "fixed": draw(groups),
+            "stillFailing": draw(groups),
+        },
         "unsupported": {"added": draw(items), "removed": [], "still": draw(items)},
         "coverage": [],
         "invariants": [],
