@@ -183,6 +183,7 @@ def test_hostile_text_never_escapes_its_fence_mentions_or_overflows(case: Any) -
     diff, context, budget = case
     body = render_markdown(diff, context, budget=budget)
     assert utf16_units(body) <= budget
+    body.encode("utf-8")  # no lone surrogate reaches the comment
     parsed = parse(body)
     first, *rest = parsed.outside
     assert re.fullmatch(r"<!-- toolfuzz-gate:[A-Za-z0-9._-]{1,64} -->", first)
