@@ -124,9 +124,15 @@ def _source(context: ReportContext, tool: str) -> SchemaSource:
 
 
 def counterexample_location(context: ReportContext, cx: Mapping[str, Any]) -> Location:
+    """The line of the property the path names, else of its nearest named ancestor
+    property, else of the tool's schema (its definition), else line 1."""
     source = _source(context, text_of(cx.get("tool")))
-    relative = schema_pointer_of_path(text_of(cx.get("path")))
-    return Location(source.file, _nearest_line(source, source.root + relative))
+    tokens = _tokens(text_of(cx.get("path"))) or []
+    for size in range(len(tokens), 0, -1):
+        at = source.root + schema_pointer_of_path(jp.from_parts(tokens[:size]))
+        if at in source.lines:
+            return Location(source.file, source.lines[at])
+    return Location(source.file, source.lines.get(source.root, 1))
 
 
 def unsupported_location(context: ReportContext, item: Mapping[str, Any]) -> Location:
