@@ -113,6 +113,14 @@ def test_the_marker_is_the_first_line_and_the_sections_follow_the_issue() -> Non
     assert inputs == [scenario.diff()["tools"][0]["counterexamples"]["new"][0]["input"]]
 
 
+def test_short_shas_come_from_the_diff_when_the_context_has_none() -> None:
+    body = render_markdown(scenario.diff(), scenario.context(head_sha=None, base_sha=None))
+    assert "**base** 1111111 \u00b7 **head** 2222222 \u00b7" in body
+    assert "**base** unknown \u00b7 **head** unknown" in render_markdown(
+        _diff(1), scenario.context(head_sha=None, base_sha=None)
+    )
+
+
 def test_a_passing_verdict_says_so() -> None:
     body = render_markdown(_diff(0), scenario.context(failed=False, reasons=()))
     assert "## toolfuzz-gate: \u2705 passed" in body

@@ -132,7 +132,7 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
         reasons.append(f"- \u2026 {len(context.reasons) - MAX_REASONS} more reasons")
     if reasons:
         parts.append("\n".join(reasons))
-    parts.append(_provenance(context))
+    parts.append(_provenance(diff, context))
     parts.append(_totals(diff))
     parts.extend(_new_section(diff, detail))
     parts.extend(_unsupported_section(diff, context, detail))
@@ -142,13 +142,17 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
     return "\n\n".join(parts) + "\n"
 
 
-def _provenance(context: ReportContext) -> str:
-    def sha(value: str | None) -> str:
+def _provenance(diff: Mapping[str, Any], context: ReportContext) -> str:
+    def sha(value: str | None, side: str) -> str:
+        if not value:
+            found = diff.get(side)
+            full = found.get("sha") if isinstance(found, Mapping) else None
+            value = full[:7] if isinstance(full, str) else None
         return markdown_text(value, 40) if value else "unknown"
 
     seeds = ", ".join(str(s) for s in context.seeds) or "unknown"
     label = "seeds" if len(context.seeds) > 1 else "seed"
-    base, head = sha(context.base_sha), sha(context.head_sha)
+    base, head = sha(context.base_sha, "base"), sha(context.head_sha, "head")
     return f"**base** {base} \u00b7 **head** {head} \u00b7 **{label}** {seeds}"
 
 
