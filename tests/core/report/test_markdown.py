@@ -158,6 +158,16 @@ def test_then_new_rows_beyond_what_fits_with_a_count_of_the_rest() -> None:
     assert "| /p0 |" in body  # the first rows are the ones kept
 
 
+def test_new_rows_beyond_twenty_go_before_unsupported_rows() -> None:
+    diff = _diff(new=30, unsupported=200)
+    body = render_markdown(diff, scenario.context(), budget=9000)
+    assert utf16_units(body) <= 9000
+    assert len(re.findall(r"^\| \d+ \| t \| crash \|", body, re.M)) == 20
+    assert "\u2026 10 more new counterexamples, see the receipts." in body
+    kept = len(re.findall(r"^\| t \| k \|", body, re.M))
+    assert 0 < kept < 200 and f"\u2026 {200 - kept} more unsupported keywords" in body
+
+
 def test_then_unsupported_rows_and_last_the_bare_verdict() -> None:
     body = render_markdown(_diff(new=0, unsupported=400), scenario.context(), budget=3000)
     assert utf16_units(body) <= 3000 and "more unsupported keywords, see the receipts" in body

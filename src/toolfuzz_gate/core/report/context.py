@@ -10,9 +10,6 @@ from typing import Any
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.report.untrusted import shell_word
 
-DIFF_FORMAT = "toolfuzz-diff/1"
-CX_KINDS = ("new", "fixed", "stillFailing")
-
 
 @dataclass(frozen=True)
 class SchemaSource:

@@ -3,8 +3,9 @@
 The body never exceeds a budget of UTF-16 code units (GitHub's comment limit is 65,536; the
 default leaves room). Detail is dropped in a fixed order until it fits, each stage saying what
 it left out: 1) minimized-input bodies, 2) still-failing rows, 3) fixed rows, 4) new-counterexample
-rows beyond the most that fit, 5) unsupported-keyword rows beyond the most that fit; a body that
-still does not fit is the marker, the verdict and a pointer to the receipts. Blocks are dropped
+rows beyond `NEW_ROWS_KEPT`, 5) unsupported-keyword rows beyond the most that fit, 6) new rows
+beyond the most that fit; a body that still does not fit is the marker, the verdict and a
+pointer to the receipts. Blocks are dropped
 whole, so nothing is ever cut inside a fence.
 """
 
@@ -37,6 +38,8 @@ BODY_BUDGET = 60_000
 MIN_BUDGET = 500
 """The smallest budget accepted: the last-resort body always fits in it."""
 MAX_REASONS = 10
+NEW_ROWS_KEPT = 20
+"""New-counterexample rows stage 4 keeps; later stages cut them further only if they must."""
 
 _CX_HEADER = "| # | tool | failure | path | reason |\n| --- | --- | --- | --- | --- |"
 
@@ -78,7 +81,15 @@ def render_markdown(
         body = fits(detail)
         if body is not None:
             return body
-    for name, count in (("new_rows", len(new)), ("unsupported_rows", len(unsupported))):
+    if len(new) > NEW_ROWS_KEPT:
+        detail = replace(detail, new_rows=NEW_ROWS_KEPT)
+        body = fits(detail)
+        if body is not None:
+            return body
+    for name, count in (
+        ("unsupported_rows", len(unsupported)),
+        ("new_rows", min(len(new), NEW_ROWS_KEPT)),
+    ):
         most = _most_that_fit(detail, name, count, fits)
         detail = _limited(detail, name, most)
         body = fits(detail)
