@@ -15,11 +15,13 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
+from toolfuzz_gate.cli.reports import schema_source, write_reports
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict, decide
@@ -38,6 +40,8 @@ class Written:
     receipt: JSONObject
     file: str
     refused: bool
+    source: SchemaSource | None = None
+    """Where the tool's schema lives in the repository, for reports (None: a server's)."""
 
 
 def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> ExitCode:
@@ -54,6 +58,7 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
     if diff is not None:
         write_document(args.out / "diff.json", diff)
     write_document(args.out / "summary.json", build_summary(verdict, written))
+    write_reports(args.out, diff, receipt_set(written), verdict, written)
     for item in written:
         print(_render(item), file=out)
     for reason in verdict.reasons:
@@ -98,7 +103,8 @@ def run_policy(
                 )
             names.add(name)
             tool_run = ToolRun(schema, handler, spec, config, replay)
-            written.append(_run_one(tool, tool_run, directory / name, args.diagnostics))
+            done = _run_one(tool, tool_run, directory / name, args.diagnostics)
+            written.append(replace(done, source=schema_source(tool, loaded)))
     return written
 
 
