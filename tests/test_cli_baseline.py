@@ -109,6 +109,16 @@ def test_a_bug_and_an_unsupported_keyword_are_new(repo: tuple[Path, str, str], t
     assert added == {"keyword": "not", "path": "/not"}
     assert diff["base"]["sha"] == correct
     assert len(worktrees(root)) == 1  # the base's worktree is gone
+    comment = (tmp_path / "out" / "comment.md").read_text()
+    assert comment.startswith("<!-- toolfuzz-gate:")
+    assert "hostile-accepted" in comment and correct[:7] in comment
+    sarif = json.loads((tmp_path / "out" / "results.sarif").read_text())
+    results = sarif["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} == {"hostile-accepted", "unsupported-keyword"}
+    located = {r["ruleId"]: r["locations"][0]["physicalLocation"] for r in results}
+    assert located["unsupported-keyword"]["artifactLocation"]["uri"] == "copy.json"
+    annotations = (tmp_path / "out" / "annotations.txt").read_text().splitlines()
+    assert annotations[0].startswith("::error file=")
 
 
 def test_the_reverse_change_reports_them_fixed(repo: tuple[Path, str, str], tmp_path: Path):

@@ -182,17 +182,14 @@ def test_a_directory_against_itself_is_empty(poster_dirs: tuple[Path, Path]) -> 
     assert {entry["status"] for entry in document["tools"]} == {"unchanged"}
 
 
-def test_markdown_lists_the_changes(poster_dirs: tuple[Path, Path]) -> None:
+def test_markdown_is_the_comment_body(poster_dirs: tuple[Path, Path]) -> None:
     base, head = poster_dirs
     code, out, _ = invoke("diff", str(base), str(head), "--format", "markdown")
     assert code == 1
-    assert out.startswith("## toolfuzz-gate diff\n")
-    items = [line for line in out.splitlines() if line.startswith("- ")]
-    assert items == [
-        "- **unsupported keyword added** refused: not at /not",
-        "- **new** renderPoster: hostile-accepted at /width (bounds): "
-        "accepted a call that breaks maximum at /width",
-    ]
+    assert out.startswith("<!-- toolfuzz-gate:default -->\n")
+    assert "**seed** 41" in out
+    assert "| 1 | renderPoster | hostile-accepted | /width |" in out
+    assert "| refused | not | refused.schema.json:1 | /not |" in out
 
 
 def test_unreadable_directories_and_receipts_exit_2(

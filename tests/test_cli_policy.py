@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.cli import run
+from toolfuzz_gate.cli.reports import REPORT_FILES
 from toolfuzz_gate.core.canonical import digest
 from toolfuzz_gate.core.receipt import problems
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
@@ -336,7 +337,9 @@ def test_two_tools_fail_with_the_lax_one_and_write_receipts_and_summary(repo: Pa
         repo, policy(tool("correct", "correct"), tool("lax", "lax_width"))
     )
     assert code == 1, err
-    assert sorted(p.name for p in out_dir.iterdir()) == ["correct.json", "lax.json", "summary.json"]
+    assert sorted(p.name for p in out_dir.iterdir()) == sorted(
+        ["correct.json", "lax.json", "summary.json", *REPORT_FILES]
+    )
     for name in ("correct.json", "lax.json"):
         assert problems(read(out_dir / name)) == []
     summary = read(out_dir / "summary.json")
@@ -429,7 +432,9 @@ def test_several_seeds_write_one_receipt_per_seed(repo: Path) -> None:
     code, _, err, out_dir = run_policy(repo, policy(tool("correct", "correct"), head=head))
     assert code == 0, err
     names = sorted(p.name for p in out_dir.iterdir())
-    assert names == ["correct.seed-5.json", "correct.seed-6.json", "summary.json"]
+    assert names == sorted(
+        ["correct.seed-5.json", "correct.seed-6.json", "summary.json", *REPORT_FILES]
+    )
     assert read(out_dir / "correct.seed-6.json")["seed"] == 6
     assert [t["seed"] for t in read(out_dir / "summary.json")["tools"]] == [5, 6]
 
@@ -497,3 +502,23 @@ def test_an_mcp_tool_takes_its_schema_from_tools_list(repo: Path) -> None:
     receipt = read(out_dir / "render_poster.json")
     assert receipt["handler"]["mcp"]["tool"] == "render_poster"
     assert receipt["counterexamples"] == []
+
+
+def test_a_tools_file_entry_without_tool_expands_to_every_declared_tool(repo: Path) -> None:
+    schema = read(repo / "schemas" / "poster.json")
+    declared = [
+        {"type": "function", "function": {"name": name, "parameters": schema}}
+        for name in ("first_poster", "second_poster")
+    ]
+    (repo / "tools.json").write_text(json.dumps(declared), encoding="utf-8")
+    entry = tool("posters", "correct").replace("schema: schemas/poster.json", "tools: tools.json")
+    code, _, err, out_dir = run_policy(repo, policy(entry))
+    assert code == 0, err
+    summary = read(out_dir / "summary.json")
+    assert [t["tool"] for t in summary["tools"]] == ["first_poster", "second_poster"]
+    assert {p.name for p in out_dir.iterdir()} == {
+        "first_poster.json",
+        "second_poster.json",
+        "summary.json",
+        *REPORT_FILES,
+    }

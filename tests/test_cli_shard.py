@@ -76,10 +76,11 @@ class Built:
             assert f"shard {spec}: " in text and "not the gate's verdict" in text
         return out
 
-    def merge(self, *dirs: Path, name: str = "merged", extra: tuple[str, ...] = ()) -> Any:
-        out = self.root / name
+    def merge(self, *dirs: Path, policy: Path | None = None, extra: tuple[str, ...] = ()) -> Any:
+        out = self.root / "merged"
         shutil.rmtree(out, ignore_errors=True)
-        code, text, err = invoke("merge", *map(str, dirs), "--out", str(out), *extra)
+        given = ("--policy", str(policy or self.policy), *extra)
+        code, text, err = invoke("merge", *map(str, dirs), "--out", str(out), *given)
         return code, text, err, out
 
 
@@ -103,7 +104,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -> None:
     unsharded = files(built.unsharded)
-    assert len(unsharded) == 7 and "summary.json" in unsharded
+    assert len(unsharded) == 11 and "summary.json" in unsharded and "results.sarif" in unsharded
     shards = [built.shard(f"{index}/3") for index in (1, 2, 3)]
     for shard in shards:
         names = set(files(shard))
@@ -127,7 +128,7 @@ def test_more_shards_than_units_merge_too(built: Built) -> None:
 
 
 def test_one_shard_of_one_is_the_whole_run(built: Built) -> None:
-    code, _, err, out = built.merge(built.shard("1/1"), extra=("--policy", str(built.policy)))
+    code, _, err, out = built.merge(built.shard("1/1"))
     assert code == 1, err
     assert files(out) == files(built.unsharded)
 
@@ -166,7 +167,7 @@ def test_mixed_n_exits_2(built: Built) -> None:
 def test_merge_with_another_policy_file_exits_2(built: Built) -> None:
     other = write_policy(built.root / "other.yml", runs="    runs: 4\n")
     shards = [built.shard(f"{index}/3") for index in (1, 2, 3)]
-    code, _, err, _ = built.merge(*shards, extra=("--policy", str(other)))
+    code, _, err, _ = built.merge(*shards, policy=other)
     assert code == 2
     assert f"the shards ran another policy than {other}" in err
 
@@ -195,6 +196,8 @@ def test_a_directory_without_a_manifest_exits_2(built: Built) -> None:
     assert code == 2 and f"{built.unsharded} holds no shard.json" in err
     code, _, err = invoke("merge", "--out", str(built.root / "nowhere"))
     assert code == 2 and "error[usage.invalid]" in err
+    code, _, err = invoke("merge", str(built.shard("1/1")), "--out", str(built.root / "nowhere"))
+    assert code == 2 and "--policy" in err and not (built.root / "nowhere").exists()
 
 
 @pytest.mark.parametrize(
@@ -240,7 +243,9 @@ def test_merge_with_a_stored_baseline_is_the_unsharded_run_with_it(built: Built)
     )
     assert code == 1, err
     shards = [built.shard(f"{index}/3", policy=single) for index in (1, 2, 3)]
-    merged_code, _, err, out = built.merge(*shards, extra=("--baseline-dir", str(base)))
+    merged_code, _, err, out = built.merge(
+        *shards, policy=single, extra=("--baseline-dir", str(base))
+    )
     assert merged_code == 1, err
     assert files(out) == files(head)
     diff = json.loads(files(out)["diff.json"])

@@ -125,9 +125,11 @@ def test_defaults_when_the_policy_says_little() -> None:
     assert policy.tools[0].pick is None and policy.corpus is None
 
 
-def test_a_tools_file_entry_picks_its_own_name_by_default() -> None:
+def test_a_tools_file_entry_picks_one_tool_or_stands_for_all() -> None:
     entry = {"name": "t", "tools": "tools.json", "handler": {"python": "m:f"}}
-    assert parse({"version": 1, "tools": [entry]}).tools[0].pick == "t"
+    assert parse({"version": 1, "tools": [entry]}).tools[0].pick is None
+    picked = {**entry, "tool": "render"}
+    assert parse({"version": 1, "tools": [picked]}).tools[0].pick == "render"
 
 
 def test_the_first_problem_by_line_is_named_and_the_rest_counted() -> None:

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.core.policy import GateRules
 from toolfuzz_gate.core.shard import Shard, select
 from toolfuzz_gate.core.shard_manifest import (
     ShardManifest,
@@ -19,7 +18,6 @@ from toolfuzz_gate.core.shard_manifest import (
 from toolfuzz_gate.errors import ShardError
 
 PLAN = [Unit(tool, seed, f"{tool}.seed-{seed}.json") for tool in "abc" for seed in (5, 6)]
-GATE = GateRules(("invariant", "unsupported-keyword"), (("pattern", "tested"),))
 
 
 def hashed(unit: Unit) -> str:
@@ -33,7 +31,6 @@ def manifest(index: int, count: int = 3, **changes: Any) -> dict[str, Any]:
         "policy_digest": "ab" * 32,
         "replay": "toolfuzz-gate run --policy policy.yml",
         "shard": shard,
-        "gate": GATE,
         "plan": PLAN,
         "receipts": [(unit, hashed(unit)) for unit in select(PLAN, shard)],
     }
@@ -52,7 +49,6 @@ def together(*documents: dict[str, Any]) -> list[Any]:
 def test_a_manifest_reads_back_as_built() -> None:
     read_back = read(manifest(2))
     assert read_back.shard == Shard(2, 3)
-    assert read_back.gate == GATE
     assert read_back.plan == tuple(PLAN)
     assert [unit for unit, _ in read_back.receipts] == [PLAN[1], PLAN[4]]
     assert read_back.receipts[0][1] == hashed(PLAN[1])
@@ -91,8 +87,6 @@ def _set(document: dict[str, Any], pointer: str, value: Any) -> dict[str, Any]:
         ("/receipts/0/receiptHash", "x", "/receipts/0/receiptHash is not a sha256"),
         ("/plan/1/seed", 1.5, "/plan/1/seed is not an integer seed"),
         ("/plan", {}, "/plan is not a list"),
-        ("/gate/fail_on", ["everything"], "/gate/fail_on holds a value not in"),
-        ("/gate/min_coverage", {"pattern": "perfect"}, "/gate/min_coverage holds a floor"),
         ("/replay", 3, "/replay is not a string"),
     ],
 )
@@ -129,7 +123,6 @@ def test_a_shard_given_twice_is_named() -> None:
     [
         ({"policy_digest": "cd" * 32}, "the policy differ"),
         ({"replay": "toolfuzz-gate run --policy policy.yml --runs 4"}, "the arguments differ"),
-        ({"gate": GateRules()}, "the gate rules differ"),
         ({"plan": PLAN[:-1], "receipts": [(PLAN[1], hashed(PLAN[1]))]}, "the plan differ"),
     ],
 )

@@ -7,15 +7,20 @@ from typing import TextIO
 
 from toolfuzz_gate.core.canonical import canonical_document
 from toolfuzz_gate.core.diff import diff_sets, gate_failed
-from toolfuzz_gate.core.diff_markdown import render_diff_markdown
+from toolfuzz_gate.core.report.context import ReportContext
+from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.edges.receipts import load_receipts
 from toolfuzz_gate.exitcodes import ExitCode
 
 
 def command_diff(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    document = diff_sets(load_receipts(args.base), load_receipts(args.head))
+    head = load_receipts(args.head)
+    document = diff_sets(load_receipts(args.base), head)
     if args.format == "json":
         out.write(canonical_document(document).decode("utf-8"))
     else:
-        out.write(render_diff_markdown(document))
+        # the same body the PR comment has (`core.report.markdown`), verdict from the diff alone
+        seeds = tuple(sorted({int(str(r["seed"])) for r in head.receipts.values()}))
+        context = ReportContext(failed=gate_failed(document), seeds=seeds)
+        out.write(render_markdown(document, context))
     return ExitCode.FAILED if gate_failed(document) else ExitCode.PASSED

@@ -1,12 +1,12 @@
-"""`merge DIR... --out DIR [--policy FILE]`: combine shard outputs into one run's results.
+"""`merge DIR... --out DIR --policy FILE`: combine shard outputs into one run's results.
 
-The shards' manifests must belong together (`core.shard_manifest.check_together`); the
-receipts are copied byte for byte, and the verdict and `summary.json` come from the same
-code an unsharded `run --policy` uses, over the receipts in the plan's order. The gate
-rules are the ones the shards recorded, so the merge job needs only the artifacts;
-`--policy FILE` also checks the shards ran that very file (its sha256). `--baseline-dir
-DIR` diffs the merged receipts against stored ones, as `run --policy --baseline-dir` does
-(the shards themselves never diff: each has only part of the tools).
+The shards' manifests must belong together (`core.shard_manifest.check_together`) and to
+the policy file given (its sha256); the receipts are copied byte for byte, and the verdict,
+`summary.json` and reports come from the same code an unsharded `run --policy` uses, over
+the receipts in the plan's order. The policy is needed, not just the shards' artifacts:
+its gate rules decide, and the reports locate findings in the repository's schema files.
+`--baseline-dir DIR` diffs the merged receipts against stored ones, as `run --policy
+--baseline-dir` does (the shards themselves never diff: each has only part of the tools).
 """
 
 from __future__ import annotations
@@ -15,10 +15,12 @@ import argparse
 from typing import TextIO
 
 from toolfuzz_gate.cli.baseline import stored_baseline_diff
-from toolfuzz_gate.cli.policy_run import Written, receipt_set, report_gate
+from toolfuzz_gate.cli.policy_run import Written, policy_tools, receipt_set, report_gate
+from toolfuzz_gate.cli.reports import schema_source
 from toolfuzz_gate.core.shard import MAX_SHARDS
 from toolfuzz_gate.core.shard_manifest import check_together
 from toolfuzz_gate.edges.files import write_atomic
+from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.shards import load_shard, load_shard_receipt, policy_digest
 from toolfuzz_gate.errors import ShardError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
@@ -30,23 +32,28 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     shards = [(str(directory), load_shard(directory)) for directory in args.dirs]
     located = check_together(shards)
     first = shards[0][1]
-    if args.policy is not None:
-        digest = policy_digest(args.policy)
-        if digest != first.policy_digest:
-            raise ShardError(
-                f"the shards ran another policy than {args.policy} "
-                f"(sha256 {first.policy_digest[:12]}..., this file {digest[:12]}...)",
-                hint="merge shards of the policy file as it is, or drop --policy",
-            )
+    digest = policy_digest(args.policy)
+    if digest != first.policy_digest:
+        raise ShardError(
+            f"the shards ran another policy than {args.policy} "
+            f"(sha256 {first.policy_digest[:12]}..., this file {digest[:12]}...)",
+            hint="merge with the policy file the shards ran (the same commit)",
+        )
+    loaded = load_policy(args.policy, args.root)
+    tools = {tool.name: tool for tool in policy_tools(loaded)}
     written: list[Written] = []
     blobs: list[bytes] = []
     for item in located:
+        tool = tools.get(item.unit.tool)
+        if tool is None:
+            raise ShardError(f"{args.policy} has no tool {item.unit.tool!r} the shards ran")
         receipt, raw = load_shard_receipt(args.dirs[item.source], item)
-        written.append(Written(receipt, item.unit.receipt, "refused" in receipt))
+        source = schema_source(tool, loaded)
+        written.append(Written(receipt, item.unit.receipt, "refused" in receipt, source))
         blobs.append(raw)
     for done, raw in zip(written, blobs, strict=True):
         write_atomic(args.out / done.file, raw)
     diff = None
     if args.baseline_dir is not None:
         diff = stored_baseline_diff(args.baseline_dir, receipt_set(written))
-    return report_gate(first.gate, written, diff, args.out, out)
+    return report_gate(loaded.policy.gate, written, diff, args.out, out)

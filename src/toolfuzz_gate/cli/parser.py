@@ -198,8 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
         "merge",
         help="combine the outputs of `run --policy --shard I/N` into one run's results",
         description="Checks that the shards belong together (same policy and arguments, the "
-        "same N, every I once), copies their receipts into --out and writes the summary.json "
-        "and verdict the unsharded run gives. Exit 0 or 1 as that run would, 2 when the "
+        "same N, every I once), copies their receipts into --out and writes the summary.json, "
+        "reports and verdict the unsharded run gives. Exit 0 or 1 as that run would, 2 when the "
         "shards do not fit together or cannot be read.",
     )
     merge.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="a shard's --out")
@@ -207,11 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument(
         "--policy",
         type=Path,
+        required=True,
         action=_Once,
         metavar="FILE",
-        help="check the shards ran this policy file (its sha256); the gate rules come from "
-        "the shards' manifests either way",
+        help="the policy the shards ran (its sha256 must match): its gate rules decide, and "
+        "reports locate findings in its schema files",
     )
+    merge.add_argument("--root", type=Path, action=_Once, metavar="DIR", help="as for run --policy")
     merge.add_argument(
         "--baseline-dir",
         type=Path,

@@ -15,11 +15,13 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
+from toolfuzz_gate.cli.reports import schema_source, write_reports
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
@@ -39,6 +41,8 @@ class Written:
     receipt: JSONObject
     file: str
     refused: bool
+    source: SchemaSource | None = None
+    """Where the tool's schema lives in the repository, for reports (None: a server's)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ def report_gate(
     if diff is not None:
         write_document(directory / "diff.json", diff)
     write_document(directory / "summary.json", build_summary(verdict, written))
+    write_reports(directory, diff, receipt_set(written), verdict, written)
     for item in written:
         print(render_written(item), file=out)
     for reason in verdict.reasons:
@@ -101,7 +106,7 @@ def plan_policy(loaded: LoadedPolicy, args: argparse.Namespace) -> list[Planned]
     overrides = build_overrides(args)
     planned: list[Planned] = []
     names: set[str] = set()
-    for tool in loaded.policy.tools:
+    for tool in policy_tools(loaded):
         options = replace(tool.options, **overrides)
         for seed in options.seeds:
             name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
@@ -128,10 +133,11 @@ def run_policy(
     receipts written into `directory`."""
     units = plan_policy(loaded, args) if planned is None else planned
     written: list[Written] = []
-    prepared: dict[str, tuple[HandlerConfig, JSON, ToolSpec]] = {}
+    prepared: dict[tuple[str, str], tuple[HandlerConfig, JSON, ToolSpec]] = {}
     for unit in units:
         tool, options = unit.tool, unit.options
-        if tool.pointer not in prepared:
+        key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
+        if key not in prepared:
             handler = build_policy_handler(tool.handler, tool.name, options)
             spec = ToolSpec(
                 tool.name,
@@ -140,8 +146,8 @@ def run_policy(
                 dry_run=tool.dry_run,
                 max_output_bytes=options.max_output_bytes,
             )
-            prepared[tool.pointer] = (handler, _schema_of(tool, handler, loaded), spec)
-        handler, schema, spec = prepared[tool.pointer]
+            prepared[key] = (handler, _schema_of(tool, handler, loaded), spec)
+        handler, schema, spec = prepared[key]
         config = FuzzConfig(
             unit.seed,
             options.runs,
@@ -150,7 +156,8 @@ def run_policy(
             dialect=options.dialect,
         )
         tool_run = ToolRun(schema, handler, spec, config, replay)
-        written.append(_run_one(tool, tool_run, directory / unit.file, args.diagnostics))
+        done = _run_one(tool, tool_run, directory / unit.file, args.diagnostics)
+        written.append(replace(done, source=schema_source(tool, loaded)))
     return written
 
 
@@ -191,6 +198,20 @@ def build_policy_handler(handler: HandlerPolicy, tool: str, options: RunOptions)
     return HandlerConfig(
         **given, timeout_ms=options.timeout_ms, max_output_bytes=options.max_output_bytes
     )
+
+
+def policy_tools(loaded: LoadedPolicy) -> list[ToolPolicy]:
+    """The policy's tools in order, each tools-file entry without `tool:` expanded."""
+    return [one for entry in loaded.policy.tools for one in _expanded(entry)]
+
+
+def _expanded(tool: ToolPolicy) -> list[ToolPolicy]:
+    """An entry naming a tools file without `tool:` stands for every tool the file declares,
+    each under its declared name (and with its own receipt)."""
+    if tool.tools is None or tool.pick is not None:
+        return [tool]
+    declared = load_declarations(Path(tool.tools)).tools
+    return [replace(tool, name=item.name, pick=item.name) for item in declared]
 
 
 def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:

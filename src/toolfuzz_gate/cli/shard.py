@@ -32,7 +32,6 @@ def command_shard_run(
         policy_digest=digest,
         replay=replay,
         shard=shard,
-        gate=loaded.policy.gate,
         plan=[_unit(item) for item in planned],
         receipts=[
             (_unit(item), str(done.receipt["receiptHash"]))

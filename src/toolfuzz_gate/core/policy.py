@@ -81,9 +81,9 @@ class HandlerPolicy:
 class ToolPolicy:
     """One tool: where its schema comes from, its handler, its contract, its run options.
 
-    At most one of `schema` (a JSON Schema file), `tools` (a tools file, from which the
-    tool `pick` is taken) and `model` (`MODULE:CLASS`) is set; none only for an MCP
-    handler, whose server lists the schema.
+    At most one of `schema` (a JSON Schema file), `tools` (a tools file: the tool `pick`,
+    or every tool it declares when `pick` is None) and `model` (`MODULE:CLASS`) is set;
+    none only for an MCP handler, whose server lists the schema.
     """
 
     name: str
@@ -263,7 +263,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         _run_options(entry, defaults),
         schema=entry.get("schema"),
         tools=entry.get("tools"),
-        pick=entry.get("tool", entry["name"]) if "tools" in entry else None,
+        pick=entry.get("tool"),
         model=entry.get("model"),
         expected_rejections=tuple(entry.get("expected_rejections", ())),
         error_codes=error_codes,

@@ -3,11 +3,11 @@ that shards belong together before `merge` combines them (pure).
 
 A manifest names the policy (its file and the sha256 of its bytes), the run's replay
 command (the arguments, minus where outputs go and `--shard`, so shards started with
-different flags do not merge), the shard `I/N`, the policy's gate rules (so `merge` needs
-only the shards' artifacts), the whole plan (every unit of the run, in order), and the
-receipts this shard wrote with their `receiptHash`. A manifest is read as untrusted:
-shapes and sizes are checked and receipt names are plain file names, so a manifest cannot
-point `merge` outside its directory.
+different flags do not merge), the shard `I/N`, the whole plan (every unit of the run, in
+order), and the receipts this shard wrote with their `receiptHash`. The gate rules are not
+copied here: `merge` reads them from the policy file itself, whose digest must match.
+A manifest is read as untrusted: shapes and sizes are checked and receipt names are plain
+file names, so a manifest cannot point `merge` outside its directory.
 """
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.policy import GateRules
 from toolfuzz_gate.core.shard import MAX_SHARDS, Shard, select
-from toolfuzz_gate.core.verdict import CHECKS, COVERAGE_RANK
 from toolfuzz_gate.errors import ShardError
 
 FORMAT = "toolfuzz-shard/1"
@@ -48,7 +46,6 @@ class ShardManifest:
     policy_digest: str
     replay: str
     shard: Shard
-    gate: GateRules
     plan: tuple[Unit, ...]
     receipts: tuple[tuple[Unit, str], ...]
     """The units this shard ran, each with its receipt's `receiptHash`."""
@@ -69,7 +66,6 @@ def build_manifest(
     policy_digest: str,
     replay: str,
     shard: Shard,
-    gate: GateRules,
     plan: Sequence[Unit],
     receipts: Sequence[tuple[Unit, str]],
 ) -> JSONObject:
@@ -78,7 +74,6 @@ def build_manifest(
         "policy": {"file": policy_file, "digest": policy_digest},
         "replay": replay,
         "shard": {"index": shard.index, "count": shard.count},
-        "gate": {"fail_on": list(gate.fail_on), "min_coverage": dict(gate.min_coverage)},
         "plan": [_unit_json(unit) for unit in plan],
         "receipts": [{**_unit_json(unit), "receiptHash": hashed} for unit, hashed in receipts],
     }
@@ -91,9 +86,7 @@ def _unit_json(unit: Unit) -> JSONObject:
 def read_manifest(document: JSON, source: str) -> ShardManifest:
     """The manifest `document` holds, or `ShardError` naming `source` and the member."""
     read = _Reader(source)
-    top = read.object(
-        document, "", {"format", "policy", "replay", "shard", "gate", "plan", "receipts"}
-    )
+    top = read.object(document, "", {"format", "policy", "replay", "shard", "plan", "receipts"})
     if top["format"] != FORMAT:
         raise read.error("/format", f"is not {FORMAT!r}")
     policy = read.object(top["policy"], "/policy", {"file", "digest"})
@@ -115,7 +108,6 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
         digest,
         read.text(top["replay"], "/replay"),
         Shard(index, count),
-        read.gate(top["gate"]),
         plan,
         receipts,
     )
@@ -172,22 +164,10 @@ class _Reader:
             raise self.error(f"{pointer}/receipt", f"{name[:80]!r} is not a receipt file name")
         return Unit(self.text(item["tool"], f"{pointer}/tool"), seed, name)
 
-    def gate(self, value: Any) -> GateRules:
-        gate = self.object(value, "/gate", {"fail_on", "min_coverage"})
-        fail_on = self.items(gate["fail_on"], "/gate/fail_on")
-        if any(name not in CHECKS for name in fail_on):
-            raise self.error("/gate/fail_on", f"holds a value not in {sorted(CHECKS)}")
-        floors = gate["min_coverage"]
-        if not isinstance(floors, dict) or len(floors) > len(COVERAGE_RANK) * 32:
-            raise self.error("/gate/min_coverage", "is not an object of coverage floors")
-        if any(floor not in COVERAGE_RANK for floor in floors.values()):
-            raise self.error("/gate/min_coverage", f"holds a floor not in {sorted(COVERAGE_RANK)}")
-        return GateRules(tuple(fail_on), tuple(sorted(floors.items())))
-
 
 def check_together(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]:
     """Every unit of the plan with the shard that ran it, in plan order; `ShardError` unless
-    the shards are of one run (policy, arguments, N, gate, plan), each `I` is given exactly
+    the shards are of one run (policy, arguments, N, plan), each `I` is given exactly
     once, and each ran exactly its own units."""
     if not shards:
         raise ShardError("no shard directories given", hint=_HINT)
@@ -197,7 +177,6 @@ def check_together(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]
             ("the policy", manifest.policy_digest, first.policy_digest),
             ("N", manifest.shard.count, first.shard.count),
             ("the arguments", manifest.replay, first.replay),
-            ("the gate rules", manifest.gate, first.gate),
             ("the plan", manifest.plan, first.plan),
         ):
             if mine != theirs:

@@ -1,0 +1,88 @@
+"""The files a reviewer and CI read after `run --policy`: the PR comment body, SARIF, JUnit
+and workflow annotations, rendered by `core.report` from the diff (or, without a baseline,
+from a diff against nothing: every finding is new).
+
+`comment.md` is the Markdown the action posts and puts in the step summary; `results.sarif`
+goes to code scanning; `junit.xml` to test reporters; `annotations.txt` holds the
+`::error` workflow commands a step prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet, diff_sets
+from toolfuzz_gate.core.locate import line_index
+from toolfuzz_gate.core.policy import ToolPolicy
+from toolfuzz_gate.core.report.annotations import render_annotations
+from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
+from toolfuzz_gate.core.report.junit import render_junit
+from toolfuzz_gate.core.report.markdown import render_markdown
+from toolfuzz_gate.core.report.sarif import render_sarif
+from toolfuzz_gate.core.verdict import Verdict
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.files import write_atomic
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+
+if TYPE_CHECKING:
+    from toolfuzz_gate.cli.policy_run import Written
+
+REPORT_FILES = ("comment.md", "results.sarif", "junit.xml", "annotations.txt")
+
+
+def schema_source(tool: ToolPolicy, loaded: LoadedPolicy) -> SchemaSource | None:
+    """Where `tool`'s schema sits: its file relative to the root, the schema's pointer in
+    it, and each pointer's line (None for a schema that lives in a server or a model)."""
+    if tool.schema is not None:
+        path = Path(tool.schema)
+        return SchemaSource(_relative(path, loaded), line_index(path.read_text("utf-8")))
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools))
+        pointer = next((t.pointer for t in declared.tools if t.name == tool.pick), "")
+        return SchemaSource(_relative(Path(tool.tools), loaded), declared.lines, pointer)
+    return None
+
+
+def _relative(path: Path, loaded: LoadedPolicy) -> str:
+    try:
+        return path.resolve().relative_to(loaded.root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def write_reports(
+    directory: Path,
+    diff: JSONObject | None,
+    head: ReceiptSet,
+    verdict: Verdict,
+    written: Sequence[Written],
+) -> None:
+    document = diff if diff is not None else diff_sets(ReceiptSet({}), head)
+    base: object = document.get("base")
+    head_side: object = document.get("head")
+    context = ReportContext(
+        failed=verdict.failed,
+        reasons=tuple(verdict.reasons),
+        head_sha=_sha(head_side),
+        base_sha=_sha(base),
+        seeds=tuple(sorted({int(str(item.receipt["seed"])) for item in written})),
+        sources={
+            str(item.receipt["tool"]): item.source for item in written if item.source is not None
+        },
+    )
+    rendered = (
+        render_markdown(document, context),
+        render_sarif(document, context),
+        render_junit(document),
+        render_annotations(document, context),
+    )
+    for name, text in zip(REPORT_FILES, rendered, strict=True):
+        write_atomic(directory / name, text.encode("utf-8"))
+
+
+def _sha(side: object) -> str | None:
+    sha = side.get("sha") if isinstance(side, dict) else None
+    return sha[:7] if isinstance(sha, str) and sha else None

@@ -1,0 +1,283 @@
+"""The PR comment body and step summary: the diff document as GitHub Markdown (pure).
+
+The body never exceeds a budget of UTF-16 code units (GitHub's comment limit is 65,536; the
+default leaves room). Detail is dropped in a fixed order until it fits, each stage saying what
+it left out: 1) minimized-input bodies, 2) still-failing rows, 3) fixed rows, 4) new-counterexample
+rows beyond `NEW_ROWS_KEPT`, 5) unsupported-keyword rows beyond the most that fit, 6) new rows
+beyond the most that fit; a body that still does not fit is the marker, the verdict and a
+pointer to the receipts. Blocks are dropped
+whole, so nothing is ever cut inside a fence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from toolfuzz_gate import ENGINE_NAME, __version__
+from toolfuzz_gate.core.report.context import (
+    ReportContext,
+    iter_counterexamples,
+    iter_unsupported,
+    receipt_name,
+    replay_command,
+    text_of,
+    unsupported_location,
+)
+from toolfuzz_gate.core.report.untrusted import (
+    comment_key,
+    fence,
+    json_block_text,
+    markdown_text,
+    utf16_units,
+)
+
+BODY_BUDGET = 60_000
+"""UTF-16 code units a body may hold by default."""
+MIN_BUDGET = 500
+"""The smallest budget accepted: the last-resort body always fits in it."""
+MAX_REASONS = 10
+NEW_ROWS_KEPT = 20
+"""New-counterexample rows stage 4 keeps; later stages cut them further only if they must."""
+
+_CX_HEADER = "| # | tool | failure | path | reason |\n| --- | --- | --- | --- | --- |"
+
+
+@dataclass(frozen=True)
+class _Detail:
+    inputs: bool = True
+    still_rows: bool = True
+    fixed_rows: bool = True
+    new_rows: int | None = None
+    unsupported_rows: int | None = None
+
+
+def marker(context: ReportContext) -> str:
+    """The hidden first line that identifies the gate's comment for this key."""
+    return f"<!-- {ENGINE_NAME}:{comment_key(context.key)} -->"
+
+
+def render_markdown(
+    diff: Mapping[str, Any], context: ReportContext, budget: int = BODY_BUDGET
+) -> str:
+    if budget < MIN_BUDGET:
+        raise ValueError(f"a Markdown budget is at least {MIN_BUDGET} UTF-16 code units")
+    new = list(iter_counterexamples(diff, "new"))
+    unsupported = list(iter_unsupported(diff, "added"))
+
+    def fits(detail: _Detail) -> str | None:
+        body = _render(diff, context, detail)
+        return body if utf16_units(body) <= budget else None
+
+    detail = _Detail()
+    for stage in (
+        {},
+        {"inputs": False},
+        {"still_rows": False},
+        {"fixed_rows": False},
+    ):
+        detail = replace(detail, **stage)
+        body = fits(detail)
+        if body is not None:
+            return body
+    if len(new) > NEW_ROWS_KEPT:
+        detail = replace(detail, new_rows=NEW_ROWS_KEPT)
+        body = fits(detail)
+        if body is not None:
+            return body
+    for name, count in (
+        ("unsupported_rows", len(unsupported)),
+        ("new_rows", min(len(new), NEW_ROWS_KEPT)),
+    ):
+        most = _most_that_fit(detail, name, count, fits)
+        detail = _limited(detail, name, most)
+        body = fits(detail)
+        if body is not None:
+            return body
+    return _last_resort(context)
+
+
+def _limited(detail: _Detail, name: str, rows: int) -> _Detail:
+    if name == "new_rows":
+        return replace(detail, new_rows=rows)
+    return replace(detail, unsupported_rows=rows)
+
+
+def _most_that_fit(
+    detail: _Detail, name: str, count: int, fits: Callable[[_Detail], str | None]
+) -> int:
+    """The largest n in [0, count) for which `name = n` fits (0 when none does)."""
+    low, high = 0, count - 1
+    best = 0
+    while low <= high:
+        middle = (low + high) // 2
+        if fits(_limited(detail, name, middle)) is not None:
+            best, low = middle, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _last_resort(context: ReportContext) -> str:
+    return (
+        "\n\n".join(
+            (
+                marker(context),
+                _verdict_header(context),
+                "_The report is too large for a comment; every detail is in the receipts._",
+            )
+        )
+        + "\n"
+    )
+
+
+def _verdict_header(context: ReportContext) -> str:
+    return f"## {ENGINE_NAME}: " + ("\u274c failed" if context.failed else "\u2705 passed")
+
+
+def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> str:
+    parts = [marker(context), _verdict_header(context)]
+    reasons = [f"- {markdown_text(r)}" for r in context.reasons[:MAX_REASONS]]
+    if len(context.reasons) > MAX_REASONS:
+        reasons.append(f"- \u2026 {len(context.reasons) - MAX_REASONS} more reasons")
+    if reasons:
+        parts.append("\n".join(reasons))
+    parts.append(_provenance(diff, context))
+    parts.append(_totals(diff))
+    parts.extend(_new_section(diff, detail))
+    parts.extend(_unsupported_section(diff, context, detail))
+    parts.extend(_collapsed(diff, "stillFailing", "Still failing", detail.still_rows, replay=True))
+    parts.extend(_collapsed(diff, "fixed", "Fixed", detail.fixed_rows, replay=False))
+    parts.append(f"<sub>{ENGINE_NAME} {__version__}</sub>")
+    return "\n\n".join(parts) + "\n"
+
+
+def _provenance(diff: Mapping[str, Any], context: ReportContext) -> str:
+    def sha(value: str | None, side: str) -> str:
+        if not value:
+            found = diff.get(side)
+            full = found.get("sha") if isinstance(found, Mapping) else None
+            value = full[:7] if isinstance(full, str) else None
+        return markdown_text(value, 40) if value else "unknown"
+
+    seeds = ", ".join(str(s) for s in context.seeds) or "unknown"
+    label = "seeds" if len(context.seeds) > 1 else "seed"
+    base, head = sha(context.base_sha, "base"), sha(context.head_sha, "head")
+    return f"**base** {base} \u00b7 **head** {head} \u00b7 **{label}** {seeds}"
+
+
+def _count(diff: Mapping[str, Any], name: str) -> int:
+    totals = diff.get("totals")
+    value = totals.get(name) if isinstance(totals, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _totals(diff: Mapping[str, Any]) -> str:
+    names = (
+        ("new", "new"),
+        ("fixed", "fixed"),
+        ("stillFailing", "still failing"),
+        ("unsupportedAdded", "unsupported keywords added"),
+        ("unsupportedRemoved", "unsupported keywords removed"),
+        ("toolsAdded", "tools added"),
+        ("toolsRemoved", "tools removed"),
+        ("coverageDrops", "coverage drops"),
+    )
+    return " \u00b7 ".join(f"{_count(diff, key)} {label}" for key, label in names)
+
+
+def _path(cx: Mapping[str, Any]) -> str:
+    return markdown_text(text_of(cx.get("path")) or "(root)")
+
+
+def _reason(cx: Mapping[str, Any]) -> str:
+    error = cx.get("error")
+    reason = error.get("reason") if isinstance(error, Mapping) else None
+    return markdown_text(reason if isinstance(reason, str) else "")
+
+
+def _row(number: int, cx: Mapping[str, Any]) -> str:
+    cells = (
+        str(number),
+        markdown_text(cx.get("tool", "")),
+        markdown_text(cx.get("failure", "")),
+        _path(cx),
+        _reason(cx),
+    )
+    return "| " + " | ".join(cells) + " |"
+
+
+def _replay(diff: Mapping[str, Any], cx: Mapping[str, Any]) -> str:
+    receipt = receipt_name(diff, text_of(cx.get("tool")), "head")
+    return replay_command(receipt, text_of(cx.get("fingerprint")))
+
+
+def _more(count: int, what: str) -> str:
+    return f"_\u2026 {count} more {what}, see the receipts._"
+
+
+def _new_section(diff: Mapping[str, Any], detail: _Detail) -> list[str]:
+    new = list(iter_counterexamples(diff, "new"))
+    if not new:
+        return []
+    shown = new if detail.new_rows is None else new[: detail.new_rows]
+    parts = [f"### New counterexamples ({len(new)})"]
+    if shown:
+        parts.append("\n".join([_CX_HEADER, *(_row(i, cx) for i, cx in enumerate(shown, 1))]))
+    if len(shown) < len(new):
+        parts.append(_more(len(new) - len(shown), "new counterexamples"))
+    if not detail.inputs and shown:
+        parts.append("_Minimized inputs left out to fit the comment; see the receipts._")
+    for number, cx in enumerate(shown, 1):
+        title = f"{markdown_text(cx.get('failure', ''))} in {markdown_text(cx.get('tool', ''))}"
+        parts.append(f"**{number}.** {title} at {_path(cx)}")
+        parts.append(fence(_replay(diff, cx), "sh"))
+        if detail.inputs:
+            parts.append(fence(json_block_text(cx.get("input")), "json"))
+    return parts
+
+
+def _unsupported_section(
+    diff: Mapping[str, Any], context: ReportContext, detail: _Detail
+) -> list[str]:
+    added = list(iter_unsupported(diff, "added"))
+    if not added:
+        return []
+    shown = added if detail.unsupported_rows is None else added[: detail.unsupported_rows]
+    parts = [f"### Unsupported keywords added ({len(added)})"]
+    rows = ["| tool | keyword | schema file | pointer |", "| --- | --- | --- | --- |"]
+    for item in shown:
+        where = unsupported_location(context, item)
+        source = context.sources.get(text_of(item.get("tool")))
+        pointer = (source.root if source else "") + text_of(item.get("path"))
+        cells = (
+            markdown_text(item.get("tool", "")),
+            markdown_text(item.get("keyword", "")),
+            markdown_text(f"{where.file}:{where.line}"),
+            markdown_text(pointer or "(root)"),
+        )
+        rows.append("| " + " | ".join(cells) + " |")
+    if shown:
+        parts.append("\n".join(rows))
+    if len(shown) < len(added):
+        parts.append(_more(len(added) - len(shown), "unsupported keywords"))
+    return parts
+
+
+def _collapsed(
+    diff: Mapping[str, Any], kind: str, title: str, with_rows: bool, *, replay: bool
+) -> list[str]:
+    found = list(iter_counterexamples(diff, kind))
+    if not found:
+        return []
+    parts = [f"<details><summary>{title} ({len(found)})</summary>"]
+    if with_rows:
+        parts.append("\n".join([_CX_HEADER, *(_row(i, cx) for i, cx in enumerate(found, 1))]))
+        if replay:
+            parts.append(fence("\n".join(_replay(diff, cx) for cx in found), "sh"))
+    else:
+        what = f"{title.lower()} counterexamples"
+        parts.append(f"_{len(found)} {what} left out to fit the comment, see the receipts._")
+    parts.append("</details>")
+    return parts

@@ -1,0 +1,160 @@
+"""The diff document as SARIF 2.1.0, for code scanning (pure).
+
+One rule per failure class of `core.findings.Failure` plus `unsupported-keyword`; one result
+per head-side counterexample (new or still failing) and per head-side unsupported keyword
+(added or still), located at the schema file and line, with `baselineState` from the diff and
+a `partialFingerprints` entry derived from what the finding is about, never from input bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toolfuzz_gate import ENGINE_NAME, __version__
+from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.report.context import (
+    Location,
+    ReportContext,
+    counterexample_location,
+    iter_counterexamples,
+    iter_unsupported,
+    text_of,
+    unsupported_location,
+)
+from toolfuzz_gate.core.report.untrusted import field
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+UNSUPPORTED_RULE = "unsupported-keyword"
+FINGERPRINT_KEY = "toolfuzzFingerprint/v1"
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
+
+_DESCRIPTIONS = {
+    Failure.HOSTILE_ACCEPTED: "The handler accepted a call its schema forbids.",
+    Failure.VALID_REJECTED: "The handler rejected a schema-valid call.",
+    Failure.CRASH: "The handler crashed.",
+    Failure.TIMEOUT: "The handler did not answer in time.",
+    Failure.MUTATION_ON_REJECTION: "A rejected call changed committed state.",
+    Failure.DRY_RUN_MUTATION: "A dry run changed committed state.",
+    Failure.REPLAY_UNSTABLE: "The same input twice gave different outputs.",
+    Failure.METAMORPHIC_KEY_ORDER: "Reordering the input's object keys changed the output.",
+    Failure.OUTPUT_UNBOUNDED: "The output exceeded its size limit.",
+    Failure.ERROR_VOCABULARY: "A rejection code is outside the declared vocabulary.",
+    Failure.ORACLE_DISAGREEMENT: "The independent validator rejected a value generated as valid.",
+}
+
+
+def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
+    """The SARIF log as indented JSON text with a trailing newline."""
+    results: list[dict[str, Any]] = []
+    extra_rules: set[str] = set()
+    for kind, state in (("new", "new"), ("stillFailing", "unchanged")):
+        for cx in iter_counterexamples(diff, kind):
+            rule = field(cx.get("failure", ""), 100)
+            if rule not in _DESCRIPTIONS:
+                extra_rules.add(rule)
+            results.append(_cx_result(context, cx, rule, state))
+    for kind, state in (("added", "new"), ("still", "unchanged")):
+        for item in iter_unsupported(diff, kind):
+            results.append(_unsupported_result(context, item, state))
+    rules = _rules(sorted(extra_rules))
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
+    for result in results:
+        result["ruleIndex"] = index[result["ruleId"]]
+    log = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": ENGINE_NAME,
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "results": sorted(results, key=_order),
+            }
+        ],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def _rules(extra: list[str]) -> list[dict[str, Any]]:
+    rules = [_rule(f.value, text) for f, text in _DESCRIPTIONS.items()]
+    rules.append(_rule(UNSUPPORTED_RULE, "The schema uses a keyword the gate cannot test."))
+    rules.extend(_rule(rule, "A failure class this version does not describe.") for rule in extra)
+    return rules
+
+
+def _rule(rule_id: str, text: str) -> dict[str, Any]:
+    return {
+        "id": rule_id,
+        "shortDescription": {"text": text},
+        "defaultConfiguration": {"level": "warning" if rule_id == UNSUPPORTED_RULE else "error"},
+    }
+
+
+def _uri(path: str) -> str:
+    """A repo-relative path as a URI reference: unreserved bytes kept, the rest %-encoded."""
+    relative = path[2:] if path.startswith("./") else path
+    data = relative.lstrip("/").encode("utf-8", errors="replace")
+    return "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in data)
+
+
+def _location(where: Location) -> list[dict[str, Any]]:
+    return [
+        {
+            "physicalLocation": {
+                "artifactLocation": {"uri": _uri(field(where.file, 1000))},
+                "region": {"startLine": max(where.line, 1)},
+            }
+        }
+    ]
+
+
+def _cx_result(
+    context: ReportContext, cx: Mapping[str, Any], rule: str, state: str
+) -> dict[str, Any]:
+    error = cx.get("error")
+    reason = error.get("reason") if isinstance(error, Mapping) else None
+    tool, path = field(cx.get("tool", "")), field(text_of(cx.get("path")) or "(root)")
+    text = f"{tool}: {field(reason if isinstance(reason, str) else rule)} (at {path})"
+    return {
+        "ruleId": rule,
+        "level": "error",
+        "baselineState": state,
+        "message": {"text": text},
+        "locations": _location(counterexample_location(context, cx)),
+        "partialFingerprints": {FINGERPRINT_KEY: field(cx.get("fingerprint", ""), 100)},
+    }
+
+
+def _unsupported_result(
+    context: ReportContext, item: Mapping[str, Any], state: str
+) -> dict[str, Any]:
+    tool, keyword = text_of(item.get("tool")), text_of(item.get("keyword"))
+    path = text_of(item.get("path"))
+    identity = "\x1f".join(("toolfuzz-unsupported/1", tool, keyword, path))
+    digest = hashlib.sha256(identity.encode("utf-8", errors="surrogatepass")).hexdigest()[:24]
+    text = f"{field(tool)}: unsupported keyword {field(keyword)} at {field(path or '(root)')}"
+    return {
+        "ruleId": UNSUPPORTED_RULE,
+        "level": "warning",
+        "baselineState": state,
+        "message": {"text": text},
+        "locations": _location(unsupported_location(context, item)),
+        "partialFingerprints": {FINGERPRINT_KEY: digest},
+    }
+
+
+def _order(result: dict[str, Any]) -> tuple[str, int, str, str]:
+    where = result["locations"][0]["physicalLocation"]
+    return (
+        where["artifactLocation"]["uri"],
+        where["region"]["startLine"],
+        result["ruleId"],
+        result["partialFingerprints"][FINGERPRINT_KEY],
+    )
