@@ -2,8 +2,8 @@
 unsharded run byte for byte; shards that do not fit together exit 2 naming why.
 
 The shards are built once per module in a small repository (a `.git` directory marks its
-root) with the poster fixtures: three tools (one correct, one lax, one whose schema the
-engine refuses) under two seeds each.
+root) with the poster fixtures: four entries (one correct, one lax, one whose schema the
+engine refuses, and a tools-file entry that expands to two) under two seeds each.
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ tools:
   - name: refused
     schema: schemas/refused.json
     handler: {correct}
+  - name: declared
+    tools: tools.json
+    handler: {lax}
 """
 
 
@@ -95,6 +98,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     schema = json.loads((root / "schemas" / "poster.json").read_text(encoding="utf-8"))
     schema["properties"]["title"]["not"] = {"const": "forbidden"}
     (root / "schemas" / "refused.json").write_text(json.dumps(schema), encoding="utf-8")
+    del schema["properties"]["title"]["not"]
+    declared = [
+        {"type": "function", "function": {"name": name, "parameters": schema}}
+        for name in ("first", "second")
+    ]
+    (root / "tools.json").write_text(json.dumps(declared), encoding="utf-8")
     result = Built(root)
     write_policy(result.policy)
     code, _, err = invoke("run", "--policy", str(result.policy), "--out", str(result.unsharded))
@@ -104,12 +113,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -> None:
     unsharded = files(built.unsharded)
-    assert len(unsharded) == 11 and "summary.json" in unsharded and "results.sarif" in unsharded
+    assert len(unsharded) == 15 and "summary.json" in unsharded and "results.sarif" in unsharded
+    assert "second.seed-6.json" in unsharded
     shards = [built.shard(f"{index}/3") for index in (1, 2, 3)]
-    for shard in shards:
+    for shard, receipts in zip(shards, (4, 3, 3), strict=True):
         names = set(files(shard))
-        assert "summary.json" not in names and "shard.json" in names
-        assert len(names) == 3
+        assert "summary.json" not in names and "comment.md" not in names
+        assert "shard.json" in names and len(names) == receipts + 1
     code, text, err, out = built.merge(shards[2], shards[0], shards[1])
     assert code == 1, err
     assert files(out) == unsharded
@@ -121,7 +131,7 @@ def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -
 
 def test_more_shards_than_units_merge_too(built: Built) -> None:
     shards = [built.shard(f"{index}/8") for index in range(1, 9)]
-    assert len(files(shards[7])) == 1
+    assert len(files(shards[7])) == 2
     code, _, err, out = built.merge(*shards)
     assert code == 1, err
     assert files(out) == files(built.unsharded)

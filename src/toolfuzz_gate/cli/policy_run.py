@@ -3,6 +3,8 @@
 Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` when the
 tool has several. A schema refused only for unsupported keywords is not fuzzed: its
 receipt lists them (`core.fuzz.refused_receipt`). The verdict is `core.verdict.decide`.
+`--shard I/N` runs part of the plan (`cli.shard`); `report_gate`, the verdict, summary and
+reports, is shared with `merge`, so merged shards write what the unsharded run writes.
 """
 
 from __future__ import annotations
