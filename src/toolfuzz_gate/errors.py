@@ -173,3 +173,9 @@ class PolicyError(ToolfuzzError):
         self.key = key
         self.detail = message
         super().__init__(f"{file}:{line}: {key}: {message}", hint=hint)
+
+
+class CorpusError(ToolfuzzError):
+    """A regression corpus case file that cannot be read or does not follow its format."""
+
+    code = "corpus.invalid"

@@ -13,6 +13,8 @@ from toolfuzz_gate.cli.diff import command_diff
 from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
 from toolfuzz_gate.cli.lint import command_lint
 from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.cli.promote import command_promote
+from toolfuzz_gate.cli.replay import command_replay
 from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -41,6 +43,10 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return int(command_lint(args, stdout))
         if args.command == "diff":
             return int(command_diff(args, stdout))
+        if args.command == "promote":
+            return int(command_promote(args, stdout))
+        if args.command == "replay":
+            return int(command_replay(args, stdout))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

@@ -20,6 +20,7 @@ from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.regression import gate_on_regressions
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict, decide
@@ -45,15 +46,20 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
     if args.baseline is not None and args.baseline_dir is not None:
         raise UsageError("--baseline and --baseline-dir conflict: name one base")
+    from toolfuzz_gate.cli.corpus_run import replay_corpus  # it builds handlers with ours
+
     loaded = load_policy(args.policy, args.root)
+    corpus = replay_corpus(loaded, build_overrides(args), out)
     replay = build_replay_command(argv)
     written = run_policy(loaded, args, replay, args.out)
     receipts = [item.receipt for item in written]
     diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
-    verdict = decide(loaded.policy.gate, receipts, diff)
+    verdict = gate_on_regressions(decide(loaded.policy.gate, receipts, diff), corpus.replayed)
     if diff is not None:
         write_document(args.out / "diff.json", diff)
-    write_document(args.out / "summary.json", build_summary(verdict, written))
+    summary = build_summary(verdict, written)
+    summary["regressions"] = corpus.summary()
+    write_document(args.out / "summary.json", summary)
     for item in written:
         print(_render(item), file=out)
     for reason in verdict.reasons:
@@ -73,13 +79,7 @@ def run_policy(
         options = replace(tool.options, **overrides)
         handler = build_policy_handler(tool.handler, tool.name, options)
         schema = _schema_of(tool, handler, loaded)
-        spec = ToolSpec(
-            tool.name,
-            expected_rejections=tool.expected_rejections,
-            error_codes=tool.error_codes,
-            dry_run=tool.dry_run,
-            max_output_bytes=options.max_output_bytes,
-        )
+        spec = build_policy_spec(tool, options)
         for seed in options.seeds:
             config = FuzzConfig(
                 seed,
@@ -138,6 +138,17 @@ def build_policy_handler(handler: HandlerPolicy, tool: str, options: RunOptions)
         given["target"] = tool
     return HandlerConfig(
         **given, timeout_ms=options.timeout_ms, max_output_bytes=options.max_output_bytes
+    )
+
+
+def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
+    """The tool's contract as the policy declares it."""
+    return ToolSpec(
+        tool.name,
+        expected_rejections=tool.expected_rejections,
+        error_codes=tool.error_codes,
+        dry_run=tool.dry_run,
+        max_output_bytes=options.max_output_bytes,
     )
 
 
