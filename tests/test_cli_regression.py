@@ -164,6 +164,22 @@ def test_the_corpus_fails_the_gate_whatever_the_seeds_until_the_handler_is_fixed
     assert [entry["outcome"] for entry in summary["regressions"]] == ["fixed"]
 
 
+def test_a_case_whose_input_the_schema_now_allows_is_stale(repo: Path) -> None:
+    _, _, case_file = promoted(repo)
+    schema = read(repo / "schemas" / "poster.json")
+    schema["properties"]["width"]["maximum"] = 500
+    (repo / "schemas" / "poster.json").write_text(json.dumps(schema), encoding="utf-8")
+    policy = write_policy(repo, "lax_width", fail_on="unsupported-keyword")
+    code, out, err = invoke("run", "--policy", str(policy), "--out", str(repo / "o"))
+    assert code == 0, err
+    assert f"stale: poster hostile-accepted at /width ({Path(case_file).stem}" in out
+    assert "schema-valid now: re-promote or delete the case" in out
+    assert [e["outcome"] for e in read(repo / "o" / "summary.json")["regressions"]] == ["stale"]
+    code, out, err = invoke("replay", str(repo / "first" / "poster.json"), "--policy", str(policy))
+    assert code == 0, err
+    assert "stale: poster" in out
+
+
 def test_cases_of_tools_the_policy_lost_are_reported_and_ignored(repo: Path) -> None:
     _, _, case_file = promoted(repo)
     moved = repo / ".toolfuzz" / "corpus" / "gone" / Path(case_file).name

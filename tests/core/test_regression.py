@@ -11,18 +11,21 @@ import pytest
 
 from toolfuzz_gate.core.canonical import JSONObject, canonical_document
 from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import present
 from toolfuzz_gate.core.regression import (
     CHANGED,
     FIXED,
     FORMAT,
+    STALE,
     STILL_FAILING,
     build_case,
     case_location,
     gate_on_regressions,
     parse_case,
     replay_case,
+    schema_judge,
     select,
 )
 from toolfuzz_gate.core.tool import ToolSpec
@@ -256,3 +259,24 @@ def test_regressions_fail_the_verdict_first_and_fixed_ones_do_not() -> None:
         "(still-failing); renderPoster hostile-accepted at /width (changed)",
         "coverage-drop: no baseline, nothing compared",
     )
+
+
+def test_an_input_that_changed_sides_is_stale_and_not_run() -> None:
+    case = case_of(HOSTILE)
+    lax = Scripted(accepted)
+    stale = replay_case(case, lax, TOOL, valid_now=True)
+    assert (stale.outcome, stale.observed, lax.calls) == (STALE, "not-run", [])
+    assert replay_case(case, lax, TOOL, valid_now=False).outcome == STILL_FAILING
+    assert gate_on_regressions(Verdict(False, ()), [stale]) == Verdict(False, ())
+
+
+def test_the_schema_judge_uses_the_current_schema_and_declines_refused_ones() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"width": {"type": "integer", "maximum": 400}},
+    }
+    judge = schema_judge(schema, SchemaOptions(), None)
+    assert judge is not None
+    assert (judge({"width": 401}), judge({"width": 400})) == (False, True)
+    refused = {**schema, "not": {"required": ["width"]}}
+    assert schema_judge(refused, SchemaOptions(), None) is None

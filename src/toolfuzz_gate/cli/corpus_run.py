@@ -1,7 +1,8 @@
 """`run --policy`, first step: replay the policy's regression corpus before any fuzzing.
 
-Cases are replayed per tool against the tool's policy handler, with the run's options.
-A case for a tool the policy no longer has is reported and ignored.
+Cases are replayed per tool against the tool's policy handler, with the run's options,
+and their inputs re-judged under the tool's current schema (a case whose input changed
+sides is `stale`). A case for a tool the policy no longer has is reported and ignored.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec
+from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.regression import Replayed, render_replayed
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.regression import Replayed, render_replayed, schema_judge
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases
@@ -50,9 +52,14 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     files: list[str] = []
     for name, tool in tools.items():
         mine = [item for item in stored if item.case.tool == name]
+        if not mine:
+            continue
         options = replace(tool.options, **overrides)
         handler = build_policy_handler(tool.handler, tool.name, options)
-        results = replay_cases(handler, build_policy_spec(tool, options), [i.case for i in mine])
+        reading = SchemaOptions(options.default_draft, options.format_assertion)
+        judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+        spec = build_policy_spec(tool, options)
+        results = replay_cases(handler, spec, [item.case for item in mine], judge)
         replayed += results
         files += [item.file for item in mine]
     if stored:

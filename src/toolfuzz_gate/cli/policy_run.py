@@ -78,7 +78,7 @@ def run_policy(
     for tool in loaded.policy.tools:
         options = replace(tool.options, **overrides)
         handler = build_policy_handler(tool.handler, tool.name, options)
-        schema = _schema_of(tool, handler, loaded)
+        schema = tool_schema(tool, handler, loaded)
         spec = build_policy_spec(tool, options)
         for seed in options.seeds:
             config = FuzzConfig(
@@ -152,7 +152,8 @@ def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
     )
 
 
-def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
+def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
+    """The tool's schema: its file, model or tools-file entry, or its MCP server's listing."""
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:

@@ -12,19 +12,22 @@ from __future__ import annotations
 import argparse
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.fuzz import build_handler_config
 from toolfuzz_gate.cli.parser import build_parser
-from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec
-from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.regression import (
     FAILING_OUTCOMES,
     RegressionCase,
     build_case,
     parse_case,
     render_replayed,
+    schema_judge,
     select,
 )
 from toolfuzz_gate.core.tool import ToolSpec
@@ -52,8 +55,8 @@ def command_replay(args: argparse.Namespace, out: TextIO) -> ExitCode:
     if not cases:
         print(f"{args.receipt}: no counterexamples to replay", file=out)
         return ExitCode.PASSED
-    handler, tool = build_replay_handler(args, receipt)
-    replayed = replay_cases(handler, tool, cases)
+    handler, tool, judge = build_replay_handler(args, receipt)
+    replayed = replay_cases(handler, tool, cases, judge)
     for item in replayed:
         print(render_replayed(item, str(args.receipt)), file=out)
     failing = sum(1 for item in replayed if item.outcome in FAILING_OUTCOMES)
@@ -63,19 +66,22 @@ def command_replay(args: argparse.Namespace, out: TextIO) -> ExitCode:
 
 def build_replay_handler(
     args: argparse.Namespace, receipt: JSONObject
-) -> tuple[HandlerConfig, ToolSpec]:
+) -> tuple[HandlerConfig, ToolSpec, Callable[[JSON], bool] | None]:
+    """The handler, the contract and (with a policy) the judge of validity under the
+    tool's current schema, which marks inputs that changed sides `stale`."""
     name = str(receipt["tool"])
     if args.policy is None:
         if args.root is not None:
             raise UsageError("--root goes with --policy")
-        return handler_from_receipt(receipt), spec_from_receipt(receipt)
+        return handler_from_receipt(receipt), spec_from_receipt(receipt), None
     loaded = load_policy(args.policy, args.root)
     for tool in loaded.policy.tools:
         if tool.name == name:
-            return (
-                build_policy_handler(tool.handler, tool.name, tool.options),
-                build_policy_spec(tool, tool.options),
-            )
+            options = tool.options
+            handler = build_policy_handler(tool.handler, tool.name, options)
+            reading = SchemaOptions(options.default_draft, options.format_assertion)
+            judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+            return handler, build_policy_spec(tool, options), judge
     known = ", ".join(tool.name for tool in loaded.policy.tools)[:200]
     raise UsageError(f"the policy {args.policy} has no tool {name!r}; it has: {known}")
 

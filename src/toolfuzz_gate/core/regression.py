@@ -10,25 +10,31 @@ class at the same path), `fixed` (no finding) or `changed` (other findings only)
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
+from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.invariants import INVARIANTS, check_observation
+from toolfuzz_gate.core.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.observe import observe
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.oracle import JsonschemaOracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.redact import is_complete
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict
-from toolfuzz_gate.errors import ReceiptError, UsageError
+from toolfuzz_gate.errors import ReceiptError, SchemaError, UsageError
 
 FORMAT = "toolfuzz-case/1"
 STILL_FAILING = "still-failing"
 FIXED = "fixed"
 CHANGED = "changed"
+STALE = "stale"
 FAILING_OUTCOMES = (STILL_FAILING, CHANGED)
 """Replay outcomes that fail the gate: the input breaks an invariant again."""
 FINGERPRINT = re.compile(r"[0-9a-f]{24}")
@@ -75,7 +81,7 @@ class RegressionCase:
 class Replayed:
     case: RegressionCase
     outcome: str
-    """`still-failing`, `fixed` or `changed`."""
+    """`still-failing`, `fixed`, `changed` or `stale`."""
     findings: tuple[Finding, ...]
     observed: str
     """What the handler did with the input (`accepted`, `rejected`, `crash`, `timeout`)."""
@@ -235,10 +241,17 @@ def parse_case(document: Any) -> RegressionCase:
     )
 
 
-def replay_case(case: RegressionCase, handler: Handler, tool: ToolSpec) -> Replayed:
-    """Run the case's input through `handler` and judge it as the campaign would."""
+def replay_case(
+    case: RegressionCase, handler: Handler, tool: ToolSpec, valid_now: bool | None = None
+) -> Replayed:
+    """Run the case's input through `handler` and judge it as the campaign would.
+
+    `valid_now`: the input's validity under the tool's current schema (None: unknown);
+    when it differs from the recorded one the case is `stale` and the handler not called.
+    """
+    if valid_now is not None and valid_now != case.valid:
+        return Replayed(case, STALE, (), "not-run")
     family = "seam" if case.input_kind is InputKind.SEAM else case.mutation
-    label = case.operator
     judged = Case(
         case.input_kind,
         family,
@@ -248,7 +261,7 @@ def replay_case(case: RegressionCase, handler: Handler, tool: ToolSpec) -> Repla
         case.stream,
         case.valid,
         case.keyword,
-        label,
+        case.operator,
     )
     observation = observe(judged, handler)
     findings = tuple(check_observation(observation, tool))
@@ -270,10 +283,30 @@ def render_replayed(replayed: Replayed, where: str) -> str:
         f"{replayed.outcome}: {case.tool} {case.failure.value} at {case.path or '/'} "
         f"({case.fingerprint}, {where}); the handler's answer: {replayed.observed}"
     )
+    if replayed.outcome == STALE:
+        side = "invalid" if case.valid else "valid"
+        return (
+            f"{STALE}: {case.tool} {case.failure.value} at {case.path or '/'} "
+            f"({case.fingerprint}, {where}); the input is schema-{side} now: re-promote or "
+            "delete the case"
+        )
     if replayed.outcome == CHANGED:
         now = sorted({f"{f.failure.value} at {f.path or '/'}" for f in replayed.findings})
         text += f"; now: {', '.join(now)}"
     return text
+
+
+def schema_judge(
+    document: JSON, options: SchemaOptions, dialect: str | None
+) -> Callable[[JSON], bool] | None:
+    """Validity under `document` by the reference validator, or None when the engine
+    refuses the schema (its limits are what bound the validator's work)."""
+    normalized, _ = normalize(document, dialect)
+    try:
+        compile_schema(normalized, limits=DEFAULT_LIMITS, options=options)
+    except SchemaError:
+        return None
+    return JsonschemaOracle(normalized, options).is_valid
 
 
 def gate_on_regressions(verdict: Verdict, replayed: Sequence[Replayed]) -> Verdict:
