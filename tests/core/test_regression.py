@@ -4,16 +4,19 @@ engine disagreements, unknown validity), parsing, and replay verdicts over scrip
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolfuzz_gate.core.canonical import JSONObject, canonical_document
 from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.redact import present
+from toolfuzz_gate.core.redact import is_complete, present
 from toolfuzz_gate.core.regression import (
     CHANGED,
     FIXED,
@@ -280,3 +283,26 @@ def test_the_schema_judge_uses_the_current_schema_and_declines_refused_ones() ->
     assert (judge({"width": 401}), judge({"width": 400})) == (False, True)
     refused = {**schema, "not": {"required": ["width"]}}
     assert schema_judge(refused, SchemaOptions(), None) is None
+
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=300),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), _values, max_size=5))
+def test_promotion_keeps_complete_inputs_exactly_and_refuses_elided_ones(
+    arguments: dict[str, Any],
+) -> None:
+    recorded = present(arguments)
+    example = {**HOSTILE, "input": recorded}
+    if not is_complete(recorded):
+        with pytest.raises(ReceiptError, match="elides part of its input"):
+            build_case(receipt(example), example)
+        return
+    case = build_case(receipt(example), example)
+    assert parse_case(json.loads(canonical_document(case))).input == recorded
+    assert canonical_document(case) == canonical_document(build_case(receipt(example), example))
