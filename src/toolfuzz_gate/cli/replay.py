@@ -112,7 +112,10 @@ def handler_from_receipt(receipt: JSONObject) -> HandlerConfig:
         elif args.command == "fuzz":
             config = build_handler_config(args, tail)
         else:
-            raise ReceiptError(f"the receipt's replayCommand does not fuzz: {command[:160]!r}")
+            raise ReceiptError(
+                f"the receipt's replayCommand does not fuzz: {command[:160]!r}",
+                hint=NEEDS_POLICY,
+            )
     except ReceiptError:
         raise
     except ToolfuzzError as error:
