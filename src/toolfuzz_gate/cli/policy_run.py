@@ -46,7 +46,8 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
     if args.baseline is not None and args.baseline_dir is not None:
         raise UsageError("--baseline and --baseline-dir conflict: name one base")
-    from toolfuzz_gate.cli.corpus_run import replay_corpus  # it builds handlers with ours
+    # imported here: corpus_run builds its handlers with this module's builders
+    from toolfuzz_gate.cli.corpus_run import replay_corpus
 
     loaded = load_policy(args.policy, args.root)
     corpus = replay_corpus(loaded, build_overrides(args), out)

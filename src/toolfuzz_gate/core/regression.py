@@ -132,9 +132,9 @@ def build_case(receipt: JSONObject, example: JSONObject) -> JSONObject:
         raise ReceiptError(
             f"counterexample {fingerprint}: the receipt elides part of its input (strings over "
             "256 characters are stored as length, sha256 and head), so it cannot be promoted",
-            hint="regenerate it with the replay coordinates (seed "
+            hint="regenerate the full input from its replay coordinates (seed "
             f"{replay.get('seed')}, runs {replay.get('runs')}, stream {replay.get('stream')}, "
-            f"case {replay.get('case')}) and a smaller input, or shorten the schema's strings",
+            f"case {replay.get('case')}): re-run the receipt's replayCommand with --cases FILE",
         )
     valid = _validity(receipt, cx)
     replay = cx.get("replay") or {}
