@@ -180,3 +180,9 @@ class ShardError(ToolfuzzError):
     different runs, a shard missing or given twice, a receipt not the one the shard ran."""
 
     code = "shard.invalid"
+
+
+class CorpusError(ToolfuzzError):
+    """A regression corpus case file that cannot be read or does not follow its format."""
+
+    code = "corpus.invalid"

@@ -14,6 +14,8 @@ from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
 from toolfuzz_gate.cli.lint import command_lint
 from toolfuzz_gate.cli.merge import command_merge
 from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.cli.promote import command_promote
+from toolfuzz_gate.cli.replay import command_replay
 from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -44,6 +46,10 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return int(command_diff(args, stdout))
         if args.command == "merge":
             return int(command_merge(args, stdout))
+        if args.command == "promote":
+            return int(command_promote(args, stdout))
+        if args.command == "replay":
+            return int(command_replay(args, stdout))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

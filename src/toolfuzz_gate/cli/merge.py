@@ -15,6 +15,7 @@ import argparse
 from typing import TextIO
 
 from toolfuzz_gate.cli.baseline import stored_baseline_diff
+from toolfuzz_gate.cli.corpus_run import replay_corpus
 from toolfuzz_gate.cli.policy_run import Written, policy_tools, receipt_set, report_gate
 from toolfuzz_gate.cli.reports import schema_source
 from toolfuzz_gate.core.shard import MAX_SHARDS
@@ -56,4 +57,5 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     diff = None
     if args.baseline_dir is not None:
         diff = stored_baseline_diff(args.baseline_dir, receipt_set(written))
-    return report_gate(loaded.policy.gate, written, diff, args.out, out)
+    corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
+    return report_gate(loaded.policy.gate, written, diff, args.out, out, corpus)

@@ -222,7 +222,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="diff the merged receipts against the receipts stored in DIR (diff.json), and "
         "decide with the diff, as `run --policy --baseline-dir DIR` does",
     )
+    _corpus_commands(commands)
     return parser
+
+
+def _corpus_commands(commands: Any) -> None:
+    """`promote` and `replay`: the regression corpus."""
+    promote = commands.add_parser(
+        "promote",
+        help="store a receipt's counterexamples as regression corpus cases",
+        description="Writes CORPUS/<tool>/<fingerprint>.json per counterexample (all of them "
+        "unless --fingerprint names some); re-promoting writes the same bytes. The corpus is "
+        "the policy's `corpus:` directory (--policy) or --corpus DIR.",
+    )
+    promote.add_argument("receipt", type=Path, metavar="RECEIPT")
+    _fingerprints(promote)
+    promote.add_argument("--policy", type=Path, action=_Once, metavar="FILE")
+    promote.add_argument("--root", type=Path, action=_Once, metavar="DIR")
+    promote.add_argument("--corpus", type=Path, action=_Once, metavar="DIR")
+
+    replay = commands.add_parser(
+        "replay",
+        help="re-run a receipt's counterexamples against the handler",
+        description="Exit 1 when any counterexample still fails (or fails differently), 0 "
+        "when all are fixed, 2 when the receipt or the handler cannot be used. The handler "
+        "comes from the policy entry of the receipt's tool (--policy), else from the "
+        "receipt's replayCommand, run from the current directory.",
+    )
+    replay.add_argument("receipt", type=Path, metavar="RECEIPT")
+    _fingerprints(replay)
+    replay.add_argument("--policy", type=Path, action=_Once, metavar="FILE")
+    replay.add_argument("--root", type=Path, action=_Once, metavar="DIR")
+
+
+def _fingerprints(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fingerprint",
+        action="append",
+        default=[],
+        metavar="F",
+        help="only this counterexample (repeatable)",
+    )
 
 
 def _schema_reading(parser: argparse.ArgumentParser) -> None:

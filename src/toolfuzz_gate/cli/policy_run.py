@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
@@ -23,6 +23,7 @@ from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.regression import gate_on_regressions
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
@@ -36,6 +37,9 @@ from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.errors import PolicyError, SchemaError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from toolfuzz_gate.cli.corpus_run import CorpusRun
 
 
 @dataclass(frozen=True)
@@ -71,13 +75,16 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
         )
     loaded = load_policy(args.policy, args.root)
     replay = build_replay_command(argv)
-    if shard is not None:
+    if shard is not None:  # a shard replays no corpus: `merge` does, once for all shards
         from toolfuzz_gate.cli.shard import command_shard_run
 
         return command_shard_run(args, loaded, shard, replay, out)
+    from toolfuzz_gate.cli.corpus_run import replay_corpus  # it builds with this module's parts
+
+    corpus = replay_corpus(loaded, build_overrides(args), out)
     written = run_policy(loaded, args, replay, args.out)
     diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
-    return report_gate(loaded.policy.gate, written, diff, args.out, out)
+    return report_gate(loaded.policy.gate, written, diff, args.out, out, corpus)
 
 
 def report_gate(
@@ -86,14 +93,20 @@ def report_gate(
     diff: JSONObject | None,
     directory: Path,
     out: TextIO,
+    corpus: CorpusRun,
 ) -> ExitCode:
-    """The verdict over `written` (and the diff): `diff.json` and `summary.json` written into
-    `directory`, the receipts and reasons printed, the exit code. Shared by `run --policy`
-    and `merge`, so a merged run's summary is the unsharded run's, byte for byte."""
-    verdict = decide(rules, [item.receipt for item in written], diff)
+    """The verdict over `written` (and the diff, and the replayed regression corpus):
+    `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
+    reasons printed, the exit code. Shared by `run --policy` and `merge`, so a merged run's
+    summary is the unsharded run's, byte for byte."""
+    verdict = gate_on_regressions(
+        decide(rules, [item.receipt for item in written], diff), corpus.replayed
+    )
     if diff is not None:
         write_document(directory / "diff.json", diff)
-    write_document(directory / "summary.json", build_summary(verdict, written))
+    summary = build_summary(verdict, written)
+    summary["regressions"] = corpus.summary()
+    write_document(directory / "summary.json", summary)
     write_reports(directory, diff, receipt_set(written), verdict, written)
     for item in written:
         print(render_written(item), file=out)
@@ -141,14 +154,8 @@ def run_policy(
         key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
         if key not in prepared:
             handler = build_policy_handler(tool.handler, tool.name, options)
-            spec = ToolSpec(
-                tool.name,
-                expected_rejections=tool.expected_rejections,
-                error_codes=tool.error_codes,
-                dry_run=tool.dry_run,
-                max_output_bytes=options.max_output_bytes,
-            )
-            prepared[key] = (handler, _schema_of(tool, handler, loaded), spec)
+            spec = build_policy_spec(tool, options)
+            prepared[key] = (handler, tool_schema(tool, handler, loaded), spec)
         handler, schema, spec = prepared[key]
         config = FuzzConfig(
             unit.seed,
@@ -216,7 +223,19 @@ def _expanded(tool: ToolPolicy) -> list[ToolPolicy]:
     return [replace(tool, name=item.name, pick=item.name) for item in declared]
 
 
-def _schema_of(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
+def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
+    """The tool's contract as the policy declares it."""
+    return ToolSpec(
+        tool.name,
+        expected_rejections=tool.expected_rejections,
+        error_codes=tool.error_codes,
+        dry_run=tool.dry_run,
+        max_output_bytes=options.max_output_bytes,
+    )
+
+
+def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
+    """The tool's schema: its file, model or tools-file entry, or its MCP server's listing."""
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:

@@ -86,3 +86,14 @@ def _load_one(path: Path) -> JSONObject | None:
             hint="regenerate it with toolfuzz-gate; receipts are not edited by hand",
         )
     return document
+
+
+def load_receipt(path: Path) -> JSONObject:
+    """The one sound receipt in `path`; `ReceiptError` for anything else."""
+    receipt = _load_one(path)
+    if receipt is None:
+        raise ReceiptError(
+            f"{path} is not a receipt (its format is not {FORMAT!r})",
+            hint="name a receipt written by `toolfuzz-gate fuzz` or `run`",
+        )
+    return receipt

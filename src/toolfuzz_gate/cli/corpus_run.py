@@ -1,0 +1,72 @@
+"""`run --policy`, first step: replay the policy's regression corpus before any fuzzing.
+
+Cases are replayed per tool against the tool's policy handler, with the run's options,
+and their inputs re-judged under the tool's current schema (a case whose input changed
+sides is `stale`). A case for a tool the policy no longer has is reported and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.regression import Replayed, render_replayed, schema_judge
+from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.edges.replay import replay_cases
+
+
+@dataclass(frozen=True)
+class CorpusRun:
+    replayed: list[Replayed]
+    files: list[str]
+    """The case file of each of `replayed`, relative to the corpus."""
+    ignored: list[StoredCase]
+
+    def summary(self) -> list[JSON]:
+        """`summary.json`'s `regressions`: one entry per case file, sorted by file."""
+        rows = [
+            (file, item.case.tool, item.case.fingerprint, item.outcome)
+            for file, item in zip(self.files, self.replayed, strict=True)
+        ]
+        rows += [(s.file, s.case.tool, s.case.fingerprint, "ignored") for s in self.ignored]
+        return [
+            {"file": file, "tool": tool, "fingerprint": fingerprint, "outcome": outcome}
+            for file, tool, fingerprint, outcome in sorted(rows)
+        ]
+
+
+def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextIO) -> CorpusRun:
+    """Replay every case of the policy's corpus (none without `corpus:`), printing each."""
+    if loaded.policy.corpus is None:
+        return CorpusRun([], [], [])
+    stored = load_corpus(Path(loaded.policy.corpus))
+    tools = {tool.name: tool for tool in loaded.policy.tools}
+    ignored = [item for item in stored if item.case.tool not in tools]
+    replayed: list[Replayed] = []
+    files: list[str] = []
+    for name, tool in tools.items():
+        mine = [item for item in stored if item.case.tool == name]
+        if not mine:
+            continue
+        options = replace(tool.options, **overrides)
+        handler = build_policy_handler(tool.handler, tool.name, options)
+        reading = SchemaOptions(options.default_draft, options.format_assertion)
+        judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+        spec = build_policy_spec(tool, options)
+        results = replay_cases(handler, spec, [item.case for item in mine], judge)
+        replayed += results
+        files += [item.file for item in mine]
+    if stored:
+        print(f"corpus: {len(stored)} case(s) in {loaded.policy.corpus}", file=out)
+    for file, item in zip(files, replayed, strict=True):
+        print(f"  {render_replayed(item, file)}", file=out)
+    for orphan in ignored:
+        tool_name = orphan.case.tool
+        print(f"  ignored: {orphan.file} is for tool {tool_name!r}, not in the policy", file=out)
+    return CorpusRun(replayed, files, ignored)

@@ -1,0 +1,164 @@
+"""`replay RECEIPT`: re-run a receipt's counterexamples against the handler, say which fail.
+
+The handler is the policy entry of the receipt's tool with `--policy`. Without it, the
+receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
+handler completely (paths relative to where it ran, so replay from that directory) and
+must agree with the receipt's `handler` label; `run` is the built-in handler; a receipt
+of `run --policy` needs `--policy`, since its handler lives in the policy file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, TextIO
+
+from toolfuzz_gate.cli.fuzz import build_handler_config
+from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
+from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.options import SchemaOptions
+from toolfuzz_gate.core.regression import (
+    FAILING_OUTCOMES,
+    RegressionCase,
+    build_case,
+    parse_case,
+    render_replayed,
+    schema_judge,
+    select,
+)
+from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.policy_file import load_policy
+from toolfuzz_gate.edges.receipts import load_receipt
+from toolfuzz_gate.edges.replay import replay_cases
+from toolfuzz_gate.errors import ReceiptError, ToolfuzzError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+NEEDS_POLICY = "give --policy FILE: the handler is then the policy entry of the receipt's tool"
+
+
+def command_replay(args: argparse.Namespace, out: TextIO) -> ExitCode:
+    receipt = load_receipt(args.receipt)
+    cases: list[RegressionCase] = []
+    for example in select(receipt, args.fingerprint):
+        try:
+            cases.append(parse_case(build_case(receipt, example)))
+        except ReceiptError as error:
+            if args.fingerprint:
+                raise
+            print(f"skipped: {error.message}", file=out)
+    if not cases:
+        print(f"{args.receipt}: no counterexamples to replay", file=out)
+        return ExitCode.PASSED
+    handler, tool, judge = build_replay_handler(args, receipt)
+    replayed = replay_cases(handler, tool, cases, judge)
+    for item in replayed:
+        print(render_replayed(item, str(args.receipt)), file=out)
+    failing = sum(1 for item in replayed if item.outcome in FAILING_OUTCOMES)
+    print(f"replay: {failing} of {len(replayed)} still fail", file=out)
+    return ExitCode.FAILED if failing else ExitCode.PASSED
+
+
+def build_replay_handler(
+    args: argparse.Namespace, receipt: JSONObject
+) -> tuple[HandlerConfig, ToolSpec, Callable[[JSON], bool] | None]:
+    """The handler, the contract and (with a policy) the judge of validity under the
+    tool's current schema, which marks inputs that changed sides `stale`."""
+    name = str(receipt["tool"])
+    if args.policy is None:
+        if args.root is not None:
+            raise UsageError("--root goes with --policy")
+        return handler_from_receipt(receipt), spec_from_receipt(receipt), None
+    loaded = load_policy(args.policy, args.root)
+    for tool in loaded.policy.tools:
+        if tool.name == name:
+            options = tool.options
+            handler = build_policy_handler(tool.handler, tool.name, options)
+            reading = SchemaOptions(options.default_draft, options.format_assertion)
+            judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+            return handler, build_policy_spec(tool, options), judge
+    known = ", ".join(tool.name for tool in loaded.policy.tools)[:200]
+    raise UsageError(f"the policy {args.policy} has no tool {name!r}; it has: {known}")
+
+
+def handler_from_receipt(receipt: JSONObject) -> HandlerConfig:
+    """The handler the receipt's `replayCommand` started, checked against its label."""
+    command = str(receipt["replayCommand"])
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = []
+    if words[:1] != ["toolfuzz-gate"]:
+        raise ReceiptError(
+            f"the receipt's replayCommand is not a toolfuzz-gate command: {command[:160]!r}",
+            hint=NEEDS_POLICY,
+        )
+    head, tail = _split(words[1:])
+    try:
+        args = build_parser().parse_args(head)
+        if args.command == "run" and args.policy is not None:
+            raise ReceiptError(
+                f"the receipt comes from `run --policy {args.policy}`; its handler is "
+                "described in that policy, not in the receipt",
+                hint=NEEDS_POLICY,
+            )
+        if args.command == "run":
+            config = HandlerConfig.from_spec(BUILTIN_SPEC)
+        elif args.command == "fuzz":
+            config = build_handler_config(args, tail)
+        else:
+            raise ReceiptError(
+                f"the receipt's replayCommand does not fuzz: {command[:160]!r}",
+                hint=NEEDS_POLICY,
+            )
+    except ReceiptError:
+        raise
+    except ToolfuzzError as error:
+        raise ReceiptError(
+            f"the receipt's replayCommand cannot be read back: {error.message}",
+            hint=NEEDS_POLICY,
+        ) from None
+    label: Any = receipt["handler"]
+    if config.kind == "mcp" and isinstance(label.get("mcp"), dict):
+        config = replace(config, target=str(label["mcp"].get("tool", "")))
+    if config.label() != label:
+        raise ReceiptError(
+            "the receipt's replayCommand and its handler label describe different handlers",
+            hint=NEEDS_POLICY,
+        )
+    return config
+
+
+def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
+    """The contract the receipt was judged under (`contract`, the output ceiling)."""
+    contract: Any = receipt.get("contract") or {}
+    limits: Any = receipt.get("limits") or {}
+    rejections = contract.get("expectedRejections") or []
+    codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
+    ceiling = limits.get("maxOutputBytes")
+    if isinstance(codes, str):
+        try:
+            re.compile(codes)
+        except re.error as error:
+            raise ReceiptError(
+                f"the receipt's contract/errorCodes does not compile: {error}"
+            ) from None
+    return ToolSpec(
+        str(receipt["tool"]),
+        expected_rejections=tuple(str(code) for code in rejections),
+        error_codes=codes if isinstance(codes, str) else None,
+        dry_run=dry_run if isinstance(dry_run, str) else None,
+        max_output_bytes=ceiling if isinstance(ceiling, int) else 65536,
+    )
+
+
+def _split(words: list[str]) -> tuple[list[str], list[str]]:
+    if "--" in words:
+        index = words.index("--")
+        return words[:index], words[index + 1 :]
+    return words, []

@@ -1,0 +1,75 @@
+"""`edges.corpus`: case files written once (same bytes again), read back sorted, and every
+malformed or misplaced file refused with its path in the message."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolfuzz_gate.core.canonical import canonical_document
+from toolfuzz_gate.edges.corpus import load_corpus, write_case
+from toolfuzz_gate.errors import CorpusError
+
+FINGERPRINT = "8f57b61d8ce72698857063fc"
+
+
+def case(tool: str = "renderPoster", fingerprint: str = FINGERPRINT) -> dict[str, Any]:
+    return {
+        "format": "toolfuzz-case/1",
+        "tool": tool,
+        "fingerprint": fingerprint,
+        "failure": "hostile-accepted",
+        "inputKind": "hostile",
+        "path": "/width",
+        "keyword": "maximum",
+        "mutation": "bounds",
+        "operator": "maximum:above-maximum@/width",
+        "input": {"title": "a", "width": 401},
+        "expected": {"outcome": "rejected", "inputValid": False, "invariant": "hostile-rejected"},
+        "provenance": {"stream": "hostile", "case": 21, "seed": 41, "runs": 24},
+    }
+
+
+def test_write_is_idempotent_and_load_reads_it_back(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    assert write_case(corpus, case()) == (f"renderPoster/{FINGERPRINT}.json", True)
+    path = corpus / "renderPoster" / f"{FINGERPRINT}.json"
+    first = path.read_bytes()
+    assert first == canonical_document(case())
+    assert write_case(corpus, case()) == (f"renderPoster/{FINGERPRINT}.json", False)
+    assert path.read_bytes() == first
+    write_case(corpus, case("other", "0" * 24))
+    loaded = load_corpus(corpus)
+    assert [item.file for item in loaded] == [
+        "other/000000000000000000000000.json",
+        f"renderPoster/{FINGERPRINT}.json",
+    ]
+    assert loaded[1].case.input == {"title": "a", "width": 401}
+
+
+def test_a_missing_corpus_is_empty(tmp_path: Path) -> None:
+    assert load_corpus(tmp_path / "nowhere") == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "is not JSON"),
+        ('{"format": "toolfuzz-case/1"}', "member 'tool' is missing or not a string"),
+        (json.dumps({**case(), "input": [1]}), "member 'input' is missing or not an object"),
+        (json.dumps({**case(), "failure": "meltdown"}), "unknown failure class"),
+        (json.dumps(case("elsewhere")), "belongs at elsewhere/"),
+    ],
+)
+def test_malformed_case_files_are_errors_naming_the_file(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "corpus" / "renderPoster" / f"{FINGERPRINT}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(CorpusError) as caught:
+        load_corpus(tmp_path / "corpus")
+    assert str(path) in caught.value.message and message in caught.value.message
