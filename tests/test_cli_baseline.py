@@ -159,3 +159,29 @@ def test_baseline_flags_need_a_policy_and_conflict(tmp_path: Path) -> None:
     stdout, stderr = io.StringIO(), io.StringIO()
     assert run(["run", "--baseline", "HEAD~1"], stdout, stderr) == 2
     assert "--baseline goes with --policy" in stderr.getvalue()
+
+
+def test_several_seeds_meet_the_same_seeds_of_stored_receipts(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    root, correct, _ = repo
+    (root / "toolfuzz.yml").write_text(
+        POLICY.replace("defaults: {runs: 24}", "defaults: {runs: 24, seeds: [5, 6]}")
+    )
+    git(root, "checkout", "-q", correct, "--", "poster_impl.py", "copy.json")
+    code, text, _ = gate(root, tmp_path / "base")
+    assert code == 0, text
+    git(root, "checkout", "-q", "main", "--", "poster_impl.py", "copy.json")
+    code, text, diff = gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    assert code == 1, text
+    names = [tool["tool"] for tool in diff["tools"]]
+    assert names == [
+        f"{tool} (seed {seed})" for tool in ("renderPoster", "renderPosterCopy") for seed in (5, 6)
+    ]
+    assert diff["totals"]["unsupportedAdded"] == 2  # one per seed's receipt
+    sarif = json.loads((tmp_path / "head" / "results.sarif").read_text())
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert uris <= {"poster.json", "copy.json"}, uris

@@ -19,7 +19,7 @@ from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
 from toolfuzz_gate.cli.reports import schema_source, write_reports
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
@@ -171,13 +171,8 @@ def run_policy(
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:
-    """The receipts by name for the diff: the tool's name, or the receipt's file stem when a
-    tool runs several seeds (so each seed is compared with the same seed on the base)."""
-    tools = [str(item.receipt["tool"]) for item in written]
-    keys = [
-        tool if tools.count(tool) == 1 else item.file.removesuffix(".json")
-        for tool, item in zip(tools, written, strict=True)
-    ]
+    """The receipts for the diff, keyed as `core.diff.receipt_keys` says."""
+    keys = receipt_keys([item.receipt for item in written])
     return ReceiptSet(
         {key: item.receipt for key, item in zip(keys, written, strict=True)},
         {key: item.file for key, item in zip(keys, written, strict=True)},

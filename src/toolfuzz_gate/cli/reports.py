@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, diff_sets
+from toolfuzz_gate.core.diff import ReceiptSet, diff_sets, receipt_keys
 from toolfuzz_gate.core.locate import line_index
 from toolfuzz_gate.core.policy import ToolPolicy
 from toolfuzz_gate.core.report.annotations import render_annotations
@@ -70,7 +70,9 @@ def write_reports(
         base_sha=_sha(base),
         seeds=tuple(sorted({int(str(item.receipt["seed"])) for item in written})),
         sources={
-            str(item.receipt["tool"]): item.source for item in written if item.source is not None
+            key: item.source
+            for key, item in zip(receipt_keys([w.receipt for w in written]), written, strict=True)
+            if item.source is not None
         },
     )
     rendered = (

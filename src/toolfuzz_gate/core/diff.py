@@ -9,7 +9,7 @@ differ in nothing the diff reports (only in, say, case counts) is `unchanged`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,16 @@ class ReceiptSet:
 
     receipts: Mapping[str, JSONObject]
     files: Mapping[str, str] = field(default_factory=dict)
+
+
+def receipt_keys(receipts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What each receipt is matched by across base and head: its tool's name, or, for a tool
+    run with several seeds, the name and the seed (each seed meets the same seed)."""
+    tools = [str(receipt.get("tool")) for receipt in receipts]
+    return [
+        tool if tools.count(tool) == 1 else f"{tool} (seed {receipt.get('seed')})"
+        for tool, receipt in zip(tools, receipts, strict=True)
+    ]
 
 
 def diff_receipts(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.receipt import FORMAT, problems
 from toolfuzz_gate.edges.files import MAX_JSON_FILE_BYTES, load_json
 from toolfuzz_gate.errors import InputFileError, ReceiptError
@@ -39,8 +39,7 @@ def load_receipts(directory: Path) -> ReceiptSet:
             entries.append(entry)
     except OSError as error:
         raise InputFileError(f"cannot list receipts directory {directory}: {error}") from None
-    receipts: dict[str, JSONObject] = {}
-    files: dict[str, str] = {}
+    found: list[tuple[JSONObject, str]] = []
     total = 0
     for path in sorted(entries):
         if path.suffix != ".json" or path.name in SKIPPED_NAMES or not path.is_file():
@@ -54,18 +53,22 @@ def load_receipts(directory: Path) -> ReceiptSet:
         receipt = _load_one(path)
         if receipt is None:
             continue
-        tool = receipt["tool"]
-        if not isinstance(tool, str):
+        if not isinstance(receipt["tool"], str):
             raise ReceiptError(f"receipt {path}: `tool` is not a string")
-        if tool in receipts:
-            raise ReceiptError(
-                f"receipts {directory / files[tool]} and {path} are both for tool {tool!r}",
-                hint="keep one receipt per tool in a directory",
-            )
-        if len(receipts) >= MAX_RECEIPTS:
+        if len(found) >= MAX_RECEIPTS:
             raise InputFileError(f"receipts directory {directory} holds over {MAX_RECEIPTS}")
-        receipts[tool] = receipt
-        files[tool] = path.name
+        found.append((receipt, path.name))
+    receipts: dict[str, JSONObject] = {}
+    files: dict[str, str] = {}
+    for key, (receipt, name) in zip(receipt_keys([r for r, _ in found]), found, strict=True):
+        if key in receipts:
+            raise ReceiptError(
+                f"receipts {directory / files[key]} and {directory / name} are both for "
+                f"tool {receipt['tool']!r} with seed {receipt.get('seed')}",
+                hint="keep one receipt per tool and seed in a directory",
+            )
+        receipts[key] = receipt
+        files[key] = name
     return ReceiptSet(receipts, files)
 
 
