@@ -6,7 +6,6 @@ Handlers named `python:...` run in real worker subprocesses; fixtures live in
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -14,16 +13,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke
 from toolfuzz_gate.contract import poster
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
-
-
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def fuzz_fault(tmp_path: Path, module: str, *extra: str) -> tuple[int, dict[str, Any]]:

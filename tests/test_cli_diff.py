@@ -4,7 +4,6 @@ receipt sealed by hand, and the acceptance run in a real temporary git repositor
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import subprocess
@@ -13,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke
 from toolfuzz_gate.core.canonical import JSONObject, digest
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.edges.files import write_document
@@ -57,12 +56,6 @@ def echo(**arguments):
         raise ValueError(error.message) from None
     return {"greeting": "hello " + arguments["name"]}
 '''
-
-
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def fuzz_poster(module: str, out: Path, schema: Path = FAULTS / "poster_schema.json") -> int:

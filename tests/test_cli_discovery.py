@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke
 from toolfuzz_gate.contract import poster
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
@@ -27,12 +26,6 @@ POSTER_HANDLER = (
     "--runs",
     "6",
 )
-
-
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def read(path: Path) -> dict[str, Any]:

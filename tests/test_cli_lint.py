@@ -6,14 +6,13 @@ The pydantic cases run `model_json_schema()` in a real subprocess (fixtures in
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.edges.models import load_model_schema
 
@@ -32,12 +31,6 @@ BFCL = {
         "required": ["base", "height"],
     },
 }
-
-
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def write(path: Path, document: Any) -> Path:

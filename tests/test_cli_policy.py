@@ -7,7 +7,6 @@ root) holding copies of the poster fixtures, so `python:` handlers import from t
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke, poster_repository
 from toolfuzz_gate.cli.reports import REPORT_FILES
 from toolfuzz_gate.core.canonical import digest
 from toolfuzz_gate.core.receipt import problems
@@ -33,21 +32,9 @@ CONTRACT = """\
 """
 
 
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "schemas").mkdir()
-    for name in ("correct.py", "lax_width.py"):
-        shutil.copy(FAULTS / name, root / name)
-    shutil.copy(FAULTS / "poster_schema.json", root / "schemas" / "poster.json")
-    return root
+    return poster_repository(tmp_path)
 
 
 def tool(name: str, module: str, schema: str = "schemas/poster.json", extra: str = "") -> str:

@@ -8,7 +8,6 @@ holding copies of the poster fixtures, so `python:` handlers import from the roo
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke, poster_repository
 from toolfuzz_gate.cli.replay import handler_from_receipt
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.errors import ReceiptError
@@ -38,25 +37,13 @@ tools:
 """
 
 
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
-
-
 def read(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "schemas").mkdir()
-    for name in ("correct.py", "lax_width.py"):
-        shutil.copy(FAULTS / name, root / name)
-    shutil.copy(FAULTS / "poster_schema.json", root / "schemas" / "poster.json")
-    return root
+    return poster_repository(tmp_path)
 
 
 def write_policy(repo: Path, module: str, fail_on: str = "invariant") -> Path:

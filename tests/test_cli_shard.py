@@ -8,7 +8,6 @@ engine refuses, and a tools-file entry that expands to two) under two seeds each
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.cli import run
+from tests.cli_helpers import invoke
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
 HANDLER = (
@@ -43,12 +42,6 @@ tools:
     tools: tools.json
     handler: {lax}
 """
-
-
-def invoke(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = run(list(argv), out, err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def files(directory: Path) -> dict[str, bytes]:
