@@ -152,7 +152,9 @@ class Generator:
         return self.value(node, None, 0)
 
     def value(self, node: Node, force_type: str | None, depth: int) -> JSON:
-        return self._expanding(node, effective(node), force_type, depth, expands_reference(node))
+        if not expands_reference(node):  # the hot path: one frame, no bookkeeping
+            return self._value(effective(node), force_type, depth)
+        return self._expanding(node, effective(node), force_type, depth, True)
 
     def _expanding(
         self, node: Node, merged: Node, force_type: str | None, depth: int, through_ref: bool
@@ -337,7 +339,12 @@ class Generator:
         if hi == 0:
             return []
         count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
-        return ItemPlan(node.domain, node.pointer, self._item_maker(depth)).fill(count, hi)
+        d = node.domain
+        if not (d.prefix_items or d.unique_items or d.contains is not None):
+            # every item under one schema and nothing between them: what ItemPlan would do
+            child = d.items if d.items is not None else Node(node.pointer + "/items")
+            return [self.value(child, None, depth + 1) for _ in range(count)]
+        return ItemPlan(d, node.pointer, self._item_maker(depth)).fill(count, hi)
 
     def _item_maker(self, depth: int) -> Callable[[Node, int], JSON]:
         def make(child: Node, salt: int) -> JSON:
@@ -358,8 +365,7 @@ class Generator:
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         d = node.domain
         plan = MemberPlan(
-            d,
-            node.pointer,
+            node,
             lambda child: self.value(child, None, depth + 1),
             self._spare_key(d) if d.pattern_properties or d.property_names else None,
         )

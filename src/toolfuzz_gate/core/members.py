@@ -13,14 +13,37 @@ declared properties cannot reach.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.compose import effective
-from toolfuzz_gate.core.node import Domain, Node
+from toolfuzz_gate.core.node import Node
 from toolfuzz_gate.core.object_keys import admits_nothing, allowed_name, governing
 
 EXTRA_KEY = "extra"
 SPARE_KEY_TRIES = 4
+
+
+@lru_cache(maxsize=8192)
+def member_schema(node: Node, name: str) -> Node | None:
+    """The schema a member `name` of `node`'s objects must satisfy, or None when it cannot be
+    present (memoized: nodes are compared by identity, and generation asks for the same
+    members of the same objects case after case).
+
+    A name `properties` defines or a `patternProperties` pattern matches gets every such
+    schema merged (`core.object_keys`); any other name is `additionalProperties`'.
+    """
+    d = node.domain
+    if not allowed_name(d, name):
+        return None
+    child = governing(d, name, d.property_node(name))
+    if child is None:
+        if not d.additional:
+            return None
+        child = d.additional_values[0] if d.additional_values else None
+        if child is None:
+            return Node(node.pointer + "/additionalProperties")
+    return None if admits_nothing(child) else child
 
 
 class MemberPlan:
@@ -28,37 +51,24 @@ class MemberPlan:
 
     def __init__(
         self,
-        domain: Domain,
-        pointer: str,
+        node: Node,
         make: Callable[[Node], JSON],
         draw_key: Callable[[set[str]], str | None] | None = None,
     ) -> None:
-        """`draw_key` offers a fresh key outside a taken set (from `patternProperties` or
-        `propertyNames`) when the plain extra names cannot be used."""
-        self.domain = domain
-        self.pointer = pointer
+        """`node` is the (merged) object schema; `draw_key` offers a fresh key outside a taken
+        set (from `patternProperties` or `propertyNames`) when the plain extra names cannot
+        be used."""
+        self.node = node
+        self.domain = node.domain
         self.make = make
         self.draw_key = draw_key
         self.members: dict[str, JSON] = {}
-        self.owed = set(self._closure(domain.required) or domain.required)
+        required = self.domain.required
+        closed = required if not self.domain.dependent_required else self._closure(required)
+        self.owed = set(closed or required)
 
     def node_for(self, name: str) -> Node | None:
-        """The schema a member's value must satisfy, or None when it cannot be present.
-
-        A name `properties` defines or a `patternProperties` pattern matches gets every
-        such schema merged (`core.object_keys`); any other name is `additionalProperties`'.
-        """
-        d = self.domain
-        if not allowed_name(d, name):
-            return None
-        child = governing(d, name, d.property_node(name))
-        if child is None:
-            if not d.additional:
-                return None
-            child = d.additional_values[0] if d.additional_values else None
-            if child is None:
-                return Node(self.pointer + "/additionalProperties")
-        return None if admits_nothing(child) else child
+        return member_schema(self.node, name)
 
     def _closure(self, names: tuple[str, ...] | list[str]) -> list[str] | None:
         """`names` and all they depend on that are not members yet, or None if one cannot be."""
@@ -78,6 +88,8 @@ class MemberPlan:
 
     def add(self, name: str, forced: bool = False) -> bool:
         """Make `name` a member with its dependencies, if they fit; True when it is one."""
+        if not self.domain.dependent_required:  # the common case: a name needs nothing else
+            return name in self.members or self._add_alone(name, forced)
         group = self._closure([name])
         if group is None:
             return False
@@ -89,6 +101,16 @@ class MemberPlan:
             node = self.node_for(member)
             assert node is not None
             self.members[member] = self.make(node)
+        return True
+
+    def _add_alone(self, name: str, forced: bool) -> bool:
+        node = self.node_for(name)
+        if node is None:
+            return False
+        cap = self.domain.max_properties
+        if not forced and cap is not None and len(set(self.members) | {name} | self.owed) > cap:
+            return False
+        self.members[name] = self.make(node)
         return True
 
     def fill(
