@@ -113,7 +113,7 @@ def fence(content: str, info: str) -> str:
 
 
 def json_block_text(value: JSON) -> str:
-    """`value` as indented JSON whose risky characters are written as `\\uXXXX` escapes.
+    """`value` as indented JSON whose risky characters are written as `\\u` hex escapes.
 
     The text still parses to the same value, but holds no `<`, `>`, `&` (no marker or tag
     even if a reader ignores the fence), no bidi override, control or lone surrogate.
