@@ -10,6 +10,19 @@ from pathlib import Path
 from toolfuzz_gate.cli import run
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+POSTER_CONTRACT = (
+    "--rejects",
+    "toolfuzz_gate.contract.poster:ToolError",
+    "--expected-rejection",
+    "policy-pixel-budget",
+    "--expected-rejection",
+    "policy-duplicate-semantic-intent",
+    "--error-codes",
+    "^(schema|policy)-",
+    "--dry-run",
+    "dryRun",
+)
+"""The `fuzz` flags that declare the poster handlers' contract."""
 
 
 def invoke(*argv: str) -> tuple[int, str, str]:

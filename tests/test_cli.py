@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.cli_helpers import invoke
+from tests.cli_helpers import POSTER_CONTRACT, invoke
 from toolfuzz_gate.contract import poster
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
@@ -27,16 +27,7 @@ def fuzz_fault(tmp_path: Path, module: str, *extra: str) -> tuple[int, dict[str,
         str(FAULTS / "poster_schema.json"),
         "--handler",
         f"python:{module}:render_poster",
-        "--rejects",
-        "toolfuzz_gate.contract.poster:ToolError",
-        "--expected-rejection",
-        "policy-pixel-budget",
-        "--expected-rejection",
-        "policy-duplicate-semantic-intent",
-        "--error-codes",
-        "^(schema|policy)-",
-        "--dry-run",
-        "dryRun",
+        *POSTER_CONTRACT,
         "--runs",
         "40",
         "--receipt",

@@ -12,27 +12,14 @@ from typing import Any
 
 import pytest
 
-from tests.cli_helpers import invoke
+from tests.cli_helpers import POSTER_CONTRACT, invoke
 from toolfuzz_gate.core.canonical import JSONObject, digest
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, git_environment, temporary_worktree
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
-POSTER_FLAGS = (
-    "--rejects",
-    "toolfuzz_gate.contract.poster:ToolError",
-    "--expected-rejection",
-    "policy-pixel-budget",
-    "--expected-rejection",
-    "policy-duplicate-semantic-intent",
-    "--error-codes",
-    "^(schema|policy)-",
-    "--dry-run",
-    "dryRun",
-    "--runs",
-    "24",
-)
+POSTER_FLAGS = (*POSTER_CONTRACT, "--runs", "24")
 ECHO_SCHEMA: JSONObject = {
     "type": "object",
     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 8}},

@@ -18,6 +18,7 @@ from toolfuzz_gate.cli.baseline import stored_baseline_diff
 from toolfuzz_gate.cli.corpus_run import replay_corpus
 from toolfuzz_gate.cli.policy_run import Written, policy_tools, receipt_set, report_gate
 from toolfuzz_gate.cli.reports import schema_source
+from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.shard import MAX_SHARDS
 from toolfuzz_gate.core.shard_manifest import check_together
 from toolfuzz_gate.edges.files import write_atomic
@@ -44,12 +45,15 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     tools = {tool.name: tool for tool in policy_tools(loaded)}
     written: list[Written] = []
     blobs: list[bytes] = []
+    sources: dict[str, SchemaSource | None] = {}
     for item in located:
         tool = tools.get(item.unit.tool)
         if tool is None:
             raise ShardError(f"{args.policy} has no tool {item.unit.tool!r} the shards ran")
         receipt, raw = load_shard_receipt(args.dirs[item.source], item)
-        source = schema_source(tool, loaded)
+        if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
+            sources[item.unit.tool] = schema_source(tool, loaded)
+        source = sources[item.unit.tool]
         written.append(Written(receipt, item.unit.receipt, "refused" in receipt, source))
         blobs.append(raw)
     for done, raw in zip(written, blobs, strict=True):

@@ -148,15 +148,16 @@ def run_policy(
     receipts written into `directory`."""
     units = plan_policy(loaded, args) if planned is None else planned
     written: list[Written] = []
-    prepared: dict[tuple[str, str], tuple[HandlerConfig, JSON, ToolSpec]] = {}
+    prepared: dict[tuple[str, str], tuple[HandlerConfig, JSON, ToolSpec, SchemaSource | None]] = {}
     for unit in units:
         tool, options = unit.tool, unit.options
         key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
         if key not in prepared:
             handler = build_policy_handler(tool.handler, tool.name, options)
             spec = build_policy_spec(tool, options)
-            prepared[key] = (handler, tool_schema(tool, handler, loaded), spec)
-        handler, schema, spec = prepared[key]
+            schema = tool_schema(tool, handler, loaded)
+            prepared[key] = (handler, schema, spec, schema_source(tool, loaded))
+        handler, schema, spec, source = prepared[key]
         config = FuzzConfig(
             unit.seed,
             options.runs,
@@ -166,7 +167,7 @@ def run_policy(
         )
         tool_run = ToolRun(schema, handler, spec, config, replay)
         done = _run_one(tool, tool_run, directory / unit.file, args.diagnostics)
-        written.append(replace(done, source=schema_source(tool, loaded)))
+        written.append(replace(done, source=source))
     return written
 
 
