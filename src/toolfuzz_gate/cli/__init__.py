@@ -50,6 +50,10 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
             return int(command_promote(args, stdout))
         if args.command == "replay":
             return int(command_replay(args, stdout))
+        if args.command == "action":
+            from toolfuzz_gate.cli.action import command_action  # needs requests
+
+            return int(command_action(stdout))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)

@@ -47,6 +47,24 @@ def baseline_diff(
         if found.warning:
             print(f"warning: {found.warning}", file=out)
         ref = found.sha
+    return rerun_baseline_diff(args, loaded, head, replay, out, git, ref, label=args.baseline)
+
+
+def rerun_baseline_diff(
+    args: argparse.Namespace,
+    loaded: LoadedPolicy,
+    head: ReceiptSet,
+    replay: str,
+    out: TextIO,
+    git: Git,
+    ref: str,
+    *,
+    label: str,
+    keep: Path | None = None,
+) -> JSONObject:
+    """The diff of `head` against the base's own policy run at `ref` in a worktree; the
+    base receipts go into `keep` when given (the action stores them for `mode: report`),
+    else into a temporary directory."""
     relative = Path(loaded.file).resolve().relative_to(repository_root(git).resolve())
 
     def run_base(worktree: Path) -> ReceiptSet:
@@ -56,6 +74,9 @@ def baseline_diff(
         if not policy.is_file():
             print(f"note: the base has no {relative}; every tool is new", file=out)
             return ReceiptSet({})
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            return receipt_set(run_policy(load_policy(policy, worktree), args, replay, keep))
         with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
             written: list[Written] = run_policy(
                 load_policy(policy, worktree), args, replay, Path(directory)
@@ -64,9 +85,7 @@ def baseline_diff(
 
     sha, base = baseline_receipts(git, ref, run_base)
     head_sha = git.output("rev-parse", "HEAD").strip() or None
-    return diff_sets(
-        base, head, base_ref=Revision(args.baseline, sha), head_ref=Revision("HEAD", head_sha)
-    )
+    return diff_sets(base, head, base_ref=Revision(label, sha), head_ref=Revision("HEAD", head_sha))
 
 
 def stored_baseline_diff(directory: Path, head: ReceiptSet) -> JSONObject:

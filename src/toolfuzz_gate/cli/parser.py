@@ -223,6 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
         "decide with the diff, as `run --policy --baseline-dir DIR` does",
     )
     _corpus_commands(commands)
+    commands.add_parser(
+        "action",
+        help="the GitHub Action's entrypoint (reads INPUT_* and GITHUB_* variables)",
+        description="Runs inside GitHub Actions: reads the inputs action.yml declares from "
+        "INPUT_* variables and the event from GITHUB_EVENT_PATH, runs the gate on the head "
+        "and its base, writes the output directory, GITHUB_OUTPUT and the step summary, "
+        "prints annotations and upserts one PR comment. Takes no flags. Exit codes as for "
+        "run --policy.",
+    )
     return parser
 
 

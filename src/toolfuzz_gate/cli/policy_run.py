@@ -17,14 +17,19 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
-from toolfuzz_gate.cli.reports import schema_source, write_reports
+from toolfuzz_gate.cli.reports import (
+    build_report_context,
+    report_document,
+    schema_source,
+    write_reports,
+)
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
 from toolfuzz_gate.core.regression import gate_on_regressions
-from toolfuzz_gate.core.report.context import SchemaSource
+from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
@@ -87,6 +92,17 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
     return report_gate(loaded.policy.gate, written, diff, args.out, out, corpus)
 
 
+@dataclass(frozen=True)
+class GateOutcome:
+    """What `gate` decided and wrote: the exit code, and the diff document and report
+    context the reports were rendered from (the action renders its comment from them)."""
+
+    exit_code: ExitCode
+    verdict: Verdict
+    document: JSONObject
+    context: ReportContext
+
+
 def report_gate(
     rules: GateRules,
     written: Sequence[Written],
@@ -95,10 +111,23 @@ def report_gate(
     out: TextIO,
     corpus: CorpusRun,
 ) -> ExitCode:
+    """`gate` for the command line: its exit code."""
+    return gate(rules, written, diff, directory, out, corpus).exit_code
+
+
+def gate(
+    rules: GateRules,
+    written: Sequence[Written],
+    diff: JSONObject | None,
+    directory: Path,
+    out: TextIO,
+    corpus: CorpusRun,
+    key: str = "default",
+) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
-    reasons printed, the exit code. Shared by `run --policy` and `merge`, so a merged run's
-    summary is the unsharded run's, byte for byte."""
+    reasons printed. Shared by `run --policy`, `merge` and `action`, so a merged run's
+    summary is the unsharded run's, byte for byte; `key` is the PR comment's key."""
     verdict = gate_on_regressions(
         decide(rules, [item.receipt for item in written], diff), corpus.replayed
     )
@@ -107,13 +136,16 @@ def report_gate(
     summary = build_summary(verdict, written)
     summary["regressions"] = corpus.summary()
     write_document(directory / "summary.json", summary)
-    write_reports(directory, diff, receipt_set(written), verdict, written)
+    document = report_document(diff, receipt_set(written))
+    context = build_report_context(document, verdict, written, key)
+    write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
     for reason in verdict.reasons:
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
-    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    return GateOutcome(exit_code, verdict, document, context)
 
 
 def plan_policy(loaded: LoadedPolicy, args: argparse.Namespace) -> list[Planned]:

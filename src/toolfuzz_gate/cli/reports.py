@@ -53,28 +53,36 @@ def _relative(path: Path, loaded: LoadedPolicy) -> str:
         return path.as_posix()
 
 
-def write_reports(
-    directory: Path,
-    diff: JSONObject | None,
-    head: ReceiptSet,
+def build_report_context(
+    document: JSONObject,
     verdict: Verdict,
     written: Sequence[Written],
-) -> None:
-    document = diff if diff is not None else diff_sets(ReceiptSet({}), head)
-    base: object = document.get("base")
-    head_side: object = document.get("head")
-    context = ReportContext(
+    key: str = "default",
+) -> ReportContext:
+    """What the renderers need beside the diff `document`: verdict, shas, seeds, the
+    comment key and where each tool's schema lives."""
+    return ReportContext(
         failed=verdict.failed,
         reasons=tuple(verdict.reasons),
-        head_sha=_sha(head_side),
-        base_sha=_sha(base),
+        head_sha=_sha(document.get("head")),
+        base_sha=_sha(document.get("base")),
         seeds=tuple(sorted({int(str(item.receipt["seed"])) for item in written})),
+        key=key,
         sources={
-            key: item.source
-            for key, item in zip(receipt_keys([w.receipt for w in written]), written, strict=True)
+            k: item.source
+            for k, item in zip(receipt_keys([w.receipt for w in written]), written, strict=True)
             if item.source is not None
         },
     )
+
+
+def report_document(diff: JSONObject | None, head: ReceiptSet) -> JSONObject:
+    """The diff the reports show: `diff`, or without a base a diff against nothing (every
+    finding is new)."""
+    return diff if diff is not None else diff_sets(ReceiptSet({}), head)
+
+
+def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> None:
     rendered = (
         render_markdown(document, context),
         render_sarif(document, context),

@@ -1,0 +1,170 @@
+"""`toolfuzz-gate action`: the GitHub Action's entrypoint. Reads the runner's variables, the
+event and the `INPUT_*` inputs, runs the gate (or, in `mode: report`, only renders the
+comment from a results directory), and hands the runner its outputs, step summary and
+annotations. Exits with the verdict; a comment that cannot be posted is a warning.
+
+The token is masked first and then only handed to the REST client: it is never printed,
+written to a file or given to a handler (`edges.handlers.environment` refuses it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, TextIO
+
+from toolfuzz_gate.cli.action_publish import Posted, finish, post_comment
+from toolfuzz_gate.cli.action_report import command_report
+from toolfuzz_gate.cli.baseline import rerun_baseline_diff, stored_baseline_diff
+from toolfuzz_gate.cli.fuzz import build_replay_command
+from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.cli.policy_run import GateOutcome, build_overrides, gate, receipt_set, run_policy
+from toolfuzz_gate.cli.reports import REPORT_FILES
+from toolfuzz_gate.core.action_inputs import ActionInputs, read_inputs
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.github_event import Event, parse_event
+from toolfuzz_gate.core.workflow_commands import error_command, mask_command, notice_command
+from toolfuzz_gate.edges.actions_env import (
+    Runner,
+    load_event,
+    read_runner,
+    write_outputs,
+)
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.git import Git, resolve_base
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.errors import ToolfuzzError
+from toolfuzz_gate.exitcodes import ExitCode
+
+PR_FILE = "pr.json"
+BASE_DIR = "base"
+
+
+def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> ExitCode:
+    env = os.environ if environ is None else environ
+    runner = read_runner(env)
+    try:
+        inputs = read_inputs(env)
+        if runner.on_actions and inputs.token:
+            print(mask_command(inputs.token), file=out)
+        event = parse_event(runner.event_name, load_event(runner), runner.repository)
+        if inputs.mode == "report":
+            return command_report(runner, inputs, event, out)
+        return _run(runner, inputs, event, out)
+    except ToolfuzzError as error:
+        if runner.on_actions:
+            print(error_command(f"toolfuzz-gate: {error.message}"), file=out)
+        write_outputs(runner, {"verdict": "error"})
+        raise
+
+
+def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
+    workspace = runner.workspace
+    directory = workspace / inputs.output_dir
+    directory.mkdir(parents=True, exist_ok=True)
+    overrides = _override_flags(inputs)
+    policy, root = str(workspace / inputs.policy), str(workspace)
+    args = build_parser().parse_args(
+        ["run", "--policy", policy, "--root", root, "--out", str(directory), *overrides]
+    )
+    # what a developer types in a checkout to reproduce the run (receipts name it)
+    replay = build_replay_command(["run", "--policy", inputs.policy, *overrides])
+    loaded = _with_fail_on(load_policy(args.policy, args.root), inputs.fail_on)
+    from toolfuzz_gate.cli.corpus_run import replay_corpus
+
+    corpus = replay_corpus(loaded, build_overrides(args), out)
+    written = run_policy(loaded, args, replay, directory)
+    diff = _baseline(runner, inputs, event, loaded, args, receipt_set(written), replay, out)
+    outcome = gate(loaded.policy.gate, written, diff, directory, out, corpus, inputs.comment_key)
+    pull = event.pull_request
+    if pull is not None:
+        write_document(
+            directory / PR_FILE,
+            {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
+        )
+    print((directory / "annotations.txt").read_text("utf-8"), end="", file=out)
+    posted = _comment(runner, inputs, event, outcome, out)
+    body = (directory / REPORT_FILES[0]).read_text("utf-8")
+    failed = outcome.verdict.failed
+    finish(runner, body, outcome.document, failed, posted, inputs.output_dir, out)
+    return outcome.exit_code
+
+
+def _override_flags(inputs: ActionInputs) -> list[str]:
+    flags: list[str] = []
+    if inputs.seed is not None:
+        flags += ["--seed", str(inputs.seed)]
+    if inputs.runs is not None:
+        flags += ["--runs", str(inputs.runs)]
+    return flags
+
+
+def _with_fail_on(loaded: LoadedPolicy, fail_on: tuple[str, ...] | None) -> LoadedPolicy:
+    if fail_on is None:
+        return loaded
+    rules = replace(loaded.policy.gate, fail_on=fail_on)
+    return replace(loaded, policy=replace(loaded.policy, gate=rules))
+
+
+def _baseline(
+    runner: Runner,
+    inputs: ActionInputs,
+    event: Event,
+    loaded: LoadedPolicy,
+    args: Any,
+    head: ReceiptSet,
+    replay: str,
+    out: TextIO,
+) -> JSONObject | None:
+    """The diff against the base the `baseline` input names, or None (no base)."""
+    if inputs.baseline == "none":
+        return None
+    if inputs.baseline == "dir":
+        assert inputs.baseline_dir is not None
+        return stored_baseline_diff(runner.workspace / inputs.baseline_dir, head)
+    git = Git(runner.workspace, safe_directory=str(runner.workspace))
+    if event.pull_request is not None:
+        found = resolve_base(git, _pull_request_payload(event))
+        if found.warning:
+            print(notice_command(f"toolfuzz-gate: {found.warning}"), file=out)
+        ref = found.sha
+    elif event.before is not None:
+        ref = event.before
+    else:
+        print(
+            notice_command(
+                f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "
+                "commit's findings alone"
+            ),
+            file=out,
+        )
+        return None
+    keep = runner.workspace / inputs.output_dir / BASE_DIR
+    return rerun_baseline_diff(args, loaded, head, replay, out, git, ref, label="base", keep=keep)
+
+
+def _pull_request_payload(event: Event) -> dict[str, Any]:
+    """The part of the event `resolve_base` reads, rebuilt from the checked fields."""
+    pull = event.pull_request
+    assert pull is not None
+    return {"pull_request": {"base": {"ref": pull.base_ref, "sha": pull.base_sha}}}
+
+
+def _comment(
+    runner: Runner, inputs: ActionInputs, event: Event, outcome: GateOutcome, out: TextIO
+) -> Posted:
+    pull = event.pull_request
+    if inputs.comment == "off":
+        return Posted(None, "the comment input is off: no PR comment")
+    if pull is None:
+        return Posted(None, f"a {event.name} event has no pull request to comment on")
+    if pull.from_fork:
+        return Posted(
+            None,
+            "a pull request from a fork gets a read-only token: no PR comment (the summary, "
+            "annotations and output directory have everything; the workflow_run report "
+            "workflow can comment, see the README)",
+        )
+    return post_comment(runner, inputs, pull.number, outcome.document, outcome.context, out)

@@ -1,0 +1,118 @@
+"""What the action publishes: the PR comment (rendered at shrinking budgets, upserted over
+the REST API; anything that stops it is a warning, never the verdict), the step summary and
+the step's outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from toolfuzz_gate.core.action_inputs import ActionInputs
+from toolfuzz_gate.core.report.context import ReportContext
+from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
+from toolfuzz_gate.core.workflow_commands import warning_command
+from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
+from toolfuzz_gate.edges.github.client import GitHubClient
+from toolfuzz_gate.edges.github.comments import find_author, upsert_comment
+from toolfuzz_gate.errors import GitHubError
+
+FALLBACK_BUDGETS = (BODY_BUDGET, 20_000, 4_000, MIN_BUDGET)
+"""The renderings tried in turn when GitHub answers that a body is too long."""
+
+
+@dataclass(frozen=True)
+class Posted:
+    url: str | None
+    note: str = ""
+
+
+def comment_bodies(document: Mapping[str, Any], context: ReportContext) -> list[str]:
+    """The comment at each fallback budget, longest first, without repeats."""
+    bodies: list[str] = []
+    for budget in FALLBACK_BUDGETS:
+        body = render_markdown(document, context, budget)
+        if body not in bodies:
+            bodies.append(body)
+    return bodies
+
+
+def build_client(runner: Runner, token: str) -> GitHubClient:
+    return GitHubClient(runner.api_url, token)
+
+
+def post_comment(
+    runner: Runner,
+    inputs: ActionInputs,
+    number: int,
+    document: Mapping[str, Any],
+    context: ReportContext,
+    out: TextIO,
+) -> Posted:
+    """Upsert the comment on PR `number`; a failure is printed as a warning."""
+    if not inputs.token:
+        note = "no github-token: no PR comment"
+        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        return Posted(None, note)
+    assert inputs.comment != "off"
+    try:
+        client = build_client(runner, inputs.token)
+        try:
+            result = upsert_comment(
+                client,
+                runner.repository,
+                number,
+                comment_bodies(document, context),
+                marker(context),
+                inputs.comment,
+                find_author(client),
+            )
+        finally:
+            for line in client.retries:
+                print(f"comment: retried {line}", file=out)
+            client.close()
+    except GitHubError as error:
+        note = f"the PR comment could not be posted ({error.code}): {error.message}"
+        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        return Posted(None, note)
+    for line in result.notes:
+        print(f"comment: {line}", file=out)
+    return Posted(result.url, f"PR comment {result.action}: {result.url}")
+
+
+def finish(
+    runner: Runner,
+    body: str,
+    document: Mapping[str, Any],
+    failed: bool,
+    posted: Posted,
+    where: str,
+    out: TextIO,
+) -> None:
+    """The step summary (the comment `body`, and what happened to the comment) and the
+    outputs; `where` is the results directory, workspace-relative as later steps on the
+    host see it."""
+    note = f"\n> {posted.note}\n" if posted.note else ""
+    write_summary(runner, body + note)
+    if posted.note:
+        print(f"comment: {posted.note}", file=out)
+    totals: Any = document.get("totals", {})
+    write_outputs(runner, _outputs(where, totals, failed, posted))
+
+
+def _outputs(where: str, totals: Any, failed: bool, posted: Posted) -> dict[str, str]:
+    def count(name: str) -> str:
+        value = totals.get(name, 0) if isinstance(totals, dict) else 0
+        return str(value if isinstance(value, int) else 0)
+
+    return {
+        "verdict": "failed" if failed else "passed",
+        "new-counterexamples": count("new"),
+        "fixed-counterexamples": count("fixed"),
+        "unsupported-keywords": count("unsupportedAdded"),
+        "receipts-path": where,
+        "sarif-path": f"{where}/results.sarif",
+        "junit-path": f"{where}/junit.xml",
+        "comment-url": posted.url or "",
+    }

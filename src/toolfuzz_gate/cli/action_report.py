@@ -1,0 +1,132 @@
+"""`mode: report`: the second workflow of the workflow_run pattern, for pull requests from
+forks. It runs no code from the pull request and posts no Markdown the pull request wrote:
+the comment is rendered here from the first workflow's receipts (JSON, checked like any
+receipt), the verdict is the first workflow's conclusion as GitHub reports it, and the PR
+number (from the event, else the results' `pr.json`) must name a pull request whose head
+is the commit the first workflow ran on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.cli.action_publish import Posted, build_client, finish, post_comment
+from toolfuzz_gate.cli.reports import REPORT_FILES
+from toolfuzz_gate.core.action_inputs import ActionInputs
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.core.github_event import Event
+from toolfuzz_gate.core.report.context import ReportContext
+from toolfuzz_gate.core.report.markdown import render_markdown
+from toolfuzz_gate.core.workflow_commands import warning_command
+from toolfuzz_gate.edges.actions_env import Runner
+from toolfuzz_gate.edges.files import load_json, write_atomic
+from toolfuzz_gate.edges.github.pulls import pull_request_head
+from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.errors import GitHubError, InputFileError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+MAX_PR_FILE_BYTES = 4096
+
+
+def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
+    if event.name != "workflow_run" or event.run_head_sha is None:
+        raise UsageError(
+            "mode report runs in a workflow triggered by workflow_run (it comments on the "
+            f"first workflow's results); this is a {event.name} event",
+            hint="use mode: run (the default) in the workflow that runs on pull_request",
+        )
+    results = runner.workspace / inputs.results_dir
+    document = _document(results, event.run_head_sha)
+    failed = event.run_conclusion != "success"
+    context = ReportContext(
+        failed=failed,
+        reasons=(f"the gate's workflow concluded {event.run_conclusion or 'without a result'}",),
+        head_sha=event.run_head_sha[:7],
+        seeds=_seeds(document),
+        key=inputs.comment_key,
+    )
+    # the body goes beside the downloaded results, never over a file they brought
+    directory = Path(inputs.output_dir) / "report"
+    (runner.workspace / directory).mkdir(parents=True, exist_ok=True)
+    body = render_markdown(document, context)
+    write_atomic(runner.workspace / directory / REPORT_FILES[0], body.encode("utf-8"))
+    posted = _post(runner, inputs, event, results, document, context, out)
+    finish(runner, body, document, failed, posted, inputs.results_dir, out)
+    return ExitCode.PASSED
+
+
+def _document(results: Path, head_sha: str) -> JSONObject:
+    head = load_receipts(results)
+    if not head.receipts:
+        raise InputFileError(
+            f"{results} holds no receipts",
+            hint="download the first workflow's output-dir artifact into results-dir",
+        )
+    base = results / "base"
+    return diff_sets(
+        load_receipts(base) if base.is_dir() else ReceiptSet({}),
+        head,
+        base_ref=Revision("base", None),
+        head_ref=Revision("HEAD", head_sha),
+    )
+
+
+def _seeds(document: JSONObject) -> tuple[int, ...]:
+    tools: Any = document.get("tools", [])
+    seeds = set()
+    for entry in tools if isinstance(tools, list) else []:
+        head = entry.get("head") if isinstance(entry, dict) else None
+        seed = head.get("seed") if isinstance(head, dict) else None
+        if isinstance(seed, int):
+            seeds.add(seed)
+    return tuple(sorted(seeds))
+
+
+def _post(
+    runner: Runner,
+    inputs: ActionInputs,
+    event: Event,
+    results: Path,
+    document: JSONObject,
+    context: ReportContext,
+    out: TextIO,
+) -> Posted:
+    if inputs.comment == "off":
+        return Posted(None, "the comment input is off: no PR comment")
+    numbers = event.run_pull_requests or _numbers_from_results(results)
+    if not numbers:
+        return Posted(None, "the first workflow's results name no pull request: no PR comment")
+    if not inputs.token:
+        return post_comment(runner, inputs, numbers[0], document, context, out)
+    assert event.run_head_sha is not None
+    try:
+        with build_client(runner, inputs.token) as client:
+            matching = [
+                number
+                for number in numbers[:10]
+                if pull_request_head(client, runner.repository, number) == event.run_head_sha
+            ]
+    except GitHubError as error:
+        note = f"cannot read pull request #{numbers[0]} ({error.code}): no PR comment"
+        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        return Posted(None, note)
+    if matching:
+        return post_comment(runner, inputs, matching[0], document, context, out)
+    note = (
+        f"pull request #{numbers[0]} does not have the head {event.run_head_sha[:12]} the "
+        "gate ran on (a newer push, or a number that is not this run's): no PR comment"
+    )
+    print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+    return Posted(None, note)
+
+
+def _numbers_from_results(results: Path) -> tuple[int, ...]:
+    path = results / "pr.json"
+    if not path.is_file():
+        return ()
+    data = load_json(path, max_bytes=MAX_PR_FILE_BYTES, what="pull request file")
+    number = data.get("number") if isinstance(data, dict) else None
+    ok = isinstance(number, int) and not isinstance(number, bool) and 0 < number < 2**31
+    return (number,) if ok and isinstance(number, int) else ()

@@ -1,0 +1,49 @@
+"""The text the Actions runner reads from a step: `GITHUB_OUTPUT` entries and the
+`::warning::` / `::notice::` / `::add-mask::` commands (pure: the caller writes them, and
+passes the random delimiter in).
+
+A multi-line output is `name<<DELIMITER`, the value, then the delimiter alone on a line; a
+value containing the delimiter would let the rest of it set other outputs, so that is
+refused (the caller draws a fresh delimiter per run, which a value cannot predict).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from toolfuzz_gate.core.report.untrusted import field, workflow_data
+
+_OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
+_DELIMITER = re.compile(r"^[A-Za-z0-9_]{16,}$")
+
+
+def render_outputs(outputs: Mapping[str, str], delimiter: str) -> str:
+    """`outputs` in the `GITHUB_OUTPUT` file format, every value in delimited form."""
+    if not _DELIMITER.match(delimiter):
+        raise ValueError("an output delimiter is at least 16 letters, digits or underscores")
+    lines: list[str] = []
+    for name, value in outputs.items():
+        if not _OUTPUT_NAME.match(name):
+            raise ValueError(f"{name!r} is not an output name")
+        if delimiter in value:
+            raise ValueError(f"the value of output {name} contains the delimiter")
+        lines += [f"{name}<<{delimiter}", value, delimiter]
+    return "".join(line + "\n" for line in lines)
+
+
+def mask_command(secret: str) -> str:
+    """The command that makes the runner replace `secret` with *** in the log from now on."""
+    return f"::add-mask::{workflow_data(secret)}"
+
+
+def warning_command(message: str) -> str:
+    return f"::warning::{workflow_data(field(message, 2000))}"
+
+
+def notice_command(message: str) -> str:
+    return f"::notice::{workflow_data(field(message, 2000))}"
+
+
+def error_command(message: str) -> str:
+    return f"::error::{workflow_data(field(message, 2000))}"

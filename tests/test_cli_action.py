@@ -1,0 +1,346 @@
+"""`toolfuzz-gate action` end to end (issue 5's acceptance): the entrypoint installed in a
+clean virtual environment, a simulated Actions runner (event file, GITHUB_OUTPUT,
+GITHUB_STEP_SUMMARY, INPUT_* variables), a real git repository whose HEAD is the merge commit
+GitHub checks out for a pull request, and a real HTTP server on 127.0.0.1 standing in for the
+REST API (`tests/github_server.py`), with pagination and injected faults.
+
+The pull request gives one tool a handler bug (width 401 accepted) and the other's schema an
+unsupported keyword, so the gate fails with one new counterexample and one added keyword.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.action_env import ActionRun, clean_venv, run_action
+from tests.github_server import Account, Fault, FakeGitHub
+
+FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+REPO = "octo/tools"
+NUMBER = 7
+TOKEN = "ghs_toolfuzzSecretToken0123456789"
+MARKER = "<!-- toolfuzz-gate:default -->"
+POLICY = """\
+version: 1
+defaults: {runs: 12}
+gate: {fail_on: [new-counterexample, unsupported-keyword]}
+tools:
+  - name: renderPoster
+    schema: poster.json
+    handler: &poster
+      python: "poster_impl:render_poster"
+      rejects: ["toolfuzz_gate.contract.poster:ToolError"]
+    expected_rejections: &codes [policy-pixel-budget, policy-duplicate-semantic-intent]
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+  - name: renderPosterCopy
+    schema: copy.json
+    handler: *poster
+    expected_rejections: *codes
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+"""
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout.strip()
+
+
+def _set_version(root: Path, *, buggy: bool) -> None:
+    shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
+    schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
+    if buggy:
+        schema["not"] = {"required": ["unexpectedKey"]}
+    (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")
+
+
+@dataclass(frozen=True)
+class Repository:
+    template: Path
+    base: str
+    head: str
+    merge: str
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory: pytest.TempPathFactory) -> Repository:
+    """main: two correct tools, then an unrelated commit; topic (the PR head, branched before
+    that commit): the bug and the keyword; HEAD: main merged with topic, the way GitHub
+    builds refs/pull/N/merge (first parent: the base branch)."""
+    root = tmp_path_factory.mktemp("action") / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "config", "user.email", "gate@example.invalid")
+    _git(root, "config", "user.name", "gate")
+    shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
+    (root / "toolfuzz-gate.yml").write_text(POLICY)
+    (root / ".gitignore").write_text("toolfuzz-gate-results/\n__pycache__/\n")
+    _set_version(root, buggy=False)
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "two correct tools")
+    _git(root, "checkout", "-q", "-b", "topic")
+    _set_version(root, buggy=True)
+    _git(root, "commit", "-q", "-am", "a handler bug and an unsupported keyword")
+    head = _git(root, "rev-parse", "HEAD")
+    _git(root, "checkout", "-q", "main")
+    (root / "NOTES.md").write_text("unrelated work on main\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "unrelated")
+    base = _git(root, "rev-parse", "HEAD")
+    _git(root, "merge", "-q", "--no-ff", "-m", "Merge topic into main", "topic")
+    merge = _git(root, "rev-parse", "HEAD")
+    return Repository(root, base, head, merge)
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return clean_venv(tmp_path_factory.mktemp("venv"))
+
+
+@pytest.fixture
+def workspace(repository: Repository, tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    shutil.copytree(repository.template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub({TOKEN: Account("github-actions[bot]", integration=True)}) as server:
+        yield server
+
+
+def pull_request_event(repository: Repository, *, fork: bool = False) -> dict[str, Any]:
+    return {
+        "action": "synchronize",
+        "number": NUMBER,
+        "pull_request": {
+            "number": NUMBER,
+            "head": {
+                "sha": repository.head,
+                "ref": "topic",
+                "repo": {"full_name": "someone/tools" if fork else REPO},
+            },
+            "base": {"sha": repository.base, "ref": "main", "repo": {"full_name": REPO}},
+        },
+    }
+
+
+def act(
+    venv: Path,
+    workspace: Path,
+    github: FakeGitHub,
+    event: dict[str, Any],
+    *,
+    name: str = "pull_request",
+    **inputs: str,
+) -> ActionRun:
+    done = run_action(
+        venv, workspace, github.url, name, event, {"github-token": TOKEN, **inputs}, REPO
+    )
+    done.assert_token_nowhere(TOKEN, github)
+    return done
+
+
+def ours(github: FakeGitHub) -> list[dict[str, Any]]:
+    return [
+        c
+        for c in github.comments(REPO, NUMBER)
+        if c["user"]["login"] == "github-actions[bot]" and c["body"].startswith(MARKER)
+    ]
+
+
+def test_create_then_update_in_place_then_leave_unchanged(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    forged = github.seed_comment(REPO, NUMBER, "mallory", f"{MARKER}\nforged verdict: passed")
+    event = pull_request_event(repository)
+
+    first = act(venv, workspace, github, event)
+    assert first.code == 1, first.stdout + first.stderr
+    assert first.outputs["verdict"] == "failed"
+    assert first.outputs["new-counterexamples"] == "1"
+    assert first.outputs["unsupported-keywords"] == "1"
+    assert first.outputs["receipts-path"] == "toolfuzz-gate-results"
+    assert first.outputs["sarif-path"] == "toolfuzz-gate-results/results.sarif"
+    assert first.outputs["junit-path"] == "toolfuzz-gate-results/junit.xml"
+    [created] = ours(github)
+    assert first.outputs["comment-url"] == created["html_url"]
+    assert len(github.sent("POST")) == 1 and not github.sent("PATCH")
+    assert "hostile-accepted" in created["body"] and "`not`" in created["body"]
+    assert created["body"] in first.summary
+    assert "::error file=" in first.stdout  # the annotations, located in the schema files
+    assert (workspace / "toolfuzz-gate-results" / "base" / "renderPoster.json").is_file()
+    assert f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (
+        created["body"]
+    )
+
+    second = act(venv, workspace, github, event, seed="5")
+    [updated] = ours(github)
+    assert updated["id"] == created["id"] and updated["body"] != created["body"]
+    assert len(github.sent("POST")) == 1 and len(github.sent("PATCH")) == 1
+    assert second.outputs["comment-url"] == created["html_url"]
+
+    third = act(venv, workspace, github, event, seed="5")
+    assert third.code == 1
+    assert len(github.sent("POST")) == 1 and len(github.sent("PATCH")) == 1  # nothing sent
+    assert ours(github) == [updated]
+    assert "PR comment unchanged" in third.stdout
+
+    still = [c for c in github.comments(REPO, NUMBER) if c["id"] == forged["id"]]
+    assert still == [forged]  # another user's comment carrying the marker is never edited
+    assert not [r for r in github.requests if r.path.endswith(f"/comments/{forged['id']}")]
+
+
+def test_a_5xx_on_listing_is_retried(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    github.add_fault(Fault("GET", rf"/repos/{REPO}/issues/{NUMBER}/comments", status=502))
+    done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
+    assert done.code == 1
+    assert len(ours(github)) == 1
+    listed = [r for r in github.sent("GET") if r.path.endswith("/comments")]
+    assert len(listed) >= 3  # the failed listing, its retry, and the check after the create
+    assert "HTTP 502" in done.stdout
+
+
+def test_a_429_with_retry_after_is_honoured(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    github.add_fault(
+        Fault(
+            "POST",
+            rf"/repos/{REPO}/issues/{NUMBER}/comments",
+            status=429,
+            headers={"retry-after": "1"},
+            body={"message": "You have exceeded a secondary rate limit."},
+        )
+    )
+    done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
+    assert len(github.sent("POST")) == 2  # refused once, then sent again after the wait
+    assert len(ours(github)) == 1
+    assert "HTTP 429" in done.stdout and "1.0s" in done.stdout
+
+
+def test_a_fork_gets_the_summary_and_no_comment_attempt(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    done = act(venv, workspace, github, pull_request_event(repository, fork=True))
+    assert done.code == 1
+    assert github.requests == []  # not even a listing: the token could not write
+    assert done.outputs["verdict"] == "failed" and done.outputs["comment-url"] == ""
+    assert "from a fork" in done.summary and MARKER in done.summary
+    assert "::error file=" in done.stdout
+    results = workspace / "toolfuzz-gate-results"
+    for name in ("summary.json", "diff.json", "results.sarif", "junit.xml", "comment.md"):
+        assert (results / name).is_file(), name
+    assert json.loads((results / "pr.json").read_text())["number"] == NUMBER
+
+
+def test_a_body_too_long_falls_back_to_a_shorter_rendering(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    github.max_body = 1200
+    done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
+    [posted] = ours(github)
+    full = (workspace / "toolfuzz-gate-results" / "comment.md").read_text()
+    assert len(full) > 1200 >= len(posted["body"])
+    assert "too large for a comment" in posted["body"]
+    rejected = [r for r in github.sent("POST") if len(json.loads(r.body)["body"]) > 1200]
+    assert rejected, "the long body was tried first"
+    assert "shorter rendering" in done.stdout
+    assert done.code == 1 and done.outputs["verdict"] == "failed"
+
+
+def test_a_comment_that_cannot_be_posted_is_a_warning_not_a_verdict(
+    venv: Path, workspace: Path, repository: Repository
+) -> None:
+    with FakeGitHub({TOKEN: Account("github-actions[bot]", read_only=True)}) as github:
+        done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
+    assert done.code == 1 and done.outputs["verdict"] == "failed"
+    assert "::warning::toolfuzz-gate: the PR comment could not be posted" in done.stdout
+
+
+def test_push_diffs_against_before_and_dispatch_runs_alone(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    pushed = act(venv, workspace, github, {"before": repository.base}, name="push")
+    assert pushed.code == 1 and pushed.outputs["new-counterexamples"] == "1"
+    diff = json.loads((workspace / "toolfuzz-gate-results" / "diff.json").read_text())
+    assert diff["base"]["sha"] == repository.base
+    dispatched = act(venv, workspace, github, {}, name="workflow_dispatch")
+    assert "has no base commit" in dispatched.stdout
+    assert github.requests == []  # no pull request: nothing to comment on
+
+
+def test_pull_request_target_is_refused(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    done = act(
+        venv, workspace, github, pull_request_event(repository), name="pull_request_target"
+    )
+    assert done.code == 2
+    assert "::error::toolfuzz-gate: the pull_request_target event is not supported" in (
+        done.stdout
+    )
+    assert done.outputs == {"verdict": "error"}
+    assert not (workspace / "toolfuzz-gate-results").exists()
+
+
+def test_report_mode_comments_from_the_results_alone(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
+) -> None:
+    first = act(venv, workspace, github, pull_request_event(repository, fork=True))
+    assert first.code == 1 and github.requests == []
+    # the second workflow: an empty workspace holding only the downloaded artifact
+    second = tmp_path / "second"
+    shutil.copytree(workspace / "toolfuzz-gate-results", second / "results")
+    run = {"head_sha": repository.head, "conclusion": "failure", "pull_requests": []}
+    github.set_pull(REPO, NUMBER, {"number": NUMBER, "head": {"sha": repository.head}})
+    done = act(
+        venv,
+        second,
+        github,
+        {"workflow_run": run},
+        name="workflow_run",
+        mode="report",
+        **{"results-dir": "results"},
+    )
+    assert done.code == 0, done.stdout + done.stderr
+    [posted] = ours(github)
+    assert "hostile-accepted" in posted["body"] and "failed" in posted["body"]
+    assert done.outputs["comment-url"] == posted["html_url"]
+    assert done.outputs["new-counterexamples"] == "1"
+
+
+def test_report_mode_refuses_a_number_that_is_not_the_runs(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
+) -> None:
+    act(venv, workspace, github, pull_request_event(repository, fork=True), baseline="none")
+    second = tmp_path / "second"
+    shutil.copytree(workspace / "toolfuzz-gate-results", second / "results")
+    github.set_pull(REPO, NUMBER, {"number": NUMBER, "head": {"sha": "c" * 40}})
+    run = {"head_sha": repository.head, "conclusion": "failure", "pull_requests": []}
+    done = act(
+        venv,
+        second,
+        github,
+        {"workflow_run": run},
+        name="workflow_run",
+        mode="report",
+        **{"results-dir": "results"},
+    )
+    assert done.code == 0
+    assert github.comments(REPO, NUMBER) == []
+    assert "does not have the head" in done.stdout
