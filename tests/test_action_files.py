@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from toolfuzz_gate.cli.action_publish import OUTPUT_NAMES
+from toolfuzz_gate.core.action_inputs import INPUTS as ACTION_INPUTS
 import yaml
 
 from tests.cli_helpers import invoke
@@ -21,31 +24,10 @@ EXAMPLE = WORKFLOWS / "toolfuzz-gate.yml"
 REPORT = WORKFLOWS / "toolfuzz-gate-report.yml"
 SELFTEST = ROOT / "tests" / "fixtures" / "action_selftest"
 
-INPUTS = {
-    "policy": "toolfuzz-gate.yml",
-    "github-token": "${{ github.token }}",
-    "baseline": "rerun",
-    "fail-on": "",
-    "comment": "update",
-    "comment-key": "default",
-    "output-dir": "toolfuzz-gate-results",
-    "seed": "",
-    "runs": "",
-    "mode": "run",
-    "results-dir": "",
-}
+INPUTS = {spec.name: spec.default for spec in ACTION_INPUTS}
 """The entrypoint's inputs and their defaults (`toolfuzz-gate action` reads INPUT_<NAME>)."""
 
-OUTPUTS = {
-    "verdict",
-    "new-counterexamples",
-    "fixed-counterexamples",
-    "unsupported-keywords",
-    "receipts-path",
-    "sarif-path",
-    "junit-path",
-    "comment-url",
-}
+OUTPUTS = set(OUTPUT_NAMES)
 KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*\Z")
 PINNED = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}\Z")
 USES_LINE = re.compile(r"^\s*(?:-\s+)?uses:\s*(\S+)(.*)$")

@@ -18,6 +18,18 @@ from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.edges.github.comments import find_author, upsert_comment
 from toolfuzz_gate.errors import GitHubError
 
+OUTPUT_NAMES = (
+    "verdict",
+    "new-counterexamples",
+    "fixed-counterexamples",
+    "unsupported-keywords",
+    "receipts-path",
+    "sarif-path",
+    "junit-path",
+    "comment-url",
+)
+"""The step's outputs, as action.yml declares them (a test holds the two equal)."""
+
 FALLBACK_BUDGETS = (BODY_BUDGET, 20_000, 4_000, MIN_BUDGET)
 """The renderings tried in turn when GitHub answers that a body is too long."""
 
@@ -106,13 +118,14 @@ def _outputs(where: str, totals: Any, failed: bool, posted: Posted) -> dict[str,
         value = totals.get(name, 0) if isinstance(totals, dict) else 0
         return str(value if isinstance(value, int) else 0)
 
-    return {
-        "verdict": "failed" if failed else "passed",
-        "new-counterexamples": count("new"),
-        "fixed-counterexamples": count("fixed"),
-        "unsupported-keywords": count("unsupportedAdded"),
-        "receipts-path": where,
-        "sarif-path": f"{where}/results.sarif",
-        "junit-path": f"{where}/junit.xml",
-        "comment-url": posted.url or "",
-    }
+    values = (
+        "failed" if failed else "passed",
+        count("new"),
+        count("fixed"),
+        count("unsupportedAdded"),
+        where,
+        f"{where}/results.sarif",
+        f"{where}/junit.xml",
+        posted.url or "",
+    )
+    return dict(zip(OUTPUT_NAMES, values, strict=True))
