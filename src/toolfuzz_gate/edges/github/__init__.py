@@ -1,0 +1,21 @@
+"""GitHub REST: the client (retries, rate limits, pagination) and the upserted PR comment (edge)."""
+
+from __future__ import annotations
+
+from toolfuzz_gate.edges.github.client import GitHubClient, Reply, RetryPolicy
+from toolfuzz_gate.edges.github.comments import (
+    CommentResult,
+    find_author,
+    list_comments,
+    upsert_comment,
+)
+
+__all__ = [
+    "CommentResult",
+    "GitHubClient",
+    "Reply",
+    "RetryPolicy",
+    "find_author",
+    "list_comments",
+    "upsert_comment",
+]
