@@ -165,8 +165,9 @@ class GitHubClient:
     def iter_pages(
         self, path: str, params: Mapping[str, str | int] | None = None
     ) -> Iterator[list[Any]]:
-        """Each page of a list endpoint, following `Link: rel="next"` on the API's own origin."""
-        reply = self.request("GET", path, params={**(params or {}), "per_page": PER_PAGE})
+        """Each page of a list endpoint (`per_page=100` unless `params` says otherwise),
+        following `Link: rel="next"` while it stays on the API root."""
+        reply = self.request("GET", path, params={"per_page": PER_PAGE, **(params or {})})
         seen: set[str] = set()
         for count in range(1, MAX_PAGES + 1):
             if not isinstance(reply.data, list):
