@@ -27,6 +27,7 @@ Every request is logged (method, path, query, headers, body) for assertions.
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
 from dataclasses import dataclass, field
@@ -374,3 +375,11 @@ class FakeTime:
         assert seconds >= 0, f"a negative sleep: {seconds}"
         self.sleeps.append(seconds)
         self.now += seconds
+
+
+class HalfRandom(random.Random):
+    """Full jitter draws uniformly below the backoff ceiling; always drawing the middle makes
+    the doubling ceilings visible in the recorded sleeps."""
+
+    def random(self) -> float:
+        return 0.5

@@ -3,12 +3,11 @@ spacing, pagination, bounds, and a token that shows up nowhere but its header.""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 
 import pytest
 
-from tests.github_server import Account, FakeGitHub, FakeTime, Fault
+from tests.github_server import Account, FakeGitHub, FakeTime, Fault, HalfRandom
 from toolfuzz_gate import __version__
 from toolfuzz_gate.edges.github import client as client_module
 from toolfuzz_gate.edges.github.client import GitHubClient, RetryPolicy, next_link
@@ -16,14 +15,6 @@ from toolfuzz_gate.errors import GitHubError
 
 TOKEN = "tok-octo-5ecret-value"
 COMMENTS = "/repos/o/r/issues/1/comments"
-
-
-class HalfRandom(random.Random):
-    """Full jitter draws uniformly below the ceiling; always drawing the middle makes the
-    doubling ceilings visible in the recorded sleeps."""
-
-    def random(self) -> float:
-        return 0.5
 
 
 @pytest.fixture
