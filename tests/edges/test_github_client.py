@@ -9,8 +9,9 @@ import pytest
 
 from tests.github_server import Account, FakeGitHub, FakeTime, Fault, HalfRandom
 from toolfuzz_gate import __version__
-from toolfuzz_gate.edges.github import client as client_module
-from toolfuzz_gate.edges.github.client import GitHubClient, RetryPolicy, next_link
+from toolfuzz_gate.edges.github import answers
+from toolfuzz_gate.edges.github.answers import next_link
+from toolfuzz_gate.edges.github.client import GitHubClient, RetryPolicy
 from toolfuzz_gate.errors import GitHubError
 
 TOKEN = "tok-octo-5ecret-value"
@@ -291,7 +292,7 @@ def test_next_link_parsing(header: str, expected: str | None) -> None:
 def test_answers_are_read_bounded(
     github: FakeGitHub, clock: FakeTime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(client_module, "MAX_RESPONSE_BYTES", 1000)
+    monkeypatch.setattr(answers, "MAX_RESPONSE_BYTES", 1000)
     github.add_fault(Fault("GET", "/user", status=200, body={"login": "x" * 2000}))
     with pytest.raises(GitHubError, match="larger than 1000 bytes"):
         make(github, clock).get("/user")
@@ -307,7 +308,11 @@ def test_a_same_origin_redirect_is_followed_and_another_is_not(
     )
     with pytest.raises(GitHubError, match="redirected outside"):
         make(github, clock).get("/moved")
-    assert [r.path for r in github.requests] == ["/moved", "/user", "/moved"]
+    github.add_fault(Fault("GET", "/moved", status=303))
+    with pytest.raises(GitHubError) as caught:
+        make(github, clock).get("/moved")
+    assert (caught.value.code, caught.value.status) == ("github.failed", 303)
+    assert [r.path for r in github.requests] == ["/moved", "/user", "/moved", "/moved"]
 
 
 def test_a_token_echoed_by_the_server_is_masked(github: FakeGitHub, clock: FakeTime) -> None:
@@ -329,7 +334,7 @@ def test_github_messages_are_one_bounded_line(github: FakeGitHub, clock: FakeTim
     message = caught.value.github_message
     assert message.startswith("first second [31m zzz")
     assert "\n" not in message and "\x1b" not in message
-    assert len(message) == client_module.MAX_MESSAGE_CHARS and message.endswith("...")
+    assert len(message) == answers.MAX_MESSAGE_CHARS and message.endswith("...")
 
 
 @pytest.mark.parametrize("token", ["", "tok en", "tok\r\nX-Evil: 1", "tök"])

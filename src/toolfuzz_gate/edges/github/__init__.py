@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from toolfuzz_gate.edges.github.client import GitHubClient, Reply, RetryPolicy
+from toolfuzz_gate.edges.github.answers import Reply
+from toolfuzz_gate.edges.github.client import GitHubClient, RetryPolicy
 from toolfuzz_gate.edges.github.comments import (
     CommentResult,
     find_author,

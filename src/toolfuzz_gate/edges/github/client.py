@@ -18,7 +18,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -26,17 +26,23 @@ import requests
 from requests.auth import AuthBase
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.edges.github.answers import (
+    Reply,
+    github_message,
+    is_rate_limit,
+    next_link,
+    origin,
+    parse_json,
+    read_bounded,
+    seconds,
+)
 from toolfuzz_gate.errors import GitHubError
 
-MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 MAX_PAGES = 100
 PER_PAGE = 100
 MAX_REDIRECTS = 3
-MAX_MESSAGE_CHARS = 200
 _MUTATING = frozenset({"POST", "PATCH", "DELETE"})
 _TOKEN = re.compile(r"^[\x21-\x7e]{1,4096}$")
-_LINK = re.compile(r"<([^<>]*)>([^<]*)")
-_REL = re.compile(r"""\brel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))""", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -76,22 +82,11 @@ class _BearerAuth(AuthBase):
         return text.replace(self._token, "***")
 
 
-@dataclass(frozen=True)
-class Reply:
-    """One answer: status, headers (lower-cased names) and the parsed JSON (None if empty)."""
-
-    status: int
-    headers: Mapping[str, str]
-    data: Any
-    url: str = ""
-
-
 @dataclass
 class _Attempts:
     waited: float = 0.0
     backoffs: int = 0
     rate_limits: int = 0
-    notes: list[str] = field(default_factory=list)
 
 
 class GitHubClient:
@@ -122,7 +117,7 @@ class GitHubClient:
                 code="github.forbidden",
             )
         self.api_url = root
-        self._origin = _origin(root)
+        self._origin = origin(root)
         self._prefix = parts.path
         self._auth = _BearerAuth(token)
         self.policy = policy or RetryPolicy()
@@ -219,10 +214,12 @@ class GitHubClient:
                     raise error from None
                 wait, why = self._backoff(state), network.reason
             else:
-                if reply.status < 400:
+                if 200 <= reply.status < 300:
                     return reply
                 error = self._error(label, reply)
-                if _is_rate_limit(reply):
+                if reply.status < 400:  # a redirect without a usable Location, a 1xx
+                    raise error
+                if is_rate_limit(reply):
                     wait, why = self._rate_limit_wait(reply, state), f"HTTP {reply.status}"
                 elif reply.status >= 500 and method != "POST":
                     wait, why = self._backoff(state), f"HTTP {reply.status}"
@@ -271,7 +268,7 @@ class GitHubClient:
                     allow_redirects=False,
                 )
                 try:
-                    raw = _read_bounded(response)
+                    raw = read_bounded(response)
                 finally:
                     response.close()
                 location = response.headers.get("location", "")
@@ -283,7 +280,7 @@ class GitHubClient:
                 return Reply(
                     response.status_code,
                     {k.lower(): v for k, v in response.headers.items()},
-                    _parse(raw, response.status_code),
+                    parse_json(raw, response.status_code),
                     response.url or url,
                 )
         except requests.Timeout:
@@ -318,10 +315,10 @@ class GitHubClient:
         return self._rng.random() * ceiling
 
     def _rate_limit_wait(self, reply: Reply, state: _Attempts) -> float:
-        after = _seconds(reply.headers.get("retry-after", ""))
+        after = seconds(reply.headers.get("retry-after", ""))
         if after is not None:
             return after
-        reset = _seconds(reply.headers.get("x-ratelimit-reset", ""))
+        reset = seconds(reply.headers.get("x-ratelimit-reset", ""))
         if reply.headers.get("x-ratelimit-remaining", "").strip() == "0" and reset is not None:
             return max(0.0, reset - self._clock())
         wait = min(self.policy.secondary_wait * 2.0**state.rate_limits, 86_400.0)
@@ -332,14 +329,14 @@ class GitHubClient:
 
     def _is_ours(self, url: str) -> bool:
         parts = urlsplit(url)
-        return _origin(url) == self._origin and (
+        return origin(url) == self._origin and (
             parts.path == self._prefix or parts.path.startswith(self._prefix + "/")
         )
 
     def _error(self, label: str, reply: Reply) -> GitHubError:
         message = self._auth.redact(github_message(reply.data))
         status = reply.status
-        if status == 429 or (status == 403 and _is_rate_limit(reply)):
+        if status == 429 or (status == 403 and is_rate_limit(reply)):
             code = "github.rate-limited"
         elif status in (401, 403):
             code = "github.forbidden"
@@ -356,93 +353,3 @@ class _NetworkError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    except ValueError:
-        return ("", "", None)
-    return (scheme, (parts.hostname or "").lower(), port)
-
-
-def _read_bounded(response: requests.Response) -> bytes:
-    declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
-        raise GitHubError(f"GitHub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in response.iter_content(chunk_size=65536):
-        size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
-            raise GitHubError(f"GitHub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _parse(raw: bytes, status: int) -> Any:
-    if not raw.strip():
-        return None
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        if status >= 400:
-            return None  # an error page that is not JSON: the status says enough
-        raise GitHubError(f"GitHub answered HTTP {status} with a body that is not JSON") from None
-
-
-def _is_rate_limit(reply: Reply) -> bool:
-    if reply.status == 429:
-        return True
-    if reply.status != 403:
-        return False
-    headers = reply.headers
-    return (
-        "retry-after" in headers
-        or headers.get("x-ratelimit-remaining", "").strip() == "0"
-        or "rate limit" in github_message(reply.data).lower()
-    )
-
-
-def _seconds(text: str) -> float | None:
-    """A non-negative whole number of seconds (how GitHub writes both headers), else None."""
-    text = text.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 12:
-        return None
-    return float(int(text))
-
-
-def _one_line(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
-    printable = "".join(c if c.isprintable() else " " for c in text)
-    line = " ".join(printable.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-def github_message(data: Any) -> str:
-    """GitHub's `message`, with the messages of its `errors` list, on one bounded line."""
-    if not isinstance(data, dict):
-        return ""
-    parts: list[str] = []
-    if isinstance(data.get("message"), str):
-        parts.append(data["message"])
-    errors = data.get("errors")
-    if isinstance(errors, list):
-        for item in errors[:5]:
-            if isinstance(item, dict) and isinstance(item.get("message"), str):
-                parts.append(item["message"])
-            elif isinstance(item, str):
-                parts.append(item)
-    return _one_line("; ".join(parts))
-
-
-def next_link(header: str) -> str | None:
-    """The URL of `rel="next"` in a `Link` header, or None."""
-    for match in _LINK.finditer(header[:16384]):
-        url, params = match.group(1).strip(), match.group(2)
-        for rel in _REL.finditer(params):
-            values = (rel.group(1) or rel.group(2) or "").lower().split()
-            if "next" in values and url:
-                return url
-    return None
