@@ -301,6 +301,26 @@ class FakeGitHub:
         return 200, ({"Link": ", ".join(links)} if links else {}), chunk
 
 
+def pull_request(
+    number: int,
+    head_sha: str,
+    *,
+    head_repo: str = "octo/widgets",
+    base_repo: str = "octo/widgets",
+    base_ref: str = "main",
+    base_sha: str = "0" * 40,
+    head_ref: str = "feature",
+) -> dict[str, Any]:
+    """A pull request as `GET /repos/{o}/{r}/pulls/{n}` gives it, with the members the action
+    reads (a fork is a `head_repo` other than `base_repo`)."""
+    return {
+        "number": number,
+        "state": "open",
+        "head": {"sha": head_sha, "ref": head_ref, "repo": {"full_name": head_repo}},
+        "base": {"sha": base_sha, "ref": base_ref, "repo": {"full_name": base_repo}},
+    }
+
+
 def _stamp(ticks: int) -> str:
     """A deterministic `created_at`: one second per event after EPOCH."""
     minutes, seconds = divmod(ticks, 60)

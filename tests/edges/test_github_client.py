@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.github_server import Account, FakeGitHub, FakeTime, Fault, HalfRandom
+from tests.github_server import Account, FakeGitHub, FakeTime, Fault, HalfRandom, pull_request
 from toolfuzz_gate import __version__
 from toolfuzz_gate.edges.github import answers
 from toolfuzz_gate.edges.github.answers import next_link
@@ -367,3 +367,13 @@ def test_a_non_json_error_page_keeps_its_status(github: FakeGitHub, clock: FakeT
     with pytest.raises(GitHubError) as caught:
         make(github, clock).get("/user")
     assert (caught.value.code, caught.value.github_message) == ("github.not-found", "")
+
+
+def test_the_fake_serves_a_configured_pull_request(github: FakeGitHub, clock: FakeTime) -> None:
+    pull = pull_request(3, "a" * 40, head_repo="fork/widgets", base_repo="o/r")
+    github.set_pull("o/r", 3, pull)
+    client = make(github, clock)
+    assert client.get("/repos/o/r/pulls/3") == pull
+    with pytest.raises(GitHubError) as caught:
+        client.get("/repos/o/r/pulls/4")
+    assert caught.value.code == "github.not-found"
