@@ -186,3 +186,37 @@ class CorpusError(ToolfuzzError):
     """A regression corpus case file that cannot be read or does not follow its format."""
 
     code = "corpus.invalid"
+
+
+class GitHubError(ToolfuzzError):
+    """The GitHub REST API could not do what the gate asked (posting the PR comment).
+
+    `code` is one of `github.unreachable` (network error, timeout), `github.forbidden`
+    (401, or a 403 that is not a rate limit), `github.not-found` (404),
+    `github.rate-limited` (429, or a rate-limit 403, beyond the retry bound),
+    `github.rejected` (422) and `github.failed` (anything else, 5xx included).
+    `status` is the HTTP status (None when no response came); `github_message` is the short,
+    single-line message from GitHub's answer ("" when it gave none).
+    """
+
+    code = "github.failed"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str = "github.failed",
+        status: int | None = None,
+        github_message: str = "",
+        hint: str = "",
+    ) -> None:
+        self.status = status
+        self.github_message = github_message
+        self.detail = message
+        text = message
+        if status is not None:
+            text += f" (HTTP {status})"
+        if github_message:
+            text += f": {github_message}"
+        super().__init__(text, hint=hint)
+        self.code = code
