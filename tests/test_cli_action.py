@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.action_env import ActionRun, clean_venv, run_action
-from tests.github_server import Account, Fault, FakeGitHub
+from tests.github_server import Account, FakeGitHub, Fault
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
 REPO = "octo/tools"
@@ -178,12 +178,13 @@ def test_create_then_update_in_place_then_leave_unchanged(
     [created] = ours(github)
     assert first.outputs["comment-url"] == created["html_url"]
     assert len(github.sent("POST")) == 1 and not github.sent("PATCH")
-    assert "hostile-accepted" in created["body"] and "`not`" in created["body"]
+    assert "| renderPoster | hostile-accepted | /width |" in created["body"]
+    assert "| renderPosterCopy | not | copy.json:" in created["body"]
     assert created["body"] in first.summary
     assert "::error file=" in first.stdout  # the annotations, located in the schema files
     assert (workspace / "toolfuzz-gate-results" / "base" / "renderPoster.json").is_file()
-    assert f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (
-        created["body"]
+    assert (
+        f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (created["body"])
     )
 
     second = act(venv, workspace, github, event, seed="5")
@@ -251,13 +252,13 @@ def test_a_fork_gets_the_summary_and_no_comment_attempt(
 def test_a_body_too_long_falls_back_to_a_shorter_rendering(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
-    github.max_body = 1200
+    github.max_body = 800
     done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
     [posted] = ours(github)
     full = (workspace / "toolfuzz-gate-results" / "comment.md").read_text()
-    assert len(full) > 1200 >= len(posted["body"])
-    assert "too large for a comment" in posted["body"]
-    rejected = [r for r in github.sent("POST") if len(json.loads(r.body)["body"]) > 1200]
+    assert len(full) > 800 >= len(posted["body"])
+    assert posted["body"].startswith(MARKER + "\n") and "failed" in posted["body"]
+    rejected = [r for r in github.sent("POST") if json.loads(r.body)["body"] == full]
     assert rejected, "the long body was tried first"
     assert "shorter rendering" in done.stdout
     assert done.code == 1 and done.outputs["verdict"] == "failed"
@@ -287,13 +288,9 @@ def test_push_diffs_against_before_and_dispatch_runs_alone(
 def test_pull_request_target_is_refused(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
-    done = act(
-        venv, workspace, github, pull_request_event(repository), name="pull_request_target"
-    )
+    done = act(venv, workspace, github, pull_request_event(repository), name="pull_request_target")
     assert done.code == 2
-    assert "::error::toolfuzz-gate: the pull_request_target event is not supported" in (
-        done.stdout
-    )
+    assert "::error::toolfuzz-gate: the pull_request_target event is not supported" in (done.stdout)
     assert done.outputs == {"verdict": "error"}
     assert not (workspace / "toolfuzz-gate-results").exists()
 
