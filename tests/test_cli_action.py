@@ -85,7 +85,7 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Repository:
     _git(root, "config", "user.name", "gate")
     shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
     (root / "toolfuzz-gate.yml").write_text(POLICY)
-    (root / ".gitignore").write_text("toolfuzz-gate-results/\n__pycache__/\n")
+    (root / ".gitignore").write_text("toolfuzz-gate-results/\n")
     _set_version(root, buggy=False)
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "two correct tools")
@@ -183,11 +183,15 @@ def test_create_then_update_in_place_then_leave_unchanged(
     assert created["body"] in first.summary
     assert "::error file=" in first.stdout  # the annotations, located in the schema files
     assert (workspace / "toolfuzz-gate-results" / "base" / "renderPoster.json").is_file()
+    # nothing written in the workspace but the output directory; the base's worktree is gone
+    assert _git(workspace, "status", "--porcelain", "--ignored") == "!! toolfuzz-gate-results/"
+    assert not (workspace / ".git" / "worktrees").exists()
     assert (
         f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (created["body"])
     )
 
     second = act(venv, workspace, github, event, seed="5")
+    assert set(first.delimiters).isdisjoint(second.delimiters)  # fresh and random per run
     [updated] = ours(github)
     assert updated["id"] == created["id"] and updated["body"] != created["body"]
     assert len(github.sent("POST")) == 1 and len(github.sent("PATCH")) == 1
@@ -202,6 +206,17 @@ def test_create_then_update_in_place_then_leave_unchanged(
     still = [c for c in github.comments(REPO, NUMBER) if c["id"] == forged["id"]]
     assert still == [forged]  # another user's comment carrying the marker is never edited
     assert not [r for r in github.requests if r.path.endswith(f"/comments/{forged['id']}")]
+
+
+def test_each_comment_key_keeps_its_own_comment(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    event = pull_request_event(repository)
+    act(venv, workspace, github, event, baseline="none")
+    act(venv, workspace, github, event, baseline="none", **{"comment-key": "second-gate"})
+    bodies = sorted(c["body"].split("\n", 1)[0] for c in github.comments(REPO, NUMBER))
+    assert bodies == [MARKER, "<!-- toolfuzz-gate:second-gate -->"]
+    assert not github.sent("PATCH") and not github.sent("DELETE")
 
 
 def test_a_5xx_on_listing_is_retried(
