@@ -4,8 +4,11 @@ poster fixtures (test helper)."""
 from __future__ import annotations
 
 import io
+import json
 import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from toolfuzz_gate.cli import run
 
@@ -42,3 +45,48 @@ def poster_repository(tmp_path: Path) -> Path:
         shutil.copy(FAULTS / name, root / name)
     shutil.copy(FAULTS / "poster_schema.json", root / "schemas" / "poster.json")
     return root
+
+
+TWO_POSTERS_POLICY = """\
+version: 1
+defaults: {runs: 24}
+gate: {fail_on: [new-counterexample, unsupported-keyword]}
+tools:
+  - name: renderPoster
+    schema: poster.json
+    handler: &poster
+      python: "poster_impl:render_poster"
+      rejects: ["toolfuzz_gate.contract.poster:ToolError"]
+    expected_rejections: &codes [policy-pixel-budget, policy-duplicate-semantic-intent]
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+  - name: renderPosterCopy
+    schema: copy.json
+    handler: *poster
+    expected_rejections: *codes
+    error_codes: "^(schema|policy)-"
+    dry_run: dryRun
+"""
+"""Two poster tools on one handler module (`poster_impl.py`): `renderPoster` on poster.json,
+`renderPosterCopy` on copy.json; `set_version` makes the handler and copy.json correct or buggy."""
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout.strip()
+
+
+def commit(root: Path, message: str) -> str:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    return git(root, "rev-parse", "HEAD")
+
+
+def set_version(root: Path, *, buggy: bool) -> None:
+    shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
+    schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
+    if buggy:
+        schema["not"] = {"required": ["unexpectedKey"]}
+    (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")

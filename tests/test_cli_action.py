@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.action_env import ActionRun, clean_venv, run_action
+from tests.cli_helpers import TWO_POSTERS_POLICY, git, set_version
 from tests.github_server import Account, FakeGitHub, Fault
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
@@ -28,41 +28,6 @@ REPO = "octo/tools"
 NUMBER = 7
 TOKEN = "ghs_toolfuzzSecretToken0123456789"
 MARKER = "<!-- toolfuzz-gate:default -->"
-POLICY = """\
-version: 1
-defaults: {runs: 12}
-gate: {fail_on: [new-counterexample, unsupported-keyword]}
-tools:
-  - name: renderPoster
-    schema: poster.json
-    handler: &poster
-      python: "poster_impl:render_poster"
-      rejects: ["toolfuzz_gate.contract.poster:ToolError"]
-    expected_rejections: &codes [policy-pixel-budget, policy-duplicate-semantic-intent]
-    error_codes: "^(schema|policy)-"
-    dry_run: dryRun
-  - name: renderPosterCopy
-    schema: copy.json
-    handler: *poster
-    expected_rejections: *codes
-    error_codes: "^(schema|policy)-"
-    dry_run: dryRun
-"""
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
-    )
-    return done.stdout.strip()
-
-
-def _set_version(root: Path, *, buggy: bool) -> None:
-    shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
-    schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
-    if buggy:
-        schema["not"] = {"required": ["unexpectedKey"]}
-    (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")
 
 
 @dataclass(frozen=True)
@@ -80,26 +45,26 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Repository:
     builds refs/pull/N/merge (first parent: the base branch)."""
     root = tmp_path_factory.mktemp("action") / "repo"
     root.mkdir()
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.email", "gate@example.invalid")
-    _git(root, "config", "user.name", "gate")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "gate@example.invalid")
+    git(root, "config", "user.name", "gate")
     shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
-    (root / "toolfuzz-gate.yml").write_text(POLICY)
+    (root / "toolfuzz-gate.yml").write_text(TWO_POSTERS_POLICY)
     (root / ".gitignore").write_text("toolfuzz-gate-results/\n")
-    _set_version(root, buggy=False)
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "two correct tools")
-    _git(root, "checkout", "-q", "-b", "topic")
-    _set_version(root, buggy=True)
-    _git(root, "commit", "-q", "-am", "a handler bug and an unsupported keyword")
-    head = _git(root, "rev-parse", "HEAD")
-    _git(root, "checkout", "-q", "main")
+    set_version(root, buggy=False)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "two correct tools")
+    git(root, "checkout", "-q", "-b", "topic")
+    set_version(root, buggy=True)
+    git(root, "commit", "-q", "-am", "a handler bug and an unsupported keyword")
+    head = git(root, "rev-parse", "HEAD")
+    git(root, "checkout", "-q", "main")
     (root / "NOTES.md").write_text("unrelated work on main\n")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "unrelated")
-    base = _git(root, "rev-parse", "HEAD")
-    _git(root, "merge", "-q", "--no-ff", "-m", "Merge topic into main", "topic")
-    merge = _git(root, "rev-parse", "HEAD")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "unrelated")
+    base = git(root, "rev-parse", "HEAD")
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge topic into main", "topic")
+    merge = git(root, "rev-parse", "HEAD")
     return Repository(root, base, head, merge)
 
 
@@ -184,7 +149,7 @@ def test_create_then_update_in_place_then_leave_unchanged(
     assert "::error file=" in first.stdout  # the annotations, located in the schema files
     assert (workspace / "toolfuzz-gate-results" / "base" / "renderPoster.json").is_file()
     # nothing written in the workspace but the output directory; the base's worktree is gone
-    assert _git(workspace, "status", "--porcelain", "--ignored") == "!! toolfuzz-gate-results/"
+    assert git(workspace, "status", "--porcelain", "--ignored") == "!! toolfuzz-gate-results/"
     assert not (workspace / ".git" / "worktrees").exists()
     assert (
         f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (created["body"])
@@ -288,6 +253,32 @@ def test_a_comment_that_cannot_be_posted_is_a_warning_not_a_verdict(
     assert "::warning::toolfuzz-gate: the PR comment could not be posted" in done.stdout
 
 
+def test_stored_baselines_no_token_and_comment_off(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    event = pull_request_event(repository)
+    act(venv, workspace, github, event, baseline="none", comment="off")
+    assert github.requests == []
+    shutil.copytree(workspace / "toolfuzz-gate-results", workspace / "stored")
+    stored = act(venv, workspace, github, event, baseline="dir:stored", comment="off")
+    assert stored.outputs["new-counterexamples"] == "0"  # the stored base's own findings
+    assert stored.code == 1  # the policy also fails on any unsupported keyword
+    gated = act(
+        venv,
+        workspace,
+        github,
+        event,
+        baseline="dir:stored",
+        comment="off",
+        **{"fail-on": "new-counterexample"},
+    )
+    assert gated.code == 0 and gated.outputs["verdict"] == "passed"
+    tokenless = act(venv, workspace, github, event, baseline="none", **{"github-token": ""})
+    assert tokenless.code == 1 and tokenless.outputs["verdict"] == "failed"
+    assert "::warning::toolfuzz-gate: no github-token: no PR comment" in tokenless.stdout
+    assert github.requests == []
+
+
 def test_push_diffs_against_before_and_dispatch_runs_alone(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -310,17 +301,15 @@ def test_pull_request_target_is_refused(
     assert not (workspace / "toolfuzz-gate-results").exists()
 
 
-def test_report_mode_comments_from_the_results_alone(
+def report(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
-) -> None:
-    first = act(venv, workspace, github, pull_request_event(repository, fork=True))
-    assert first.code == 1 and github.requests == []
-    # the second workflow: an empty workspace holding only the downloaded artifact
+) -> ActionRun:
+    """The workflow_run report workflow: an empty workspace holding only the artifact the
+    gate's run uploaded (its output directory), for a run on the PR head that failed."""
     second = tmp_path / "second"
     shutil.copytree(workspace / "toolfuzz-gate-results", second / "results")
     run = {"head_sha": repository.head, "conclusion": "failure", "pull_requests": []}
-    github.set_pull(REPO, NUMBER, {"number": NUMBER, "head": {"sha": repository.head}})
-    done = act(
+    return act(
         venv,
         second,
         github,
@@ -329,6 +318,15 @@ def test_report_mode_comments_from_the_results_alone(
         mode="report",
         **{"results-dir": "results"},
     )
+
+
+def test_report_mode_comments_from_the_results_alone(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
+) -> None:
+    first = act(venv, workspace, github, pull_request_event(repository, fork=True))
+    assert first.code == 1 and github.requests == []
+    github.set_pull(REPO, NUMBER, {"number": NUMBER, "head": {"sha": repository.head}})
+    done = report(venv, workspace, github, repository, tmp_path)
     assert done.code == 0, done.stdout + done.stderr
     [posted] = ours(github)
     assert "hostile-accepted" in posted["body"] and "failed" in posted["body"]
@@ -340,19 +338,8 @@ def test_report_mode_refuses_a_number_that_is_not_the_runs(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
 ) -> None:
     act(venv, workspace, github, pull_request_event(repository, fork=True), baseline="none")
-    second = tmp_path / "second"
-    shutil.copytree(workspace / "toolfuzz-gate-results", second / "results")
     github.set_pull(REPO, NUMBER, {"number": NUMBER, "head": {"sha": "c" * 40}})
-    run = {"head_sha": repository.head, "conclusion": "failure", "pull_requests": []}
-    done = act(
-        venv,
-        second,
-        github,
-        {"workflow_run": run},
-        name="workflow_run",
-        mode="report",
-        **{"results-dir": "results"},
-    )
+    done = report(venv, workspace, github, repository, tmp_path)
     assert done.code == 0
     assert github.comments(REPO, NUMBER) == []
     assert "does not have the head" in done.stdout

@@ -10,56 +10,16 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_helpers import TWO_POSTERS_POLICY as POLICY
+from tests.cli_helpers import commit, git, set_version
 from toolfuzz_gate.cli import run
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
-POLICY = """\
-version: 1
-defaults: {runs: 24}
-gate: {fail_on: [new-counterexample, unsupported-keyword]}
-tools:
-  - name: renderPoster
-    schema: poster.json
-    handler: &poster
-      python: "poster_impl:render_poster"
-      rejects: ["toolfuzz_gate.contract.poster:ToolError"]
-    expected_rejections: &codes [policy-pixel-budget, policy-duplicate-semantic-intent]
-    error_codes: "^(schema|policy)-"
-    dry_run: dryRun
-  - name: renderPosterCopy
-    schema: copy.json
-    handler: *poster
-    expected_rejections: *codes
-    error_codes: "^(schema|policy)-"
-    dry_run: dryRun
-"""
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True, timeout=60
-    )
-    return done.stdout.strip()
-
-
-def commit(root: Path, message: str) -> str:
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", message)
-    return git(root, "rev-parse", "HEAD")
-
-
-def set_version(root: Path, *, buggy: bool) -> None:
-    shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
-    schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
-    if buggy:
-        schema["not"] = {"required": ["unexpectedKey"]}
-    (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")
 
 
 @pytest.fixture

@@ -31,10 +31,8 @@ class Runner:
     workspace: Path
     repository: str
     api_url: str
-    server_url: str
     output_file: str | None
     summary_file: str | None
-    run_id: str
     on_actions: bool
     """Is this a real Actions runner (GITHUB_ACTIONS=true), which reads workflow commands?"""
 
@@ -52,10 +50,8 @@ def read_runner(environ: Mapping[str, str]) -> Runner:
         workspace=Path(environ.get("GITHUB_WORKSPACE") or ".").resolve(),
         repository=environ.get("GITHUB_REPOSITORY", ""),
         api_url=(environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
-        server_url=(environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
         output_file=environ.get("GITHUB_OUTPUT") or None,
         summary_file=environ.get("GITHUB_STEP_SUMMARY") or None,
-        run_id=environ.get("GITHUB_RUN_ID", ""),
         on_actions=environ.get("GITHUB_ACTIONS") == "true",
     )
 
