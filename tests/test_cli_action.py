@@ -11,6 +11,7 @@ unsupported keyword, so the gate fails with one new counterexample and one added
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from tests.cli_helpers import TWO_POSTERS_POLICY, git, set_version
 from tests.github_server import Account, FakeGitHub, Fault
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+NOBODY = 65534
 REPO = "octo/tools"
 NUMBER = 7
 TOKEN = "ghs_toolfuzzSecretToken0123456789"
@@ -75,8 +77,14 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def workspace(repository: Repository, tmp_path: Path) -> Path:
+    """A checkout of the merge commit. Run as root (as the action's container is), the
+    checkout belongs to another user, as the runner's mounted workspace does, so git refuses
+    it unless the entrypoint marks it as a safe.directory."""
     root = tmp_path / "workspace"
     shutil.copytree(repository.template, root, symlinks=True)
+    if os.geteuid() == 0:
+        for path in [root, *root.rglob("*")]:
+            os.lchown(path, NOBODY, NOBODY)
     return root
 
 
@@ -149,7 +157,10 @@ def test_create_then_update_in_place_then_leave_unchanged(
     assert "::error file=" in first.stdout  # the annotations, located in the schema files
     assert (workspace / "toolfuzz-gate-results" / "base" / "renderPoster.json").is_file()
     # nothing written in the workspace but the output directory; the base's worktree is gone
-    assert git(workspace, "status", "--porcelain", "--ignored") == "!! toolfuzz-gate-results/"
+    status = git(
+        workspace, "-c", f"safe.directory={workspace}", "status", "--porcelain", "--ignored"
+    )
+    assert status == "!! toolfuzz-gate-results/"
     assert not (workspace / ".git" / "worktrees").exists()
     assert (
         f"base {repository.base[:7]}" in created["body"] or repository.base[:7] in (created["body"])
