@@ -261,7 +261,10 @@ def test_a_worktree_at_a_missing_commit_is_an_error_and_leaves_nothing(
 WORKTREE_HOLDER = """
 import sys, time
 from pathlib import Path
+from toolfuzz_gate.cli import interrupt_on_terminate
 from toolfuzz_gate.edges.git import Git, temporary_worktree
+
+interrupt_on_terminate()  # what the console script's main() does first
 
 with temporary_worktree(Git(Path(sys.argv[1])), sys.argv[2]) as root:
     print(root, flush=True)
@@ -269,8 +272,9 @@ with temporary_worktree(Git(Path(sys.argv[1])), sys.argv[2]) as root:
 """
 
 
-def test_ctrl_c_in_a_real_process_removes_the_worktree(
-    history: tuple[Path, dict[str, str]],
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_in_a_real_process_removes_the_worktree(
+    history: tuple[Path, dict[str, str]], stop: signal.Signals
 ) -> None:
     repo, shas = history
     holder = subprocess.Popen(
@@ -285,7 +289,7 @@ def test_ctrl_c_in_a_real_process_removes_the_worktree(
         root = Path(holder.stdout.readline().strip())
         assert (root / "a.txt").read_text(encoding="utf-8") == "three"
         assert str(root) in _worktrees(repo)
-        holder.send_signal(signal.SIGINT)
+        holder.send_signal(stop)
         _, stderr = holder.communicate(timeout=30)
     finally:
         if holder.poll() is None:

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -19,7 +20,7 @@ from toolfuzz_gate.cli.replay import command_replay
 from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
-__all__ = ["build_parser", "main", "run"]
+__all__ = ["build_parser", "interrupt_on_terminate", "main", "run"]
 
 
 def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -67,5 +68,17 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         return int(ExitCode.INTERNAL)
 
 
+def interrupt_on_terminate() -> None:
+    """Make SIGTERM (a cancelled Actions job, `docker stop`) unwind like Ctrl-C, so base
+    worktrees are removed and handler processes stopped on the way out. As PID 1 in the
+    action's container the default would be worse than dying: the signal is ignored."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    interrupt_on_terminate()
     return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
