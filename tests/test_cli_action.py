@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +263,29 @@ def test_a_comment_that_cannot_be_posted_is_a_warning_not_a_verdict(
         done = act(venv, workspace, github, pull_request_event(repository), baseline="none")
     assert done.code == 1 and done.outputs["verdict"] == "failed"
     assert "::warning::toolfuzz-gate: the PR comment could not be posted" in done.stdout
+
+
+def test_an_unreachable_api_is_a_warning_not_a_verdict(
+    venv: Path, workspace: Path, repository: Repository
+) -> None:
+    with socket.socket() as closed:  # a loopback port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    done = run_action(
+        venv,
+        workspace,
+        url,
+        "pull_request",
+        pull_request_event(repository),
+        {"github-token": TOKEN, "baseline": "none"},
+        REPO,
+    )
+    assert done.code == 1 and done.outputs["verdict"] == "failed"
+    assert done.outputs["comment-url"] == ""
+    assert "::warning::toolfuzz-gate: the PR comment could not be posted (github.unreachable)" in (
+        done.stdout
+    )
+    assert TOKEN not in done.stderr
 
 
 def test_stored_baselines_no_token_and_comment_off(
