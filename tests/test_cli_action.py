@@ -196,6 +196,20 @@ def test_each_comment_key_keeps_its_own_comment(
     assert not github.sent("PATCH") and not github.sent("DELETE")
 
 
+def test_recreate_replaces_the_comment(
+    venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
+) -> None:
+    event = pull_request_event(repository)
+    act(venv, workspace, github, event, baseline="none", comment="recreate")
+    [first] = ours(github)
+    act(venv, workspace, github, event, baseline="none", comment="recreate")
+    [second] = ours(github)
+    assert second["id"] != first["id"] and second["body"] == first["body"]
+    assert [r.path for r in github.sent("DELETE")] == [
+        f"/repos/{REPO}/issues/comments/{first['id']}"
+    ]
+
+
 def test_a_5xx_on_listing_is_retried(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:

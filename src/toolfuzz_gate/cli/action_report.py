@@ -38,7 +38,7 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
             hint="use mode: run (the default) in the workflow that runs on pull_request",
         )
     results = runner.workspace / inputs.results_dir
-    document = _document(results, event.run_head_sha)
+    document = report_document(results, event.run_head_sha)
     failed = event.run_conclusion != "success"
     context = ReportContext(
         failed=failed,
@@ -57,7 +57,9 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
     return ExitCode.PASSED
 
 
-def _document(results: Path, head_sha: str) -> JSONObject:
+def report_document(results: Path, head_sha: str) -> JSONObject:
+    """The diff the comment shows: the results' receipts against their `base/`, each
+    checked as any receipt is (a forged or edited one is an error naming it)."""
     head = load_receipts(results)
     if not head.receipts:
         raise InputFileError(
