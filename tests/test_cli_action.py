@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.action_env import ActionRun, clean_venv, run_action
 from tests.cli_helpers import TWO_POSTERS_POLICY, git, set_version
@@ -392,3 +393,28 @@ def test_report_mode_refuses_a_number_that_is_not_the_runs(
     assert done.code == 0
     assert github.comments(REPO, NUMBER) == []
     assert "does not have the head" in done.stdout
+
+
+def test_the_ci_self_test_steps(venv: Path, github: FakeGitHub, tmp_path: Path) -> None:
+    """The `uses: ./` steps of ci.yml's self-test job, with their own inputs, as the runner
+    would run them (from a push to main: no pull request, nothing to comment on)."""
+    root = Path(__file__).resolve().parent.parent
+    workflow = yaml.safe_load((root / ".github" / "workflows" / "ci.yml").read_text())
+    steps = [s for s in workflow["jobs"]["action-selftest"]["steps"] if s.get("uses") == "./"]
+    assert [step["id"] for step in steps] == ["passing", "failing"]
+    workspace = tmp_path / "checkout"
+    for fixture in ("action_selftest", "poster_faults"):
+        shutil.copytree(
+            root / "tests" / "fixtures" / fixture, workspace / "tests" / "fixtures" / fixture
+        )
+    done = {
+        step["id"]: act(venv, workspace, github, {}, name="push", **step["with"]) for step in steps
+    }
+    passing, failing = done["passing"], done["failing"]
+    assert passing.code == 0 and passing.outputs["verdict"] == "passed", passing.stdout
+    for output in ("sarif-path", "junit-path"):
+        assert (workspace / passing.outputs[output]).is_file()
+    assert (workspace / passing.outputs["receipts-path"] / "renderPoster.json").is_file()
+    assert failing.code == 1 and failing.outputs["verdict"] == "failed"
+    assert failing.outputs["new-counterexamples"] == "1"
+    assert github.requests == []
