@@ -14,7 +14,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from random import Random
 
 from toolfuzz_gate.core.canonical import JSON
@@ -23,7 +23,7 @@ from toolfuzz_gate.core.elements import ItemPlan, count_range
 from toolfuzz_gate.core.formats import make_string as make_format_string
 from toolfuzz_gate.core.jsonvalue import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.limits import Limits
-from toolfuzz_gate.core.members import MemberPlan
+from toolfuzz_gate.core.members import MemberPlan, plain_members
 from toolfuzz_gate.core.multiples import as_json, common_multiple, multiple_range, nearest_agreeing
 from toolfuzz_gate.core.node import Choice, CompiledSchema, Domain, Node
 from toolfuzz_gate.core.object_keys import (
@@ -66,7 +66,7 @@ CHARSETS: tuple[tuple[str, str, int], ...] = (
 
 
 def stable_int(*parts: object) -> int:
-    text = "\x1f".join(str(p) for p in parts)
+    text = "\x1f".join(map(str, parts))
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
@@ -129,23 +129,22 @@ class Generator:
     """Produces valid values for nodes; also the `Maker` hostile recipes use.
 
     The `Random` is made on first use: seeding one costs about as much as
-    generating a small value, and most hostile cases never draw from it.
+    generating a small value, and most hostile cases never draw from it. Once
+    made it is a plain attribute (`cached_property`), as generation reads it for
+    every draw.
     """
 
     seed_material: int
     index: int
     mode: str
     limits: Limits
-    _rng: Random | None = None
     _ref_depth: int = 0
     _attempt: int = 0
     """Which retry of an `anyOf`/`oneOf` this is: shifts the cycled choices."""
 
-    @property
+    @cached_property
     def rng(self) -> Random:
-        if self._rng is None:
-            self._rng = Random(self.seed_material)
-        return self._rng
+        return Random(self.seed_material)
 
     def valid(self, node: Node) -> JSON:
         """A valid value for `node`; raises `NoValue` when none could be built."""
@@ -363,6 +362,13 @@ class Generator:
         )
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
+        table = plain_members(node)
+        if table is not None:  # no member depends on another: the walk MemberPlan would do
+            return {
+                name: self.value(schema, None, depth + 1)
+                for name, schema, required in table
+                if (required or self._include_optional()) and schema is not None
+            }
         d = node.domain
         plan = MemberPlan(
             node,

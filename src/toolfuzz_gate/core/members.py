@@ -46,6 +46,48 @@ def member_schema(node: Node, name: str) -> Node | None:
     return None if admits_nothing(child) else child
 
 
+PlainMember = tuple[str, Node | None, bool]
+"""(name, the schema its value is made for or None when it cannot be present, required)."""
+
+
+@lru_cache(maxsize=4096)
+def plain_members(node: Node) -> tuple[PlainMember, ...] | None:
+    """The members `MemberPlan.fill` considers for `node`, in its order, when no keyword ties
+    one member to another; None when one does (then the plan is needed).
+
+    Without `dependentRequired`, `minProperties`, `maxProperties`, `patternProperties`,
+    `propertyNames` or a schema-valued `additionalProperties`, filling an object is a
+    fixed walk: each non-`false` property in order (an optional one present when the
+    generator says so), then any required name not yet a member. Precomputed because
+    generation fills the same objects case after case. Optional names that cannot be
+    present stay in the table: the generator still decides on them, drawing as before.
+    """
+    d = node.domain
+    tied = d.dependent_required or d.pattern_properties or d.property_names
+    if tied or d.min_properties or d.max_properties is not None or d.additional_values:
+        return None
+    names = [name for name, _ in d.properties]
+    if len(set(names)) != len(names):
+        return None
+    table: list[PlainMember] = []
+    present: set[str] = set()
+    for name, child in d.properties:
+        if effective(child).never:
+            continue
+        schema = member_schema(node, name)
+        required = name in d.required
+        if required and schema is None:
+            continue  # never a member, and no decision is drawn for it
+        table.append((name, schema, required))
+        if required:
+            present.add(name)
+    for name in dict.fromkeys(d.required):
+        schema = None if name in present else member_schema(node, name)
+        if schema is not None:
+            table.append((name, schema, True))
+    return tuple(table)
+
+
 class MemberPlan:
     """Builds one object's members; `make` generates a value for a member's schema."""
 

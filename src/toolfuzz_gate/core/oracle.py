@@ -10,6 +10,7 @@ pointer) pairs so a mutant can be checked to fail at exactly its keyword and pat
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from importlib import metadata
 from typing import Any, Protocol
 
@@ -32,6 +33,13 @@ class Oracle(Protocol):
     def errors(self, instance: JSON) -> list[ErrorSite]: ...
 
 
+@cache
+def installed_version(distribution: str) -> str:
+    """The installed version of a validator, read once: reading it parses the package's
+    metadata (about half a millisecond), and every fuzzed tool builds an oracle."""
+    return metadata.version(distribution)
+
+
 def draft_of(document: JSON, options: SchemaOptions) -> str:
     """The draft both oracles read `document` under: the compiler's own rule."""
     declared, _ = declared_draft(document)
@@ -44,7 +52,7 @@ class JsonschemaOracle:
     name = "jsonschema"
 
     def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
-        self.version = metadata.version("jsonschema")
+        self.version = installed_version("jsonschema")
         cls: Any = (
             jsonschema.Draft7Validator
             if draft_of(document, options) == DRAFT_07
@@ -71,7 +79,7 @@ class JsonschemaRsOracle:
     def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
         import jsonschema_rs
 
-        self.version = metadata.version("jsonschema-rs")
+        self.version = installed_version("jsonschema-rs")
         cls: Any = (
             jsonschema_rs.Draft7Validator
             if draft_of(document, options) == DRAFT_07
