@@ -12,6 +12,7 @@ from typing import Any, TextIO
 from toolfuzz_gate.core.action_inputs import ActionInputs
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
+from toolfuzz_gate.core.report.untrusted import markdown_text
 from toolfuzz_gate.core.workflow_commands import warning_command
 from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
 from toolfuzz_gate.edges.github.client import GitHubClient
@@ -105,7 +106,8 @@ def finish(
     """The step summary (the comment `body`, and what happened to the comment) and the
     outputs; `where` is the results directory, workspace-relative as later steps on the
     host see it."""
-    note = f"\n> {posted.note}\n" if posted.note else ""
+    # the note can quote GitHub's own error message: Markdown-inert, as any untrusted text
+    note = f"\n> {markdown_text(posted.note, 2000)}\n" if posted.note else ""
     write_summary(runner, body + note)
     if posted.note:
         print(f"comment: {posted.note}", file=out)
