@@ -78,6 +78,14 @@ def git(root: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def init_repository(root: Path) -> None:
+    """A new repository at `root` on branch main, with a committer identity of its own."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "gate@example.invalid")
+    git(root, "config", "user.name", "gate")
+
+
 def commit(root: Path, message: str) -> str:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", message)

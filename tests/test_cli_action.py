@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from tests.action_env import ActionRun, clean_venv, run_action
-from tests.cli_helpers import TWO_POSTERS_POLICY, git, set_version
+from tests.cli_helpers import TWO_POSTERS_POLICY, commit, git, init_repository, set_version
 from tests.github_server import Account, FakeGitHub, Fault
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
@@ -48,25 +48,18 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> Repository:
     that commit): the bug and the keyword; HEAD: main merged with topic, the way GitHub
     builds refs/pull/N/merge (first parent: the base branch)."""
     root = tmp_path_factory.mktemp("action") / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "gate@example.invalid")
-    git(root, "config", "user.name", "gate")
+    init_repository(root)
     shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
     (root / "toolfuzz-gate.yml").write_text(TWO_POSTERS_POLICY)
     (root / ".gitignore").write_text("toolfuzz-gate-results/\n")
     set_version(root, buggy=False)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "two correct tools")
+    commit(root, "two correct tools")
     git(root, "checkout", "-q", "-b", "topic")
     set_version(root, buggy=True)
-    git(root, "commit", "-q", "-am", "a handler bug and an unsupported keyword")
-    head = git(root, "rev-parse", "HEAD")
+    head = commit(root, "a handler bug and an unsupported keyword")
     git(root, "checkout", "-q", "main")
     (root / "NOTES.md").write_text("unrelated work on main\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "unrelated")
-    base = git(root, "rev-parse", "HEAD")
+    base = commit(root, "unrelated")
     git(root, "merge", "-q", "--no-ff", "-m", "Merge topic into main", "topic")
     merge = git(root, "rev-parse", "HEAD")
     return Repository(root, base, head, merge)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import TWO_POSTERS_POLICY as POLICY
-from tests.cli_helpers import commit, git, set_version
+from tests.cli_helpers import commit, git, init_repository, set_version
 from toolfuzz_gate.cli import run
 
 FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
@@ -26,10 +26,7 @@ FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
 def repo(tmp_path: Path) -> tuple[Path, str, str]:
     """(root, correct commit, buggy commit): the buggy one is the correct one's child."""
     root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "gate@example.invalid")
-    git(root, "config", "user.name", "gate")
+    init_repository(root)
     shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
     (root / "toolfuzz.yml").write_text(POLICY)
     set_version(root, buggy=False)

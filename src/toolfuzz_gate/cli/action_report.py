@@ -17,6 +17,7 @@ from toolfuzz_gate.core.action_inputs import ActionInputs
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, Revision, diff_sets
 from toolfuzz_gate.core.github_event import Event
+from toolfuzz_gate.core.github_names import is_issue_number
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.core.workflow_commands import warning_command
@@ -130,5 +131,4 @@ def _numbers_from_results(results: Path) -> tuple[int, ...]:
         return ()
     data = load_json(path, max_bytes=MAX_PR_FILE_BYTES, what="pull request file")
     number = data.get("number") if isinstance(data, dict) else None
-    ok = isinstance(number, int) and not isinstance(number, bool) and 0 < number < 2**31
-    return (number,) if ok and isinstance(number, int) else ()
+    return (number,) if is_issue_number(number) else ()

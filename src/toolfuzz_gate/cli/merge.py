@@ -16,7 +16,7 @@ from typing import TextIO
 
 from toolfuzz_gate.cli.baseline import stored_baseline_diff
 from toolfuzz_gate.cli.corpus_run import replay_corpus
-from toolfuzz_gate.cli.policy_run import Written, policy_tools, receipt_set, report_gate
+from toolfuzz_gate.cli.policy_run import Written, gate, policy_tools, receipt_set
 from toolfuzz_gate.cli.reports import schema_source
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.shard import MAX_SHARDS
@@ -62,4 +62,4 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     if args.baseline_dir is not None:
         diff = stored_baseline_diff(args.baseline_dir, receipt_set(written))
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return report_gate(loaded.policy.gate, written, diff, args.out, out, corpus)
+    return gate(loaded.policy.gate, written, diff, args.out, out, corpus).exit_code

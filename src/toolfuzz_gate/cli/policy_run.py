@@ -3,7 +3,7 @@
 Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` when the
 tool has several. A schema refused only for unsupported keywords is not fuzzed: its
 receipt lists them (`core.fuzz.refused_receipt`). The verdict is `core.verdict.decide`.
-`--shard I/N` runs part of the plan (`cli.shard`); `report_gate`, the verdict, summary and
+`--shard I/N` runs part of the plan (`cli.shard`); `gate`, the verdict, summary and
 reports, is shared with `merge`, so merged shards write what the unsharded run writes.
 """
 
@@ -89,7 +89,7 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
     corpus = replay_corpus(loaded, build_overrides(args), out)
     written = run_policy(loaded, args, replay, args.out)
     diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
-    return report_gate(loaded.policy.gate, written, diff, args.out, out, corpus)
+    return gate(loaded.policy.gate, written, diff, args.out, out, corpus).exit_code
 
 
 @dataclass(frozen=True)
@@ -101,18 +101,6 @@ class GateOutcome:
     verdict: Verdict
     document: JSONObject
     context: ReportContext
-
-
-def report_gate(
-    rules: GateRules,
-    written: Sequence[Written],
-    diff: JSONObject | None,
-    directory: Path,
-    out: TextIO,
-    corpus: CorpusRun,
-) -> ExitCode:
-    """`gate` for the command line: its exit code."""
-    return gate(rules, written, diff, directory, out, corpus).exit_code
 
 
 def gate(

@@ -9,16 +9,14 @@ request's own handlers, which is exactly the code that event must never run.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolfuzz_gate.core.github_names import is_commit_sha, is_issue_number, is_repository
 from toolfuzz_gate.errors import UsageError
 
 SUPPORTED_EVENTS = ("pull_request", "push", "workflow_dispatch", "workflow_run")
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 
 
 @dataclass(frozen=True)
@@ -111,13 +109,12 @@ def _list(value: Any) -> list[Any]:
 
 
 def _number(value: Any) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**31
-    return value if ok else None
+    return value if is_issue_number(value) else None
 
 
 def _sha(value: Any) -> str | None:
-    return value if isinstance(value, str) and _SHA.match(value) else None
+    return value if is_commit_sha(value) else None
 
 
 def _repository(value: Any) -> str | None:
-    return value if isinstance(value, str) and _REPOSITORY.match(value) else None
+    return value if is_repository(value) else None

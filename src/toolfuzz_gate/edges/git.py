@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.github_names import is_commit_sha
 from toolfuzz_gate.errors import GitError
 
 GIT_TIMEOUT_S = 120.0
 MAX_GIT_OUTPUT = 1024 * 1024
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)[A-Za-z0-9._/-]{1,200}(?<![./])$")
 FETCH_DEPTH_HINT = (
     "the checkout is a shallow clone without the base commit: set `fetch-depth: 0` "
@@ -108,7 +108,7 @@ def resolve_base(git: Git, event: Mapping[str, Any] | None) -> Base:
             found = git("merge-base", "HEAD", remote, check=False)
             if found.returncode == 0 and found.stdout.strip():
                 return Base(found.stdout.strip(), "merge-base")
-    if isinstance(sha, str) and _SHA.match(sha):
+    if is_commit_sha(sha):
         return Base(
             _present(git, sha),
             "event-base-sha",

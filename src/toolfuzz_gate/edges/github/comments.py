@@ -20,11 +20,10 @@ from toolfuzz_gate.core.comment_plan import (
     plan_comment,
     same_body,
 )
+from toolfuzz_gate.core.github_names import is_issue_number, is_repository
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.errors import GitHubError
 
-_NAME = r"[A-Za-z0-9_.-]{1,100}"
-_REPOSITORY = re.compile(rf"^(?!\.)({_NAME})/(?!\.\.?$)({_NAME})$")
 _LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$")
 TOO_LONG = "is too long"
 
@@ -191,12 +190,12 @@ class _Upsert:
 
 
 def _comments_path(repository: str, number: int) -> str:
-    if not isinstance(repository, str) or not _REPOSITORY.match(repository):
+    if not is_repository(repository):
         raise GitHubError(
             f"the repository {repository[:200]!r} is not `owner/name`",
             code="github.failed",
         )
-    if isinstance(number, bool) or not isinstance(number, int) or number <= 0:
+    if not is_issue_number(number):
         raise GitHubError(f"the issue number {number!r} is not a positive integer")
     return f"/repos/{repository}/issues/{number}/comments"
 
