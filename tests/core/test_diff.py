@@ -5,6 +5,7 @@ by fingerprint, coverage drops, added and removed tools and malformed receipts."
 from __future__ import annotations
 
 import copy
+import hashlib
 from typing import Any
 
 import pytest
@@ -24,14 +25,19 @@ KEYWORDS = ("if", "not", "$dynamicRef")
 TOOL_NAMES = ("alpha", "beta", "gamma", "δ")
 
 
-def counterexample(fingerprint: str, width: int = 401, path: str = "/width") -> JSONObject:
+def fingerprint_of(label: str) -> str:
+    """A fingerprint of the engine's form (24 hex digits) for a short test label."""
+    return hashlib.sha256(label.encode()).hexdigest()[:24]
+
+
+def counterexample(label: str, width: int = 401, path: str = "/width") -> JSONObject:
     return {
         "error": {
             "outcome": "accepted",
             "reason": f"accepted a call breaking maximum at {path}",
         },
         "failure": "hostile-accepted",
-        "fingerprint": fingerprint,
+        "fingerprint": fingerprint_of(label),
         "input": {"width": width},
         "inputKind": "hostile",
         "keyword": "maximum",
@@ -210,7 +216,7 @@ def test_counterexamples_match_by_fingerprint_not_by_input_bytes() -> None:
     diff = diff_receipts({"poster": base}, {"poster": head})
     entry = _entries(diff)["poster"]
     assert entry["status"] == "unchanged"
-    assert _fingerprints(entry["counterexamples"]["stillFailing"]) == ["f1"]
+    assert _fingerprints(entry["counterexamples"]["stillFailing"]) == [fingerprint_of("f1")]
     assert entry["counterexamples"]["stillFailing"][0]["input"] == {"width": 999}
     assert diff["totals"]["stillFailing"] == 1  # type: ignore[index, call-overload]
 
@@ -288,7 +294,12 @@ def test_a_family_leaving_tested_is_a_drop_and_one_reaching_it_is_not() -> None:
     ("member", "value", "named"),
     [
         ("counterexamples", {"f": 1}, "`counterexamples` is not a list"),
-        ("counterexamples", [{"fingerprint": 3}], "counterexample 0 has no string `fingerprint`"),
+        ("counterexamples", [{"fingerprint": 3}], "counterexample 0 has no `fingerprint` of 24"),
+        (
+            "counterexamples",
+            [{"fingerprint": "<!-- toolfuzz-gate:default -->"}],
+            "counterexample 0 has no `fingerprint` of 24 hex digits",
+        ),
         ("unsupported", [{"keyword": "if"}], "unsupported entry 0"),
         ("coverage", {"enum": True}, "`coverage` is not an object of str values"),
         ("invariants", {"no-crash": "yes"}, "`invariants` is not an object of bool values"),

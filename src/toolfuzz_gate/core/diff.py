@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.findings import is_fingerprint
 from toolfuzz_gate.errors import ReceiptError
 
 FORMAT = "toolfuzz-diff/1"
@@ -206,8 +207,8 @@ def _counterexamples(tool: str, receipt: JSONObject | None) -> dict[str, JSONObj
         raise _bad(tool, "`counterexamples` is not a list")
     found: dict[str, JSONObject] = {}
     for index, item in enumerate(listed):
-        if not isinstance(item, dict) or not isinstance(item.get("fingerprint"), str):
-            raise _bad(tool, f"counterexample {index} has no string `fingerprint`")
+        if not isinstance(item, dict) or not is_fingerprint(item.get("fingerprint")):
+            raise _bad(tool, f"counterexample {index} has no `fingerprint` of 24 hex digits")
         found.setdefault(str(item["fingerprint"]), item)
     return found
 

@@ -56,7 +56,21 @@ class Finding:
         return (self.failure.value, self.path)
 
 
+FINGERPRINT_LENGTH = 24
+
+
+def is_fingerprint(value: object) -> bool:
+    """Does `value` have the form `fingerprint` gives (so a forged receipt cannot slip
+    arbitrary text where reports print a fingerprint)?"""
+    return (
+        isinstance(value, str)
+        and len(value) == FINGERPRINT_LENGTH
+        and all(c in "0123456789abcdef" for c in value)
+    )
+
+
 def fingerprint(tool: str, failure: str, path: str, mutation: str) -> str:
     """Stable across runs and input bytes: only what the finding is about counts."""
     text = "\x1f".join(("toolfuzz-fp/1", tool, failure, path, mutation))
-    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()[:24]
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+    return digest[:FINGERPRINT_LENGTH]

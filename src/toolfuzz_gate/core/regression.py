@@ -18,7 +18,7 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Failure, Finding, InputKind
+from toolfuzz_gate.core.findings import Failure, Finding, InputKind, is_fingerprint
 from toolfuzz_gate.core.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.observe import observe
@@ -37,7 +37,6 @@ CHANGED = "changed"
 STALE = "stale"
 FAILING_OUTCOMES = (STILL_FAILING, CHANGED)
 """Replay outcomes that fail the gate: the input breaks an invariant again."""
-FINGERPRINT = re.compile(r"[0-9a-f]{24}")
 _WHOLE_CALL = (Failure.REPLAY_UNSTABLE, Failure.METAMORPHIC_KEY_ORDER)
 _VALID_ONLY = (Failure.VALID_REJECTED, *_WHOLE_CALL)
 _MAX_SHOWN = 160
@@ -212,7 +211,7 @@ def parse_case(document: Any) -> RegressionCase:
     for name, wanted in _MEMBERS.items():
         if not isinstance(document.get(name), wanted):
             raise ValueError(f"member {name!r} is missing or not {_TYPE_NAMES[wanted]}")
-    if not FINGERPRINT.fullmatch(document["fingerprint"]):
+    if not is_fingerprint(document["fingerprint"]):
         raise ValueError(f"fingerprint {_shown(document['fingerprint'])} is not 24 hex digits")
     try:
         failure = Failure(document["failure"])
