@@ -65,7 +65,15 @@ def rerun_baseline_diff(
     """The diff of `head` against the base's own policy run at `ref` in a worktree; the
     base receipts go into `keep` when given (the action stores them for `mode: report`),
     else into a temporary directory."""
-    relative = Path(loaded.file).resolve().relative_to(repository_root(git).resolve())
+    top = repository_root(git).resolve()
+    relative = Path(loaded.file).resolve().relative_to(top)
+    inner = loaded.root.resolve()
+    inner = inner.relative_to(top) if inner.is_relative_to(top) else Path()
+
+    def base_policy(policy: Path, worktree: Path) -> LoadedPolicy:
+        """The base's policy with everything it names read in the base's worktree: the
+        root at the same place in the repository as the head's, the head's paths mirrored."""
+        return load_policy(policy, worktree / inner, mirrors=loaded.root)
 
     def run_base(worktree: Path) -> ReceiptSet:
         from toolfuzz_gate.cli.policy_run import receipt_set, run_policy
@@ -76,13 +84,23 @@ def rerun_baseline_diff(
             return ReceiptSet({})
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            return receipt_set(run_policy(load_policy(policy, worktree), args, replay, keep))
+            return receipt_set(run_policy(base_policy(policy, worktree), args, replay, keep))
         with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
             written: list[Written] = run_policy(
-                load_policy(policy, worktree), args, replay, Path(directory)
+                base_policy(policy, worktree), args, replay, Path(directory)
             )
             return receipt_set(written)
 
+    shared = sum(
+        1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
+    )
+    if shared:
+        print(
+            f"warning: {shared} http tool(s) have no `server:`, so both sides call the same "
+            "running server and the base side tests the head's code; give `server:` to "
+            "start each side's own",
+            file=out,
+        )
     sha, base = baseline_receipts(git, ref, run_base)
     head_sha = git.output("rev-parse", "HEAD").strip() or None
     return diff_sets(base, head, base_ref=Revision(label, sha), head_ref=Revision("HEAD", head_sha))

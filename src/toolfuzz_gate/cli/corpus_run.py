@@ -55,7 +55,7 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
         if not mine:
             continue
         options = replace(tool.options, **overrides)
-        handler = build_policy_handler(tool.handler, tool.name, options)
+        handler = build_policy_handler(tool.handler, tool.name, options, loaded)
         reading = SchemaOptions(options.default_draft, options.format_assertion)
         judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
         spec = build_policy_spec(tool, options)

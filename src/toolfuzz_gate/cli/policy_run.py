@@ -173,7 +173,7 @@ def run_policy(
         tool, options = unit.tool, unit.options
         key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
         if key not in prepared:
-            handler = build_policy_handler(tool.handler, tool.name, options)
+            handler = build_policy_handler(tool.handler, tool.name, options, loaded)
             spec = build_policy_spec(tool, options)
             schema = tool_schema(tool, handler, loaded)
             prepared[key] = (handler, schema, spec, schema_source(tool, loaded))
@@ -214,14 +214,21 @@ def build_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return given
 
 
-def build_policy_handler(handler: HandlerPolicy, tool: str, options: RunOptions) -> HandlerConfig:
-    """The adapter config: the policy's handler fields, the run's timeout and output cap.
-    An MCP handler calls the tool it names, else the policy tool's own name."""
+def build_policy_handler(
+    handler: HandlerPolicy, tool: str, options: RunOptions, loaded: LoadedPolicy
+) -> HandlerConfig:
+    """The adapter config: the policy's handler fields, the run's timeout and output cap,
+    its code read from the policy's checkout (`loaded.root`). An MCP handler calls the
+    tool it names, else the policy tool's own name."""
     given = {item.name: getattr(handler, item.name) for item in fields(HandlerPolicy)}
     if handler.kind == "mcp" and not handler.target:
         given["target"] = tool
     return HandlerConfig(
-        **given, timeout_ms=options.timeout_ms, max_output_bytes=options.max_output_bytes
+        **given,
+        timeout_ms=options.timeout_ms,
+        max_output_bytes=options.max_output_bytes,
+        root=str(loaded.root),
+        mirrors=None if loaded.mirrors is None else str(loaded.mirrors),
     )
 
 
@@ -255,7 +262,7 @@ def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) 
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
-        return load_model_tool(tool.model).schema
+        return load_model_tool(tool.model, checkout=handler.checkout).schema
     if tool.tools is not None:
         declared = load_declarations(Path(tool.tools)).tools
         listed = [(item.name, item.schema) for item in declared]

@@ -78,7 +78,7 @@ def build_replay_handler(
     for tool in loaded.policy.tools:
         if tool.name == name:
             options = tool.options
-            handler = build_policy_handler(tool.handler, tool.name, options)
+            handler = build_policy_handler(tool.handler, tool.name, options, loaded)
             reading = SchemaOptions(options.default_draft, options.format_assertion)
             judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
             return handler, build_policy_spec(tool, options), judge

@@ -59,8 +59,9 @@ class HandlerPolicy:
     """A tool's handler as the policy names it; the fields mirror the adapters' config.
 
     `kind` is one of `HANDLER_KINDS`; `target` is the python `MODULE:FUNCTION`, the HTTP
-    URL or the MCP tool name (empty: the policy tool's name); `argv` starts a command or
-    MCP server; `headers` maps header names to environment variables.
+    URL or the MCP tool name (empty: the policy tool's name); `argv` starts a command, an
+    MCP server or an HTTP handler's `server`; `headers` maps header names to environment
+    variables.
     """
 
     kind: str
@@ -276,6 +277,7 @@ _KIND_ONLY = (
     ("effects", ("python", "mcp")),
     ("headers", ("http",)),
     ("tool", ("mcp",)),
+    ("server", ("http",)),
 )
 
 
@@ -306,7 +308,7 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerPoli
     return HandlerPolicy(
         kind,
         target=target,
-        argv=tuple(given[kind]) if kind in ("command", "mcp") else (),
+        argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),
         rejects=tuple(given.get("rejects", ())),
         effects=given.get("effects"),
         headers=tuple(sorted(given.get("headers", {}).items())),

@@ -19,7 +19,7 @@ from typing import Protocol
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.outcome import Outcome
 from toolfuzz_gate.core.redact import bounded_message
-from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.registry import ManagedHandler
 from toolfuzz_gate.errors import HandlerError
@@ -75,12 +75,19 @@ class DirectoryProbe:
 class CommandProbe:
     """The state as a command prints it: parsed as JSON when it is JSON, else the text."""
 
-    def __init__(self, argv: Sequence[str], cwd: str | None, passthrough: Sequence[str]) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        cwd: str | None,
+        passthrough: Sequence[str],
+        checkout: Checkout | None = None,
+    ) -> None:
         if not argv:
             raise HandlerError("the effects command is empty")
-        self.argv = list(argv)
+        checkout = checkout or Checkout.at(None)
+        self.argv = checkout.argv(argv, cwd)
         self.cwd = cwd
-        self.env = scrubbed_environment(os.environ, passthrough)
+        self.env = checkout.environment(passthrough)
 
     def snapshot(self) -> JSON:
         try:

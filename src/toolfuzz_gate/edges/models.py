@@ -1,8 +1,8 @@
 """A pydantic model's tool schema, computed in a subprocess (edge).
 
 `--model MODULE:CLASS` names user code; the gate never imports it into its own process.
-A child interpreter with the scrubbed handler environment (the current directory leads
-PYTHONPATH, as for `python:` handlers) imports the class, calls `model_json_schema()` and
+A child interpreter with the scrubbed handler environment (the checkout leads PYTHONPATH,
+as for `python:` handlers: `handlers.checkout`) imports the class, calls `model_json_schema()` and
 answers one JSON line on its real stdout (the model's own prints go to stderr). The child
 gets a deadline and an output cap, and its whole process group is killed afterwards.
 """
@@ -10,7 +10,6 @@ gets a deadline and an output cap, and its whole process group is killed afterwa
 from __future__ import annotations
 
 import atexit
-import os
 import re
 import shutil
 import sys
@@ -19,7 +18,7 @@ import time
 
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.discover import ToolDeclaration
-from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import ToolsError
@@ -49,19 +48,12 @@ except BaseException as error:
 """
 
 
-def _environment(import_root: str) -> dict[str, str]:
-    env = scrubbed_environment(os.environ)
-    entries = [import_root, *env.get("PYTHONPATH", "").split(os.pathsep)]
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
 def load_model_schema(
     reference: str,
     *,
     timeout_s: float = MODEL_TIMEOUT_S,
     max_bytes: int = MAX_MODEL_SCHEMA_BYTES,
+    checkout: Checkout | None = None,
 ) -> JSON:
     """The JSON Schema `MODULE:CLASS.model_json_schema()` returns, or `ToolsError`."""
     source = f"--model {reference}"
@@ -71,7 +63,9 @@ def load_model_schema(
     try:
         argv = [sys.executable, "-c", _CHILD, reference]
         try:
-            child = WorkerProcess(argv, _environment(os.getcwd()), tempdir)
+            env = (checkout or Checkout.at(None)).environment()
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            child = WorkerProcess(argv, env, tempdir)
         except OSError as error:
             raise ToolsError(f"cannot start Python: {error}", source=source) from None
         try:
@@ -100,9 +94,12 @@ def load_model_schema(
     return schema
 
 
-def load_model_tool(reference: str, *, timeout_s: float = MODEL_TIMEOUT_S) -> ToolDeclaration:
-    """The model as one tool, named after its class."""
-    schema = load_model_schema(reference, timeout_s=timeout_s)
+def load_model_tool(
+    reference: str, *, timeout_s: float = MODEL_TIMEOUT_S, checkout: Checkout | None = None
+) -> ToolDeclaration:
+    """The model as one tool, named after its class, imported from `checkout` (default:
+    the gate's current directory)."""
+    schema = load_model_schema(reference, timeout_s=timeout_s, checkout=checkout)
     name = reference.rpartition(":")[2].rpartition(".")[2]
     return ToolDeclaration(name, schema, "", "pydantic")
 

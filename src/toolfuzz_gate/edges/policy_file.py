@@ -42,6 +42,9 @@ class LoadedPolicy:
     root: Path
     file: str
     lines: dict[str, int]
+    mirrors: Path | None = None
+    """On the base side, the head's root: handlers read its absolute paths from `root`
+    (`edges.handlers.checkout`)."""
 
 
 def policy_schema() -> JSONObject:
@@ -51,7 +54,8 @@ def policy_schema() -> JSONObject:
     return schema
 
 
-def load_policy(path: Path, root: Path | None = None) -> LoadedPolicy:
+def load_policy(path: Path, root: Path | None = None, mirrors: Path | None = None) -> LoadedPolicy:
+    """The policy at `path`, its paths resolved in `root`; `mirrors`: see `LoadedPolicy`."""
     file = str(path)
     document, lines = _read_yaml(path, file)
     policy = parse_policy(document, schema=policy_schema(), lines=lines, file=file)
@@ -59,7 +63,7 @@ def load_policy(path: Path, root: Path | None = None) -> LoadedPolicy:
     resolved = _Resolver(base, file, lines)
     tools = tuple(resolved.tool(tool) for tool in policy.tools)
     corpus = policy.corpus and resolved.path("/corpus", policy.corpus, None)
-    return LoadedPolicy(replace(policy, tools=tools, corpus=corpus), base, file, lines)
+    return LoadedPolicy(replace(policy, tools=tools, corpus=corpus), base, file, lines, mirrors)
 
 
 def _whole(file: str, message: str, hint: str = "") -> PolicyError:

@@ -39,7 +39,6 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
-from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.handlers.wire import json_object_line
@@ -68,16 +67,13 @@ class CommandHandler(Closing):
             )
         if config.timeout_ms <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"invalid command handler limits: {config}")
-        argv = list(config.argv)
-        if os.sep in argv[0]:
-            # Popen would resolve a relative executable against the new working directory.
-            argv[0] = os.path.abspath(argv[0])
-        self.argv = argv
+        # Popen would resolve a relative executable against the new working directory.
+        self.argv = config.checkout.argv(config.argv, config.cwd)
         self.label = f"command: {shlex.join(config.argv)}"
         self._timeout_s = config.timeout_ms / 1000
         self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._startup_probe_s = startup_probe_s
-        self._env = scrubbed_environment(os.environ, config.env)
+        self._env = config.checkout.environment(config.env)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if config.cwd:
             self.cwd = os.path.abspath(config.cwd)

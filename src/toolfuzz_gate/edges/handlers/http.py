@@ -31,6 +31,7 @@ from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import MASK, bounded_message
 from toolfuzz_gate.edges.handlers.environment import is_refused
 from toolfuzz_gate.edges.handlers.http_connection import DeadlineConnection, new_connection
+from toolfuzz_gate.edges.handlers.http_server import SERVER_STARTUP_S, ManagedServer
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
@@ -68,7 +69,16 @@ class HttpHandler(Closing):
         self._secrets = _secret_parts(values.values())
         self._headers = {**values, **_JSON_HEADERS}
         self._connection: DeadlineConnection | None = None
-        self._open(startup_wait_s)
+        self._server = ManagedServer(config) if config.argv else None
+        if self._server is None:
+            self._open(startup_wait_s)
+            return
+        try:
+            self._server.ensure()
+            self._open(SERVER_STARTUP_S)
+        except BaseException:
+            self.close()
+            raise
 
     def __repr__(self) -> str:
         return f"HttpHandler({self.url!r})"
@@ -78,6 +88,12 @@ class HttpHandler(Closing):
 
     def call(self, arguments: JSONObject) -> Outcome:
         body = json.dumps(arguments, allow_nan=False).encode("ascii")
+        if self._server is not None and self._server.ensure():  # it exited: start it again
+            self._drop()
+            try:
+                self._open(SERVER_STARTUP_S)
+            except HandlerError as error:
+                return Outcome(OutcomeKind.CRASH, message=bounded_message(str(error)))
         try:
             connection = self._ready()
             connection.deadline = time.monotonic() + self.timeout_s
@@ -96,6 +112,8 @@ class HttpHandler(Closing):
 
     def close(self) -> None:
         self._drop()
+        if self._server is not None:
+            self._server.close()
 
     def _open(self, wait_s: float) -> None:
         give_up = time.monotonic() + wait_s
@@ -105,9 +123,14 @@ class HttpHandler(Closing):
                 connection.connect()
             except ConnectionRefusedError:
                 connection.close()
+                if self._server is not None and not self._server.running():
+                    raise self._server.failure("the server exited before listening") from None
                 if time.monotonic() < give_up:
                     time.sleep(0.05)
                     continue
+                if self._server is not None:
+                    problem = f"not listening at {self.url} after {wait_s:g} s"
+                    raise self._server.failure(problem) from None
                 raise HandlerError(
                     f"{self.url}: connection refused",
                     hint="start the server before the gate, and check the host and port",

@@ -85,7 +85,7 @@ class McpHandler(Closing):
         self._startup_timeout_s = startup_timeout_s
         self._timeout_s = config.timeout_ms / 1000
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
-        self._launch = Launch.prepare(config.argv, config.env, config.cwd)
+        self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout)
         self._session: McpSession | None = None
         try:
             self._session = self._start()
@@ -262,7 +262,7 @@ def list_tools(
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """
-    launch = Launch.prepare(config.argv, config.env, config.cwd)
+    launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout)
     try:
         session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
         try:

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.redact import bounded_message
-from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
@@ -66,9 +66,9 @@ class Launch:
     """How to start a server: its command, scrubbed environment and working directory.
 
     The server runs in a fresh temporary directory unless one is configured, so it cannot
-    write into the checkout under review; its command is still read from the directory the
-    gate runs in: relative arguments naming existing paths there are made absolute, and that
-    directory leads PYTHONPATH, so `python server.py` and `python -m package.server` work.
+    write into the checkout under review; its command is read from the checkout
+    (`checkout.Checkout`: relative paths there made absolute, the checkout leading
+    PYTHONPATH), so `python server.py` and `python -m package.server` start that side's code.
     """
 
     argv: list[str]
@@ -79,14 +79,13 @@ class Launch:
     tempdir: str | None = None
 
     @classmethod
-    def prepare(cls, argv: Sequence[str], passthrough: Sequence[str], cwd: str | None) -> Launch:
+    def prepare(
+        cls, argv: Sequence[str], passthrough: Sequence[str], cwd: str | None, checkout: Checkout
+    ) -> Launch:
         if not argv:
             raise HandlerError("the mcp handler needs the server's command (argv)")
-        here = os.getcwd()
-        env = scrubbed_environment(os.environ, passthrough)
-        entries = [here, *env.get("PYTHONPATH", "").split(os.pathsep)]
-        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
-        resolved = [_anchored(argument, here) for argument in argv]
+        env = checkout.environment(passthrough)
+        resolved = checkout.argv(argv, cwd)
         label = bounded_message(shlex.join(argv), 100)
         if cwd is not None:
             return cls(resolved, env, os.path.abspath(cwd), label)
@@ -97,13 +96,6 @@ class Launch:
         if self.tempdir is not None:
             shutil.rmtree(self.tempdir, ignore_errors=True)
             self.tempdir = None
-
-
-def _anchored(argument: str, base: str) -> str:
-    if argument.startswith("-") or os.path.isabs(argument):
-        return argument
-    path = os.path.join(base, argument)
-    return path if os.path.exists(path) else argument
 
 
 class McpSession:
@@ -123,7 +115,7 @@ class McpSession:
             raise HandlerError(
                 f"{self.name}: cannot start the MCP server: {exc}",
                 hint="check the server command; relative paths in it are read from the "
-                "directory the gate runs in",
+                "repository root (or, on the command line, the directory the gate runs in)",
             ) from exc
         try:
             self.server_info = self._handshake(time.monotonic() + startup_timeout_s)

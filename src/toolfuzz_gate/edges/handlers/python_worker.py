@@ -24,7 +24,7 @@ from typing import Any
 import toolfuzz_gate
 from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, digest
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
+from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
@@ -96,7 +96,9 @@ class WorkerOptions:
     max_output_bytes: int = 65536
     cwd: str | None = None
     """The worker's working directory, also first on its import path. By default modules
-    are imported from the gate's directory and the worker runs in a temporary one."""
+    are imported from the checkout and the worker runs in a temporary directory."""
+    checkout: Checkout | None = None
+    """Where the handler's code is read from; None: the gate's current directory."""
     extra_pythonpath: tuple[str, ...] = ()
     env_passthrough: tuple[str, ...] = ()
     """Variable names passed on top of the allowlist in `environment.scrubbed_environment`."""
@@ -124,7 +126,8 @@ class PythonWorkerHandler(Closing):
         # Modules are imported from the configured directory (default: where the gate
         # runs); the worker itself runs in a fresh temporary directory unless one is
         # configured, so a handler's relative writes cannot land in the checkout.
-        self._import_root = os.path.abspath(self.options.cwd or os.getcwd())
+        self._checkout = self.options.checkout or Checkout.at(None)
+        self._import_root = os.path.abspath(self.options.cwd or self._checkout.root)
         self._tempdir = None if self.options.cwd else tempfile.mkdtemp(prefix="toolfuzz-python-")
         self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
@@ -185,11 +188,12 @@ class PythonWorkerHandler(Closing):
             shutil.rmtree(self._tempdir, ignore_errors=True)
 
     def _environment(self) -> dict[str, str]:
-        env = scrubbed_environment(os.environ, self.options.env_passthrough)
+        env = self._checkout.environment(
+            self.options.env_passthrough, import_root=self._import_root
+        )
         entries = [
-            self._import_root,
+            *env["PYTHONPATH"].split(os.pathsep),
             *(os.path.abspath(entry) for entry in self.options.extra_pythonpath),
-            *env.get("PYTHONPATH", "").split(os.pathsep),
             *_package_root_if_hidden(),
         ]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.outcome import Outcome
+from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.errors import HandlerError
 
 
@@ -21,8 +22,9 @@ class HandlerConfig:
 
     `kind` picks the adapter; the other fields are read by the adapters they concern:
     `target` is the built-in name, the Python `MODULE:FUNCTION`, the HTTP URL or the
-    MCP tool name; `argv` starts a command or MCP server; `rejects` and `effects` are
-    the Python adapter's rejection classes and state-snapshot function; `headers` maps
+    MCP tool name; `argv` starts a command, an MCP server or the HTTP handler's server;
+    `rejects` and `effects` are the Python adapter's rejection classes and state-snapshot
+    function; `headers` maps
     HTTP header names to the environment variables holding their values (never literal
     secrets); `env` names variables passed through the scrubbed environment.
     """
@@ -45,6 +47,15 @@ class HandlerConfig:
     """RLIMIT_AS for handler processes (python, command, mcp)."""
     cpu_limit_s: int | None = None
     """RLIMIT_CPU for command and MCP processes, over the process's life."""
+    root: str | None = None
+    """The checkout the handler's code is read from (`checkout.Checkout`); None: the
+    gate's current directory. Not part of the label: receipts say what was configured."""
+    mirrors: str | None = None
+    """On the base side, the head's checkout: its absolute paths are read from `root`."""
+
+    @property
+    def checkout(self) -> Checkout:
+        return Checkout.at(self.root, self.mirrors)
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
@@ -70,6 +81,8 @@ class HandlerConfig:
             label = {"mcp": {"command": list(self.argv), "tool": self.target}}
         elif self.kind == "http":
             label = {"http": self.target}
+            if self.argv:
+                label["server"] = list(self.argv)
             if self.headers:
                 label["headers"] = {name: f"${variable}" for name, variable in self.headers}
         else:
@@ -121,6 +134,7 @@ def _python(config: HandlerConfig) -> ManagedHandler:
         timeout_s=config.timeout_ms / 1000,
         max_output_bytes=config.max_output_bytes,
         cwd=config.cwd,
+        checkout=config.checkout,
         env_passthrough=config.env,
         memory_limit_bytes=config.memory_limit_mb * 1024 * 1024 if config.memory_limit_mb else None,
     )
@@ -175,7 +189,7 @@ def build_handler(config: HandlerConfig) -> ManagedHandler:
     if config.effects_directory is not None:
         probe = DirectoryProbe(Path(config.effects_directory))
     elif config.effects_command:
-        probe = CommandProbe(config.effects_command, config.cwd, config.env)
+        probe = CommandProbe(config.effects_command, config.cwd, config.env, config.checkout)
     handler = factory(config)
     if probe is None:
         return handler

@@ -42,34 +42,44 @@ class WorkerProcess:
 
     _live: ClassVar[set[WorkerProcess]] = set()
 
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: str) -> None:
+    def __init__(
+        self, argv: list[str], env: dict[str, str], cwd: str, *, talks: bool = True
+    ) -> None:
+        """`talks`: spoken to over stdin/stdout; else (a server reached another way) its
+        stdin is empty and its stdout joins stderr in the drained tail."""
         self.process = subprocess.Popen(
             argv,
-            stdin=subprocess.PIPE,
+            stdin=subprocess.PIPE if talks else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.PIPE if talks else subprocess.STDOUT,
             env=env,
             cwd=cwd,
             start_new_session=True,
         )
         WorkerProcess._live.add(self)
         self.pid = self.process.pid
-        self._stdin = _pipe(self.process.stdin)
-        self._stdout = _pipe(self.process.stdout)
-        os.set_blocking(self._stdin.fileno(), False)
-        os.set_blocking(self._stdout.fileno(), False)
         self._readable = selectors.DefaultSelector()
-        self._readable.register(self._stdout.fileno(), selectors.EVENT_READ)
         self._writable = selectors.DefaultSelector()
-        self._writable.register(self._stdin.fileno(), selectors.EVENT_WRITE)
+        self._streams: list[IO[bytes]] = []
+        if talks:
+            self._stdin = _pipe(self.process.stdin)
+            self._stdout = _pipe(self.process.stdout)
+            os.set_blocking(self._stdin.fileno(), False)
+            os.set_blocking(self._stdout.fileno(), False)
+            self._readable.register(self._stdout.fileno(), selectors.EVENT_READ)
+            self._writable.register(self._stdin.fileno(), selectors.EVENT_WRITE)
+            self._streams = [self._stdin, self._stdout]
         self._buffer = bytearray()
         self._scanned = 0
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
-        self._drainer = threading.Thread(
-            target=self._drain, args=(_pipe(self.process.stderr),), daemon=True
-        )
+        drained = self.process.stderr if talks else self.process.stdout
+        self._drainer = threading.Thread(target=self._drain, args=(_pipe(drained),), daemon=True)
         self._drainer.start()
+
+    def exited(self) -> bool:
+        """Has the child exited (not yet reaped: see `_exit_status`)?"""
+        return self._exit_status(0.0) is not None
 
     @property
     def pending_bytes(self) -> int:
@@ -139,8 +149,12 @@ class WorkerProcess:
 
     def stop(self, grace_s: float) -> None:
         """Close stdin, give the child `grace_s` to exit on its own, then kill its group."""
-        with contextlib.suppress(OSError):
-            self._stdin.close()
+        for stream in self._streams[:1]:
+            with contextlib.suppress(OSError):
+                stream.close()
+        if not self._streams:  # nothing to close: ask it to stop
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGTERM)
         self._exit_status(grace_s)
         self.kill()
 
@@ -153,7 +167,7 @@ class WorkerProcess:
                 os.killpg(self.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5.0)
-        for stream in (self._stdin, self._stdout):
+        for stream in self._streams:
             with contextlib.suppress(OSError):
                 stream.close()
         self._readable.close()
