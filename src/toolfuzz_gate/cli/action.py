@@ -123,7 +123,8 @@ def _baseline(
         return None
     if inputs.baseline == "dir":
         assert inputs.baseline_dir is not None
-        return stored_baseline_diff(runner.workspace / inputs.baseline_dir, head)
+        directory = runner.workspace / inputs.baseline_dir
+        return stored_baseline_diff(directory, head, loaded, build_overrides(args))
     git = Git(runner.workspace, safe_directory=str(runner.workspace))
     if event.pull_request is not None:
         found = resolve_base(git, _pull_request_payload(event))

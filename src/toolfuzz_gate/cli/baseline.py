@@ -12,18 +12,16 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.core.diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
-
-if TYPE_CHECKING:
-    from toolfuzz_gate.cli.policy_run import Written
 
 AUTO = "auto"
 
@@ -36,8 +34,10 @@ def baseline_diff(
     out: TextIO,
 ) -> JSONObject | None:
     """The diff against the base the flags name, or None when they name none."""
+    from toolfuzz_gate.cli.policy_run import build_overrides
+
     if args.baseline_dir is not None:
-        return stored_baseline_diff(args.baseline_dir, head)
+        return stored_baseline_diff(args.baseline_dir, head, loaded, build_overrides(args))
     if args.baseline is None:
         return None
     git = Git(loaded.root)
@@ -75,21 +75,23 @@ def rerun_baseline_diff(
         root at the same place in the repository as the head's, the head's paths mirrored."""
         return load_policy(policy, worktree / inner, mirrors=loaded.root)
 
-    def run_base(worktree: Path) -> ReceiptSet:
-        from toolfuzz_gate.cli.policy_run import receipt_set, run_policy
+    def run_base(worktree: Path) -> tuple[ReceiptSet, frozenset[tuple[str, str]]]:
+        """The base's receipts, and which of head's unmatched counterexamples it fails."""
+        from toolfuzz_gate.cli.policy_run import build_overrides, receipt_set, run_policy
 
         policy = worktree / relative
         if not policy.is_file():
             print(f"note: the base has no {relative}; every tool is new", file=out)
-            return ReceiptSet({})
+            return ReceiptSet({}), frozenset()
+        base_loaded = base_policy(policy, worktree)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            return receipt_set(run_policy(base_policy(policy, worktree), args, replay, keep))
-        with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
-            written: list[Written] = run_policy(
-                base_policy(policy, worktree), args, replay, Path(directory)
-            )
-            return receipt_set(written)
+            written = receipt_set(run_policy(base_loaded, args, replay, keep))
+        else:
+            with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
+                written = receipt_set(run_policy(base_loaded, args, replay, Path(directory)))
+        wanted = unmatched(head, written)
+        return written, reproduced_on(base_loaded, build_overrides(args), head, wanted)
 
     shared = sum(
         1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
@@ -101,14 +103,36 @@ def rerun_baseline_diff(
             "start each side's own",
             file=out,
         )
-    sha, base = baseline_receipts(git, ref, run_base)
+    from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
+    from toolfuzz_gate.cli.policy_run import build_overrides
+
+    sha, (base, on_base) = baseline_receipts(git, ref, run_base)
+    on_head = reproduced_on(loaded, build_overrides(args), base, unmatched(base, head))
     head_sha = git.output("rev-parse", "HEAD").strip() or None
-    return diff_sets(base, head, base_ref=Revision(label, sha), head_ref=Revision("HEAD", head_sha))
+    return diff_sets(
+        base,
+        head,
+        base_ref=Revision(label, sha),
+        head_ref=Revision("HEAD", head_sha),
+        reproduced=Reproduced(on_base, on_head),
+    )
 
 
-def stored_baseline_diff(directory: Path, head: ReceiptSet) -> JSONObject:
-    """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`)."""
-    return diff_sets(load_receipts(directory), head, base_ref=Revision(str(directory), None))
+def stored_baseline_diff(
+    directory: Path, head: ReceiptSet, loaded: LoadedPolicy, overrides: Mapping[str, Any]
+) -> JSONObject:
+    """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`):
+    the base's handlers are not at hand, so only "fixed" is checked by replay on head."""
+    from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
+
+    base = load_receipts(directory)
+    on_head = reproduced_on(loaded, overrides, base, unmatched(base, head))
+    return diff_sets(
+        base,
+        head,
+        base_ref=Revision(str(directory), None),
+        reproduced=Reproduced(on_head=on_head),
+    )
 
 
 def _event() -> Any:

@@ -12,10 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
+from toolfuzz_gate.cli.policy_run import replay_setup
 from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.options import SchemaOptions
-from toolfuzz_gate.core.regression import Replayed, render_replayed, schema_judge
+from toolfuzz_gate.core.regression import Replayed, render_replayed
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases
@@ -55,11 +54,8 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
         if not mine:
             continue
         options = replace(tool.options, **overrides)
-        handler = build_policy_handler(tool.handler, tool.name, options, loaded)
-        reading = SchemaOptions(options.default_draft, options.format_assertion)
-        judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
-        spec = build_policy_spec(tool, options)
-        results = replay_cases(handler, spec, [item.case for item in mine], judge)
+        setup = replay_setup(tool, options, loaded)
+        results = replay_cases(setup.handler, setup.spec, [item.case for item in mine], setup.judge)
         replayed += results
         files += [item.file for item in mine]
     if stored:

@@ -60,6 +60,6 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
         write_atomic(args.out / done.file, raw)
     diff = None
     if args.baseline_dir is not None:
-        diff = stored_baseline_diff(args.baseline_dir, receipt_set(written))
+        diff = stored_baseline_diff(args.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
     return gate(loaded.policy.gate, written, diff, args.out, out, corpus).exit_code

@@ -10,7 +10,7 @@ reports, is shared with `merge`, so merged shards write what the unsharded run w
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -28,7 +28,7 @@ from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
-from toolfuzz_gate.core.regression import gate_on_regressions
+from toolfuzz_gate.core.regression import gate_on_regressions, schema_judge
 from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
@@ -230,6 +230,23 @@ def build_policy_handler(
         root=str(loaded.root),
         mirrors=None if loaded.mirrors is None else str(loaded.mirrors),
     )
+
+
+@dataclass(frozen=True)
+class ReplaySetup:
+    """What replaying stored inputs on a policy tool needs: its handler, its contract and
+    the judge of validity under its current schema (None when the engine refuses it)."""
+
+    handler: HandlerConfig
+    spec: ToolSpec
+    judge: Callable[[JSON], bool] | None
+
+
+def replay_setup(tool: ToolPolicy, options: RunOptions, loaded: LoadedPolicy) -> ReplaySetup:
+    handler = build_policy_handler(tool.handler, tool.name, options, loaded)
+    reading = SchemaOptions(options.default_draft, options.format_assertion)
+    judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+    return ReplaySetup(handler, build_policy_spec(tool, options), judge)
 
 
 def policy_tools(loaded: LoadedPolicy) -> list[ToolPolicy]:

@@ -18,16 +18,14 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.cli.fuzz import build_handler_config
 from toolfuzz_gate.cli.parser import build_parser
-from toolfuzz_gate.cli.policy_run import build_policy_handler, build_policy_spec, tool_schema
+from toolfuzz_gate.cli.policy_run import replay_setup
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.regression import (
     FAILING_OUTCOMES,
     RegressionCase,
     build_case,
     parse_case,
     render_replayed,
-    schema_judge,
     select,
 )
 from toolfuzz_gate.core.tool import ToolSpec
@@ -77,11 +75,8 @@ def build_replay_handler(
     loaded = load_policy(args.policy, args.root)
     for tool in loaded.policy.tools:
         if tool.name == name:
-            options = tool.options
-            handler = build_policy_handler(tool.handler, tool.name, options, loaded)
-            reading = SchemaOptions(options.default_draft, options.format_assertion)
-            judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
-            return handler, build_policy_spec(tool, options), judge
+            setup = replay_setup(tool, tool.options, loaded)
+            return setup.handler, setup.spec, setup.judge
     known = ", ".join(tool.name for tool in loaded.policy.tools)[:200]
     raise UsageError(f"the policy {args.policy} has no tool {name!r}; it has: {known}")
 

@@ -2,7 +2,11 @@
 
 Counterexamples are matched by `fingerprint` (tool, failure class, path, mutation family),
 never by input bytes, so the same bug found with other inputs is still the same bug (a
-still-failing one is shown as head found it, a fixed one as base found it). Every
+still-failing one is shown as head found it, a fixed one as base found it). Fingerprints
+alone are brittle when generation or shrinking moves, so the caller may replay unmatched
+minimized inputs on the other side (`Reproduced`): a head counterexample the base fails
+the same way is not new, and a base counterexample the head still fails is not fixed;
+both are still failing, marked `reproducedOn`. Every
 list is sorted, so the same receipts always give the same document. A tool whose receipts
 differ in nothing the diff reports (only in, say, case counts) is `unchanged`.
 """
@@ -49,6 +53,15 @@ class ReceiptSet:
     files: Mapping[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Reproduced:
+    """Unmatched counterexamples whose minimized input the other side fails the same way,
+    as (receipt key, fingerprint): `on_base` are head's, `on_head` are base's."""
+
+    on_base: frozenset[tuple[str, str]] = frozenset()
+    on_head: frozenset[tuple[str, str]] = frozenset()
+
+
 def receipt_keys(receipts: Sequence[Mapping[str, Any]]) -> list[str]:
     """What each receipt is matched by across base and head: its tool's name, or, for a tool
     run with several seeds, the name and the seed (each seed meets the same seed)."""
@@ -67,11 +80,12 @@ def diff_receipts(
     head_ref: Revision = Revision(),
     base_files: Mapping[str, str] | None = None,
     head_files: Mapping[str, str] | None = None,
+    reproduced: Reproduced = Reproduced(),
 ) -> JSONObject:
     """The diff document; `*_files` name each tool's receipt file (null when not given)."""
     tools: list[JSON] = []
     for name in sorted(set(base) | set(head)):
-        entry = _diff_tool(name, base.get(name), head.get(name))
+        entry = _diff_tool(name, base.get(name), head.get(name), reproduced)
         entry["receipt"] = {
             "base": (base_files or {}).get(name) if name in base else None,
             "head": (head_files or {}).get(name) if name in head else None,
@@ -92,6 +106,7 @@ def diff_sets(
     *,
     base_ref: Revision = Revision(),
     head_ref: Revision = Revision(),
+    reproduced: Reproduced = Reproduced(),
 ) -> JSONObject:
     """`diff_receipts` over two loaded receipt sets, file names included."""
     return diff_receipts(
@@ -101,6 +116,7 @@ def diff_sets(
         head_ref=head_ref,
         base_files=base.files,
         head_files=head.files,
+        reproduced=reproduced,
     )
 
 
@@ -110,17 +126,33 @@ def gate_failed(document: Mapping[str, Any]) -> bool:
     return bool(totals["new"] or totals["unsupportedAdded"])
 
 
-def _diff_tool(name: str, base: JSONObject | None, head: JSONObject | None) -> JSONObject:
+def _diff_tool(
+    name: str, base: JSONObject | None, head: JSONObject | None, reproduced: Reproduced
+) -> JSONObject:
     base_cx = _counterexamples(name, base)
     head_cx = _counterexamples(name, head)
     base_un = _unsupported(name, base)
     head_un = _unsupported(name, head)
+    only_head = sorted(head_cx.keys() - base_cx.keys())
+    only_base = sorted(base_cx.keys() - head_cx.keys())
+    on_base = [f for f in only_head if (name, f) in reproduced.on_base]
+    on_head = [f for f in only_base if (name, f) in reproduced.on_head]
+    shown = {_cause(head_cx[f]) for f in head_cx.keys() - set(only_head) - set(on_base)}
+    shown |= {_cause(head_cx[f]) for f in on_base}
+    still: list[JSONObject] = [
+        _tagged(name, head_cx[f]) for f in sorted(head_cx.keys() & base_cx.keys())
+    ]
+    still += [{**_tagged(name, head_cx[f]), "reproducedOn": "base"} for f in on_base]
+    still += [
+        {**_tagged(name, base_cx[f]), "reproducedOn": "head"}
+        for f in on_head
+        if _cause(base_cx[f]) not in shown  # the same bug head already shows
+    ]
+    still.sort(key=lambda entry: str(entry["fingerprint"]))
     counterexamples: JSONObject = {
-        "new": [_tagged(name, head_cx[f]) for f in sorted(head_cx.keys() - base_cx.keys())],
-        "fixed": [_tagged(name, base_cx[f]) for f in sorted(base_cx.keys() - head_cx.keys())],
-        "stillFailing": [
-            _tagged(name, head_cx[f]) for f in sorted(head_cx.keys() & base_cx.keys())
-        ],
+        "new": [_tagged(name, head_cx[f]) for f in only_head if f not in on_base],
+        "fixed": [_tagged(name, base_cx[f]) for f in only_base if f not in on_head],
+        "stillFailing": list[JSON](still),
     }
     unsupported: JSONObject = {
         "added": [_entry(k) for k in sorted(head_un - base_un)],
@@ -211,6 +243,10 @@ def _counterexamples(tool: str, receipt: JSONObject | None) -> dict[str, JSONObj
             raise _bad(tool, f"counterexample {index} has no `fingerprint` of 24 hex digits")
         found.setdefault(str(item["fingerprint"]), item)
     return found
+
+
+def _cause(counterexample: JSONObject) -> tuple[str, str]:
+    return str(counterexample.get("failure")), str(counterexample.get("path"))
 
 
 def _tagged(tool: str, counterexample: JSONObject) -> JSONObject:

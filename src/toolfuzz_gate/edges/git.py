@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from toolfuzz_gate.core.diff import ReceiptSet
 from toolfuzz_gate.core.github_names import is_commit_sha
 from toolfuzz_gate.errors import GitError
 
@@ -31,6 +30,8 @@ FETCH_DEPTH_HINT = (
     "the checkout is a shallow clone without the base commit: set `fetch-depth: 0` "
     "(or a depth deep enough to reach the base) on actions/checkout"
 )
+
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -187,11 +188,11 @@ def temporary_worktree(git: Git, sha: str) -> Iterator[Path]:
 
 
 def baseline_receipts(
-    git: Git, ref: str, run_policy_at: Callable[[Path], ReceiptSet]
-) -> tuple[str, ReceiptSet]:
+    git: Git, ref: str, run_policy_at: Callable[[Path], _Result]
+) -> tuple[str, _Result]:
     """The base's own receipts: `run_policy_at(root)` runs inside a worktree at `ref`
     (the caller runs the policy file found at the same relative path under `root`).
-    Returns the base sha and the receipts; the worktree is gone when this returns."""
+    Returns the base sha and what it returned; the worktree is gone when this returns."""
     sha = resolve_commit(git, ref)
     with temporary_worktree(git, sha) as root:
         return sha, run_policy_at(root)

@@ -1,0 +1,88 @@
+"""Before the diff says "new" or "fixed", the other side is asked (issue 11).
+
+A counterexample only one side's receipt holds is replayed, as its minimized input, on
+the other side's handler: a head counterexample the base fails the same way (same
+failure class at the same path, judged as the campaign judges) was not introduced by the
+pull request, and a base counterexample the head still fails was not fixed. The answers
+feed `core.diff.Reproduced`. An input that cannot be replayed faithfully (elided in the
+receipt, an engine disagreement, valid on one side and not the other) or a tool whose
+handler does not start keeps the fingerprint's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from toolfuzz_gate.cli.policy_run import policy_tools, replay_setup
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.regression import (
+    STILL_FAILING,
+    RegressionCase,
+    build_case,
+    parse_case,
+)
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.edges.replay import replay_cases
+from toolfuzz_gate.errors import ToolfuzzError
+
+Unmatched = dict[str, list[JSONObject]]
+"""Counterexamples by receipt key."""
+
+
+def unmatched(ours: ReceiptSet, theirs: ReceiptSet) -> Unmatched:
+    """The counterexamples of `ours` whose fingerprint `theirs` lacks, for the tools both
+    sides fuzzed (a tool refused, added or removed has nothing to compare)."""
+    found: Unmatched = {}
+    for key, receipt in ours.receipts.items():
+        other = theirs.receipts.get(key)
+        if other is None or _refused(receipt) or _refused(other):
+            continue
+        known = {str(cx.get("fingerprint")) for cx in _examples(other)}
+        mine = [cx for cx in _examples(receipt) if str(cx.get("fingerprint")) not in known]
+        if mine:
+            found[key] = mine
+    return found
+
+
+def reproduced_on(
+    loaded: LoadedPolicy,
+    overrides: Mapping[str, Any],
+    receipts: ReceiptSet,
+    wanted: Unmatched,
+) -> frozenset[tuple[str, str]]:
+    """(key, fingerprint) of each `wanted` counterexample of `receipts` that the tool of
+    the same name in `loaded` fails the same way."""
+    tools = {tool.name: tool for tool in policy_tools(loaded)}
+    failing: set[tuple[str, str]] = set()
+    for key, examples in sorted(wanted.items()):
+        receipt = receipts.receipts[key]
+        tool = tools.get(str(receipt.get("tool")))
+        cases = [case for case in (_case(receipt, cx) for cx in examples) if case is not None]
+        if tool is None or not cases:
+            continue
+        try:
+            setup = replay_setup(tool, replace(tool.options, **overrides), loaded)
+            results = replay_cases(setup.handler, setup.spec, cases, setup.judge)
+        except ToolfuzzError:
+            continue  # the handler does not start here: the fingerprints decide
+        failing |= {(key, r.case.fingerprint) for r in results if r.outcome == STILL_FAILING}
+    return frozenset(failing)
+
+
+def _case(receipt: JSONObject, example: JSONObject) -> RegressionCase | None:
+    try:
+        return parse_case(build_case(receipt, example))
+    except (ToolfuzzError, ValueError):
+        return None
+
+
+def _refused(receipt: JSONObject) -> bool:
+    return bool(receipt.get("refused")) or not isinstance(receipt.get("counterexamples"), list)
+
+
+def _examples(receipt: JSONObject) -> list[JSONObject]:
+    listed: Any = receipt.get("counterexamples")
+    return [cx for cx in listed if isinstance(cx, dict)] if isinstance(listed, list) else []

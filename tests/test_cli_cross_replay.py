@@ -1,0 +1,100 @@
+"""Before "new" or "fixed", the other side is asked: replay of unmatched inputs (issue 11)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from tests.cli_helpers import commit, git, init_repository
+from toolfuzz_gate.cli import run
+from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
+from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.receipt import seal
+from toolfuzz_gate.edges.policy_file import load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
+
+PAGER = Path(__file__).parent / "fixtures" / "pager"
+POLICY = """\
+version: 1
+defaults: {runs: 12}
+gate: {fail_on: [new-counterexample]}
+tools:
+  - name: list_items
+    schema: limit.json
+    handler: {python: "pager:list_items", rejects: ["pager:Rejected"]}
+"""
+OTHER_FINGERPRINT = "0123456789abcdef01234567"
+
+
+def _repository(root: Path, limit: int) -> None:
+    init_repository(root)
+    shutil.copy(PAGER / "limit.json", root / "limit.json")
+    logic = (PAGER / "pager.py").read_text().replace("LIMIT = 10", f"LIMIT = {limit}")
+    (root / "pager.py").write_text(logic)
+    (root / "toolfuzz.yml").write_text(POLICY)
+    commit(root, f"limit {limit}")
+
+
+def _gate(root: Path, out: Path, *flags: str) -> tuple[int, str]:
+    stdout, stderr = io.StringIO(), io.StringIO()
+    argv = ["run", "--policy", str(root / "toolfuzz.yml"), "--out", str(out), *flags]
+    code = run(argv, stdout, stderr)
+    return code, stdout.getvalue() + stderr.getvalue()
+
+
+def _moved(directory: Path) -> None:
+    """The stored receipt as an older engine might have fingerprinted the same bug."""
+    path = directory / "list_items.json"
+    receipt: dict[str, Any] = json.loads(path.read_text())
+    body = {key: value for key, value in receipt.items() if key != "receiptHash"}
+    body["counterexamples"][0]["fingerprint"] = OTHER_FINGERPRINT
+    path.write_text(json.dumps(seal(body), indent=2) + "\n")
+
+
+def test_only_a_side_that_fails_the_input_reproduces_it(tmp_path: Path) -> None:
+    buggy, correct = tmp_path / "buggy", tmp_path / "correct"
+    _repository(buggy, 11)
+    _repository(correct, 10)
+    assert _gate(buggy, tmp_path / "out")[0] == 1
+    found = load_receipts(tmp_path / "out")
+    (receipt,) = found.receipts.values()
+    clean = ReceiptSet({"list_items": {**receipt, "counterexamples": []}})
+    wanted = unmatched(found, clean)
+    assert [cx["path"] for cx in wanted["list_items"]] == ["/limit"]
+    fingerprint = str(wanted["list_items"][0]["fingerprint"])
+    on_buggy = reproduced_on(load_policy(buggy / "toolfuzz.yml"), {}, found, wanted)
+    on_correct = reproduced_on(load_policy(correct / "toolfuzz.yml"), {}, found, wanted)
+    assert on_buggy == {("list_items", fingerprint)}
+    assert on_correct == frozenset()
+    assert unmatched(found, found) == {}
+
+
+def test_a_stored_base_bug_the_head_still_has_is_not_fixed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    _repository(root, 11)
+    assert _gate(root, tmp_path / "base")[0] == 1
+    _moved(tmp_path / "base")
+    code, text = _gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    diff: dict[str, Any] = json.loads((tmp_path / "head" / "diff.json").read_text())
+    (tool,) = diff["tools"]
+    assert tool["counterexamples"]["fixed"] == [], text
+    # the head's fingerprint is new by fingerprint alone; the stored base cannot be asked
+    assert len(tool["counterexamples"]["new"]) == 1
+    assert code == 1
+
+
+def test_a_base_bug_the_head_fixed_is_fixed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    _repository(root, 11)
+    assert _gate(root, tmp_path / "base")[0] == 1
+    _moved(tmp_path / "base")
+    logic = (root / "pager.py").read_text().replace("LIMIT = 11", "LIMIT = 10")
+    (root / "pager.py").write_text(logic)
+    git(root, "commit", "-qam", "the fix")
+    code, text = _gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    diff: dict[str, Any] = json.loads((tmp_path / "head" / "diff.json").read_text())
+    assert diff["totals"]["fixed"] == 1 and diff["totals"]["new"] == 0, text
+    assert code == 0, text
