@@ -72,8 +72,16 @@ class Built:
             assert f"shard {spec}: " in text and "not the gate's verdict" in text
         return out
 
-    def merge(self, *dirs: Path, policy: Path | None = None, extra: tuple[str, ...] = ()) -> Any:
-        out = self.root / "merged"
+    def merge(
+        self,
+        *dirs: Path,
+        policy: Path | None = None,
+        extra: tuple[str, ...] = (),
+        into: Path | None = None,
+    ) -> Any:
+        """Merge into `into` (default `merged/`): the run to compare with must have written
+        to the same place, since the replay commands in the reports name the directory."""
+        out = into or self.root / "merged"
         shutil.rmtree(out, ignore_errors=True)
         given = ("--policy", str(policy or self.policy), *extra)
         code, text, err = invoke("merge", *map(str, dirs), "--out", str(out), *given)
@@ -113,7 +121,7 @@ def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -
         names = set(files(shard))
         assert "summary.json" not in names and "comment.md" not in names
         assert "shard.json" in names and len(names) == receipts + 1
-    code, text, err, out = built.merge(shards[2], shards[0], shards[1])
+    code, text, err, out = built.merge(shards[2], shards[0], shards[1], into=built.unsharded)
     assert code == 1, err
     assert files(out) == unsharded
     summary = json.loads(unsharded["summary.json"])
@@ -125,15 +133,17 @@ def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -
 def test_more_shards_than_units_merge_too(built: Built) -> None:
     shards = [built.shard(f"{index}/8") for index in range(1, 9)]
     assert len(files(shards[7])) == 2
-    code, _, err, out = built.merge(*shards)
+    unsharded = files(built.unsharded)
+    code, _, err, out = built.merge(*shards, into=built.unsharded)
     assert code == 1, err
-    assert files(out) == files(built.unsharded)
+    assert files(out) == unsharded
 
 
 def test_one_shard_of_one_is_the_whole_run(built: Built) -> None:
-    code, _, err, out = built.merge(built.shard("1/1"))
+    unsharded = files(built.unsharded)
+    code, _, err, out = built.merge(built.shard("1/1"), into=built.unsharded)
     assert code == 1, err
-    assert files(out) == files(built.unsharded)
+    assert files(out) == unsharded
 
 
 def test_a_missing_shard_exits_2(built: Built) -> None:
@@ -246,10 +256,11 @@ def test_merge_with_a_stored_baseline_is_the_unsharded_run_with_it(built: Built)
     )
     assert code == 1, err
     shards = [built.shard(f"{index}/3", policy=single) for index in (1, 2, 3)]
+    unsharded = files(head)
     merged_code, _, err, out = built.merge(
-        *shards, policy=single, extra=("--baseline-dir", str(base))
+        *shards, policy=single, extra=("--baseline-dir", str(base)), into=head
     )
     assert merged_code == 1, err
-    assert files(out) == files(head)
+    assert files(out) == unsharded
     diff = json.loads(files(out)["diff.json"])
     assert diff["totals"]["new"] == 0 and diff["totals"]["stillFailing"] > 0

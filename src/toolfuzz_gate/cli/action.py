@@ -20,6 +20,7 @@ from toolfuzz_gate.cli.baseline import rerun_baseline_diff, stored_baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.cli.policy_run import GateOutcome, build_overrides, gate, receipt_set, run_policy
+from toolfuzz_gate.cli.progress import Progress
 from toolfuzz_gate.cli.reports import REPORT_FILES
 from toolfuzz_gate.core.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.canonical import JSONObject
@@ -75,9 +76,9 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
     from toolfuzz_gate.cli.corpus_run import replay_corpus
 
     corpus = replay_corpus(loaded, build_overrides(args), out)
-    written = run_policy(loaded, args, replay, directory)
+    written = run_policy(loaded, args, replay, directory, progress=Progress(out))
     diff = _baseline(runner, inputs, event, loaded, args, receipt_set(written), replay, out)
-    outcome = gate(loaded.policy.gate, written, diff, directory, out, corpus, inputs.comment_key)
+    outcome = gate(loaded, written, diff, directory, out, corpus, inputs.comment_key)
     pull = event.pull_request
     if pull is not None:
         write_document(

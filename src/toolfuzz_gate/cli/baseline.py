@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolfuzz_gate.cli.progress import Progress
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.edges.files import load_json
@@ -84,12 +85,15 @@ def rerun_baseline_diff(
             print(f"note: the base has no {relative}; every tool is new", file=out)
             return ReceiptSet({}), frozenset()
         base_loaded = base_policy(policy, worktree)
+        told = Progress(out, side="base")
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            written = receipt_set(run_policy(base_loaded, args, replay, keep))
+            written = receipt_set(run_policy(base_loaded, args, replay, keep, progress=told))
         else:
             with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
-                written = receipt_set(run_policy(base_loaded, args, replay, Path(directory)))
+                written = receipt_set(
+                    run_policy(base_loaded, args, replay, Path(directory), progress=told)
+                )
         wanted = unmatched(head, written)
         return written, reproduced_on(base_loaded, build_overrides(args), head, wanted)
 

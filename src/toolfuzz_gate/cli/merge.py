@@ -62,4 +62,4 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     if args.baseline_dir is not None:
         diff = stored_baseline_diff(args.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return gate(loaded.policy.gate, written, diff, args.out, out, corpus).exit_code
+    return gate(loaded, written, diff, args.out, out, corpus).exit_code

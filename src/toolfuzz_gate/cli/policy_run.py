@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from toolfuzz_gate.cli.baseline import baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command, receipt_name
+from toolfuzz_gate.cli.progress import Progress
 from toolfuzz_gate.cli.reports import (
     build_report_context,
     report_document,
@@ -27,9 +28,9 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.options import SchemaOptions
-from toolfuzz_gate.core.policy import GateRules, HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
 from toolfuzz_gate.core.regression import gate_on_regressions, schema_judge
-from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
+from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
 from toolfuzz_gate.core.summary import render_receipt_summary
 from toolfuzz_gate.core.tool import ToolSpec
@@ -87,9 +88,9 @@ def command_policy_run(args: argparse.Namespace, argv: Sequence[str], out: TextI
     from toolfuzz_gate.cli.corpus_run import replay_corpus  # it builds with this module's parts
 
     corpus = replay_corpus(loaded, build_overrides(args), out)
-    written = run_policy(loaded, args, replay, args.out)
+    written = run_policy(loaded, args, replay, args.out, progress=Progress(out))
     diff = baseline_diff(args, loaded, receipt_set(written), replay, out)
-    return gate(loaded.policy.gate, written, diff, args.out, out, corpus).exit_code
+    return gate(loaded, written, diff, args.out, out, corpus).exit_code
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class GateOutcome:
 
 
 def gate(
-    rules: GateRules,
+    loaded: LoadedPolicy,
     written: Sequence[Written],
     diff: JSONObject | None,
     directory: Path,
@@ -117,7 +118,7 @@ def gate(
     reasons printed. Shared by `run --policy`, `merge` and `action`, so a merged run's
     summary is the unsharded run's, byte for byte; `key` is the PR comment's key."""
     verdict = gate_on_regressions(
-        decide(rules, [item.receipt for item in written], diff), corpus.replayed
+        decide(loaded.policy.gate, [item.receipt for item in written], diff), corpus.replayed
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
@@ -125,7 +126,9 @@ def gate(
     summary["regressions"] = corpus.summary()
     write_document(directory / "summary.json", summary)
     document = report_document(diff, receipt_set(written))
-    context = build_report_context(document, verdict, written, key)
+    context = build_report_context(
+        document, verdict, written, key, replay_from_root(loaded, directory)
+    )
     write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
@@ -134,6 +137,18 @@ def gate(
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
     return GateOutcome(exit_code, verdict, document, context)
+
+
+def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
+    """How a reviewer replays these receipts from the repository root: the receipts
+    directory and the policy as paths from the root (absolute when outside it)."""
+    root = loaded.root.resolve()
+
+    def shown(path: Path) -> str:
+        found = path.resolve()
+        return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
+
+    return ReplayFrom(shown(directory), shown(Path(loaded.file)))
 
 
 def plan_policy(loaded: LoadedPolicy, args: argparse.Namespace) -> list[Planned]:
@@ -163,9 +178,11 @@ def run_policy(
     replay: str,
     directory: Path,
     planned: Sequence[Planned] | None = None,
+    progress: Progress | None = None,
 ) -> list[Written]:
     """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
-    receipts written into `directory`."""
+    receipts written into `directory`, each tool's start and end told to `progress`."""
+    progress = progress or Progress(None)
     units = plan_policy(loaded, args) if planned is None else planned
     written: list[Written] = []
     prepared: dict[tuple[str, str], tuple[HandlerConfig, JSON, ToolSpec, SchemaSource | None]] = {}
@@ -186,7 +203,9 @@ def run_policy(
             dialect=options.dialect,
         )
         tool_run = ToolRun(schema, handler, spec, config, replay)
+        progress.start(tool.name, unit.seed, options.runs)
         done = _run_one(tool, tool_run, directory / unit.file, args.diagnostics)
+        progress.done(tool.name, done.receipt)
         written.append(replace(done, source=source))
     return written
 

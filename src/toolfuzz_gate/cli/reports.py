@@ -18,7 +18,7 @@ from toolfuzz_gate.core.diff import ReceiptSet, diff_sets, receipt_keys
 from toolfuzz_gate.core.locate import line_index
 from toolfuzz_gate.core.policy import ToolPolicy
 from toolfuzz_gate.core.report.annotations import render_annotations
-from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
+from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
 from toolfuzz_gate.core.report.junit import render_junit
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.core.report.sarif import render_sarif
@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 REPORT_FILES = ("comment.md", "results.sarif", "junit.xml", "annotations.txt")
 
 
-def schema_source(tool: ToolPolicy, loaded: LoadedPolicy) -> SchemaSource | None:
+def schema_source(tool: ToolPolicy, loaded: LoadedPolicy) -> SchemaSource:
     """Where `tool`'s schema sits: its file relative to the root, the schema's pointer in
-    it, and each pointer's line (None for a schema that lives in a server or a model)."""
+    it, and each pointer's line. A schema that lives in a server or a model has no file in
+    the repository: reports point at the tool's entry in the policy instead."""
     if tool.schema is not None:
         path = Path(tool.schema)
         return SchemaSource(_relative(path, loaded), line_index(path.read_text("utf-8")))
@@ -43,7 +44,8 @@ def schema_source(tool: ToolPolicy, loaded: LoadedPolicy) -> SchemaSource | None
         declared = load_declarations(Path(tool.tools))
         pointer = next((t.pointer for t in declared.tools if t.name == tool.pick), "")
         return SchemaSource(_relative(Path(tool.tools), loaded), declared.lines, pointer)
-    return None
+    entry = loaded.lines.get(tool.pointer, 1)
+    return SchemaSource(_relative(Path(loaded.file), loaded), {"": entry})
 
 
 def _relative(path: Path, loaded: LoadedPolicy) -> str:
@@ -58,9 +60,10 @@ def build_report_context(
     verdict: Verdict,
     written: Sequence[Written],
     key: str = "default",
+    replay_from: ReplayFrom | None = None,
 ) -> ReportContext:
     """What the renderers need beside the diff `document`: verdict, shas, seeds, the
-    comment key and where each tool's schema lives."""
+    comment key, where each tool's schema lives and how to replay from the root."""
     return ReportContext(
         failed=verdict.failed,
         reasons=tuple(verdict.reasons),
@@ -68,6 +71,7 @@ def build_report_context(
         base_sha=_sha(document.get("base")),
         seeds=tuple(sorted({int(str(item.receipt["seed"])) for item in written})),
         key=key,
+        replay_from=replay_from or ReplayFrom(),
         sources={
             k: item.source
             for k, item in zip(receipt_keys([w.receipt for w in written]), written, strict=True)
@@ -86,7 +90,7 @@ def write_reports(directory: Path, document: JSONObject, context: ReportContext)
     rendered = (
         render_markdown(document, context),
         render_sarif(document, context),
-        render_junit(document),
+        render_junit(document, context),
         render_annotations(document, context),
     )
     for name, text in zip(REPORT_FILES, rendered, strict=True):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSONObject, canonical_compact
+from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.report.context import evidence_line
 
 MAX_LISTED = 10
 
@@ -38,6 +40,9 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         lines.append(
             f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']}): {shown}"
         )
+        said = evidence_line(example)
+        if said:
+            lines.append(f"      said: {bounded_message(said, 200)}")
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
     noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")

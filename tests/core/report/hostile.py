@@ -73,7 +73,11 @@ def counterexamples(draw: st.DrawFn, tool: str) -> dict[str, Any]:
         "failure": draw(st.one_of(st.sampled_from(("crash", "hostile-accepted")), hostile_text)),
         "fingerprint": draw(hostile_text),
         "path": draw(hostile_text),
-        "error": {"reason": draw(hostile_text), "code": draw(hostile_text)},
+        "error": {
+            "reason": draw(hostile_text),
+            "code": draw(hostile_text),
+            "message": draw(hostile_text),
+        },
         "input": draw(hostile_json),
     }
 

@@ -211,7 +211,7 @@ def test_hostile_text_never_escapes_its_fence_mentions_or_overflows(case: Any) -
     assert set(_TAG.findall(outside)) <= ALLOWED_TAGS
     assert not _INVISIBLE.search(body)
     for info, content in parsed.blocks:
-        assert info in ("json", "sh")
+        assert info in ("json", "sh", "text")  # text: the handler's words, fenced
         if info == "json" and not content.endswith(ELLIPSIS):
             json.loads(content)
         if info == "json":

@@ -23,6 +23,15 @@ class SchemaSource:
 
 
 @dataclass(frozen=True)
+class ReplayFrom:
+    """Where a reviewer standing in the repository root finds the receipts and the
+    policy, so a printed replay command runs verbatim ("" and None: bare receipt names)."""
+
+    receipts: str = ""
+    policy: str | None = None
+
+
+@dataclass(frozen=True)
 class ReportContext:
     failed: bool
     reasons: tuple[str, ...] = ()
@@ -31,6 +40,7 @@ class ReportContext:
     seeds: tuple[int, ...] = ()
     key: str = "default"
     sources: Mapping[str, SchemaSource] = field(default_factory=dict)
+    replay_from: ReplayFrom = ReplayFrom()
 
 
 @dataclass(frozen=True)
@@ -84,8 +94,31 @@ def receipt_name(diff: Mapping[str, Any], tool: str, side: str) -> str:
     return f"{tool}.json"
 
 
-def replay_command(receipt: str, fingerprint: str) -> str:
-    return f"toolfuzz-gate replay {shell_word(receipt)} --fingerprint {shell_word(fingerprint)}"
+def evidence(cx: Mapping[str, Any]) -> str:
+    """What the handler said about the minimized input: its error code and message (an
+    exception, a server error, an exit status with a stderr tail), as the receipt holds
+    it; "" when it said nothing (an accepted hostile call speaks by being accepted)."""
+    error = cx.get("error")
+    if not isinstance(error, Mapping):
+        return ""
+    code, message = text_of(error.get("code")), text_of(error.get("message"))
+    return f"{code}: {message}" if code and message else code or message
+
+
+def evidence_line(cx: Mapping[str, Any]) -> str:
+    """`evidence` on one line: its first line and, for a stderr tail or a traceback, its
+    last (which names the exception)."""
+    lines = [line.strip() for line in evidence(cx).splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    return f"{lines[0]} \u2026 {lines[-1]}"
+
+
+def replay_command(receipt: str, fingerprint: str, where: ReplayFrom = ReplayFrom()) -> str:
+    """`toolfuzz-gate replay` for one counterexample, runnable from the repository root."""
+    path = f"{where.receipts.rstrip('/')}/{receipt}" if where.receipts else receipt
+    command = f"toolfuzz-gate replay {shell_word(path)} --fingerprint {shell_word(fingerprint)}"
+    return command + (f" --policy {shell_word(where.policy)}" if where.policy else "")
 
 
 def _tokens(pointer: str) -> list[str] | None:

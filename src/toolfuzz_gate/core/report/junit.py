@@ -16,7 +16,10 @@ from typing import Any
 from toolfuzz_gate import ENGINE_NAME
 from toolfuzz_gate.core.invariants import INVARIANTS
 from toolfuzz_gate.core.report.context import (
+    ReplayFrom,
+    ReportContext,
     counterexamples,
+    evidence,
     receipt_name,
     replay_command,
     text_of,
@@ -29,11 +32,12 @@ SUPPORTED_CASE = "supported-keywords"
 _INVARIANT_OF = {failure.value: inv.name for inv in INVARIANTS for failure in inv.failures}
 
 
-def render_junit(diff: Mapping[str, Any]) -> str:
+def render_junit(diff: Mapping[str, Any], context: ReportContext | None = None) -> str:
+    where = context.replay_from if context is not None else ReplayFrom()
     root = ET.Element("testsuites", {"name": ENGINE_NAME})
     totals = {"tests": 0, "failures": 0, "skipped": 0}
     for entry in tools(diff):
-        suite = _suite(diff, entry)
+        suite = _suite(diff, entry, where)
         root.append(suite)
         for name in totals:
             totals[name] += int(suite.get(name, "0"))
@@ -43,7 +47,7 @@ def render_junit(diff: Mapping[str, Any]) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 
 
-def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any]) -> ET.Element:
+def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any], where: ReplayFrom) -> ET.Element:
     tool = field(text_of(entry.get("tool")))
     suite = ET.Element("testsuite", {"name": tool})
     if entry.get("status") == "removed":
@@ -61,7 +65,7 @@ def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any]) -> ET.Element:
     for name in names:
         case = ET.SubElement(suite, "testcase", {"name": name, "classname": tool})
         for cx in failing.get(name, []):
-            _fail(case, receipt, cx)
+            _fail(case, receipt, cx, where)
     case = ET.SubElement(suite, "testcase", {"name": SUPPORTED_CASE, "classname": tool})
     items = unsupported(entry, "added") + unsupported(entry, "still")
     if items:
@@ -77,7 +81,7 @@ def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any]) -> ET.Element:
     return _counted(suite)
 
 
-def _fail(case: ET.Element, receipt: str, cx: Mapping[str, Any]) -> None:
+def _fail(case: ET.Element, receipt: str, cx: Mapping[str, Any], where: ReplayFrom) -> None:
     error = cx.get("error")
     reason = error.get("reason") if isinstance(error, Mapping) else None
     message = field(reason if isinstance(reason, str) else "")
@@ -87,8 +91,9 @@ def _fail(case: ET.Element, receipt: str, cx: Mapping[str, Any]) -> None:
     body = (
         f"path: {field(text_of(cx.get('path')) or '(root)')}\n"
         f"fingerprint: {field(cx.get('fingerprint', ''), 100)}\n"
-        f"replay: {replay_command(receipt, text_of(cx.get('fingerprint')))}\n"
-        f"input:\n{cap(json_block_text(cx.get('input')), BLOCK_CAP)}"
+        f"replay: {replay_command(receipt, text_of(cx.get('fingerprint')), where)}\n"
+        + (f"evidence: {evidence(cx)}\n" if evidence(cx) else "")
+        + f"input:\n{cap(json_block_text(cx.get('input')), BLOCK_CAP)}"
     )
     failure.text = clean(body, keep_newlines=True)
 

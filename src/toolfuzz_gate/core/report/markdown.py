@@ -2,11 +2,11 @@
 
 The body never exceeds a budget of UTF-16 code units (GitHub's comment limit is 65,536; the
 default leaves room). Detail is dropped in a fixed order until it fits, each stage saying what
-it left out: 1) minimized-input bodies, 2) still-failing rows, 3) fixed rows, 4) new-counterexample
-rows beyond `NEW_ROWS_KEPT`, 5) unsupported-keyword rows beyond the most that fit, 6) new rows
-beyond the most that fit; a body that still does not fit is the marker, the verdict and a
-pointer to the receipts. Blocks are dropped
-whole, so nothing is ever cut inside a fence.
+it left out: 1) minimized-input bodies and the handler's words, 2) still-failing rows,
+3) fixed rows, 4) new-counterexample rows beyond `NEW_ROWS_KEPT`, 5) unsupported-keyword rows
+beyond the most that fit, 6) new rows beyond the most that fit; a body that still does not
+fit is the marker, the verdict and a pointer to the receipts. Blocks are dropped whole, so
+nothing is ever cut inside a fence.
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.report.context import (
+    ReplayFrom,
     ReportContext,
+    evidence,
+    evidence_line,
     iter_counterexamples,
     iter_unsupported,
     receipt_name,
@@ -26,6 +29,8 @@ from toolfuzz_gate.core.report.context import (
     unsupported_location,
 )
 from toolfuzz_gate.core.report.untrusted import (
+    cap,
+    clean,
     comment_key,
     fence,
     json_block_text,
@@ -40,6 +45,11 @@ MIN_BUDGET = 500
 MAX_REASONS = 10
 NEW_ROWS_KEPT = 20
 """New-counterexample rows stage 4 keeps; later stages cut them further only if they must."""
+
+REASON_CAP = 160
+"""Characters of a table row's reason."""
+EVIDENCE_CAP = 600
+"""Characters of a handler's own words shown under a new counterexample."""
 
 _CX_HEADER = "| # | tool | failure | path | reason |\n| --- | --- | --- | --- | --- |"
 
@@ -145,10 +155,13 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
         parts.append("\n".join(reasons))
     parts.append(_provenance(diff, context))
     parts.append(_totals(diff))
-    parts.extend(_new_section(diff, detail))
+    parts.extend(_new_section(diff, context, detail))
     parts.extend(_unsupported_section(diff, context, detail))
-    parts.extend(_collapsed(diff, "stillFailing", "Still failing", detail.still_rows, replay=True))
-    parts.extend(_collapsed(diff, "fixed", "Fixed", detail.fixed_rows, replay=False))
+    still = _collapsed(
+        diff, context, "stillFailing", "Still failing", detail.still_rows, replay=True
+    )
+    parts.extend(still)
+    parts.extend(_collapsed(diff, context, "fixed", "Fixed", detail.fixed_rows, replay=False))
     parts.append(f"<sub>{ENGINE_NAME} {__version__}</sub>")
     return "\n\n".join(parts) + "\n"
 
@@ -184,7 +197,8 @@ def _totals(diff: Mapping[str, Any]) -> str:
         ("toolsRemoved", "tools removed"),
         ("coverageDrops", "coverage drops"),
     )
-    return " \u00b7 ".join(f"{_count(diff, key)} {label}" for key, label in names)
+    shown = [f"{_count(diff, key)} {label}" for key, label in names if _count(diff, key)]
+    return " \u00b7 ".join(shown) or "no change against the base"
 
 
 def _path(cx: Mapping[str, Any]) -> str:
@@ -192,9 +206,15 @@ def _path(cx: Mapping[str, Any]) -> str:
 
 
 def _reason(cx: Mapping[str, Any]) -> str:
+    """The invariant's words, then the first line of the handler's own (its exception,
+    its error code), so the row says what broke without opening the receipt."""
     error = cx.get("error")
     reason = error.get("reason") if isinstance(error, Mapping) else None
-    return markdown_text(reason if isinstance(reason, str) else "")
+    said = evidence_line(cx)
+    text = reason if isinstance(reason, str) else ""
+    if said:
+        text = f"{text}: {said}" if text else said
+    return markdown_text(text, REASON_CAP)
 
 
 def _row(number: int, cx: Mapping[str, Any]) -> str:
@@ -208,16 +228,16 @@ def _row(number: int, cx: Mapping[str, Any]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _replay(diff: Mapping[str, Any], cx: Mapping[str, Any]) -> str:
+def _replay(diff: Mapping[str, Any], cx: Mapping[str, Any], where: ReplayFrom) -> str:
     receipt = receipt_name(diff, text_of(cx.get("tool")), "head")
-    return replay_command(receipt, text_of(cx.get("fingerprint")))
+    return replay_command(receipt, text_of(cx.get("fingerprint")), where)
 
 
 def _more(count: int, what: str) -> str:
     return f"_\u2026 {count} more {what}, see the receipts._"
 
 
-def _new_section(diff: Mapping[str, Any], detail: _Detail) -> list[str]:
+def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> list[str]:
     new = list(iter_counterexamples(diff, "new"))
     if not new:
         return []
@@ -232,7 +252,10 @@ def _new_section(diff: Mapping[str, Any], detail: _Detail) -> list[str]:
     for number, cx in enumerate(shown, 1):
         title = f"{markdown_text(cx.get('failure', ''))} in {markdown_text(cx.get('tool', ''))}"
         parts.append(f"**{number}.** {title} at {_path(cx)}")
-        parts.append(fence(_replay(diff, cx), "sh"))
+        said = clean(evidence(cx), keep_newlines=True)
+        if said and detail.inputs:
+            parts.append(fence(cap(said, EVIDENCE_CAP), "text"))
+        parts.append(fence(_replay(diff, cx, context.replay_from), "sh"))
         if detail.inputs:
             parts.append(fence(json_block_text(cx.get("input")), "json"))
     return parts
@@ -266,7 +289,13 @@ def _unsupported_section(
 
 
 def _collapsed(
-    diff: Mapping[str, Any], kind: str, title: str, with_rows: bool, *, replay: bool
+    diff: Mapping[str, Any],
+    context: ReportContext,
+    kind: str,
+    title: str,
+    with_rows: bool,
+    *,
+    replay: bool,
 ) -> list[str]:
     found = list(iter_counterexamples(diff, kind))
     if not found:
@@ -275,7 +304,8 @@ def _collapsed(
     if with_rows:
         parts.append("\n".join([_CX_HEADER, *(_row(i, cx) for i, cx in enumerate(found, 1))]))
         if replay:
-            parts.append(fence("\n".join(_replay(diff, cx) for cx in found), "sh"))
+            commands = (_replay(diff, cx, context.replay_from) for cx in found)
+            parts.append(fence("\n".join(commands), "sh"))
     else:
         what = f"{title.lower()} counterexamples"
         parts.append(f"_{len(found)} {what} left out to fit the comment, see the receipts._")

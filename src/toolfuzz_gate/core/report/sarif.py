@@ -19,6 +19,7 @@ from toolfuzz_gate.core.report.context import (
     Location,
     ReportContext,
     counterexample_location,
+    evidence,
     iter_counterexamples,
     iter_unsupported,
     text_of,
@@ -122,6 +123,9 @@ def _cx_result(
     reason = error.get("reason") if isinstance(error, Mapping) else None
     tool, path = field(cx.get("tool", "")), field(text_of(cx.get("path")) or "(root)")
     text = f"{tool}: {field(reason if isinstance(reason, str) else rule)} (at {path})"
+    said = evidence(cx).strip()
+    if said:
+        text += f"; the handler said: {field(said)}"
     return {
         "ruleId": rule,
         "level": "error",

@@ -204,7 +204,7 @@ class McpHandler(Closing):
             read = session.process.pending_bytes
             session.kill()
             return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
-        message = f"the MCP server {session.describe(broken)}"
+        message = f"the MCP server {session.describe(broken, tail_chars=280)}"
         session.kill()
         return Outcome(kind=OutcomeKind.CRASH, message=bounded_message(message))
 

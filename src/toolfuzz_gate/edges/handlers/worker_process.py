@@ -144,7 +144,12 @@ class WorkerProcess:
             problem += f" ({status})"
             # The pipe reaches EOF once the child is gone; let the drainer catch the last words.
             self._drainer.join(timeout=0.5)
-        tail = self.stderr_tail(tail_chars)
+        # The end of a traceback names the exception: keep the end, within the budget
+        # messages are capped to (`redact.bounded_message`), so nothing cuts it off later.
+        room = max(80, tail_chars - len(problem) - len("; stderr: …"))
+        tail = self.stderr_tail(room + 1)
+        if len(tail) > room:
+            tail = "…" + tail[-room:].lstrip()
         return f"{problem}; stderr: {tail}" if tail else problem
 
     def stop(self, grace_s: float) -> None:

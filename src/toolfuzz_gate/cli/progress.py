@@ -1,0 +1,63 @@
+"""One line per tool as it starts and as it ends, so a long run is never silent (issue 11).
+
+In GitHub Actions (`GITHUB_ACTIONS=true`) each tool's lines are a collapsible
+`::group::`; the tool's name is untrusted text, so it goes into the command escaped
+(`workflow_data`) and printed lines never start a workflow command of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.report.untrusted import clean, workflow_data
+
+
+@dataclass
+class Progress:
+    out: TextIO | None
+    side: str = ""
+    """"base" while the base runs, so its lines are told apart."""
+    grouped: bool = field(default_factory=lambda: os.environ.get("GITHUB_ACTIONS") == "true")
+    _started: float = 0.0
+
+    def start(self, tool: str, seed: int, runs: int) -> None:
+        if self.out is None:
+            return
+        title = f"{self._label(tool)}: seed {seed}, {runs} runs"
+        if self.grouped:
+            print(f"::group::{workflow_data(_inert(title))}", file=self.out)
+        print(f"{_inert(title)} ...", file=self.out, flush=True)
+        self._started = time.monotonic()
+
+    def done(self, tool: str, receipt: JSONObject) -> None:
+        if self.out is None:
+            return
+        seconds = time.monotonic() - self._started
+        cases: Any = receipt.get("cases")
+        examples: Any = receipt.get("counterexamples")
+        total = (
+            sum(v for v in cases.values() if isinstance(v, int)) if isinstance(cases, dict) else 0
+        )
+        found = len(examples) if isinstance(examples, list) else 0
+        state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
+        print(f"{_inert(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
+        if self.grouped:
+            print("::endgroup::", file=self.out)
+
+    def _label(self, tool: str) -> str:
+        return f"[{self.side}] {tool}" if self.side else tool
+
+
+def _inert(text: str) -> str:
+    """A line the runner will not read as a command: controls dropped, and a leading
+    `::` or any `##[` broken by a zero-width space."""
+    line = clean(text)
+    return (
+        line.replace("##[", "#\u200b#[").replace("::", ":\u200b:")
+        if "::" in line or "##[" in line
+        else line
+    )

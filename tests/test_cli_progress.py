@@ -1,0 +1,38 @@
+"""Progress lines: one per tool as it starts and ends, grouped in Actions, never a command."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from toolfuzz_gate.cli.progress import Progress
+
+HOSTILE = "evil\n::warning::owned ##[set-output name=x;]y %0A::error::z"
+
+
+def test_a_tool_is_told_as_it_starts_and_as_it_ends() -> None:
+    out = io.StringIO()
+    progress = Progress(out, side="base", grouped=False)
+    progress.start("search", 41, 24)
+    progress.done("search", {"cases": {"valid": 24, "hostile": 20}, "counterexamples": [{}]})
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[base] search: seed 41, 24 runs ..."
+    assert re.fullmatch(r"\[base\] search: 44 cases, 1 findings, \d+\.\d s", lines[1])
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+def test_a_hostile_tool_name_never_becomes_a_workflow_command(grouped: bool) -> None:
+    out = io.StringIO()
+    progress = Progress(out, grouped=grouped)
+    progress.start(HOSTILE, 41, 24)
+    progress.done(HOSTILE, {"refused": True})
+    lines = out.getvalue().splitlines()
+    assert "##[" not in out.getvalue()  # the legacy form works anywhere in a line
+    commands = [line for line in lines if line.lstrip().startswith("::")]
+    if grouped:
+        assert commands[0].startswith("::group::") and commands[1:] == ["::endgroup::"]
+    else:
+        assert commands == []
+    assert len(lines) == (4 if grouped else 2)  # the name's newline made no line of its own
