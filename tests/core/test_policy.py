@@ -187,7 +187,7 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert all(item.get("additionalProperties") is False for item in objects)
     assert all("description" in value for item in objects for value in item["properties"].values())
     gate = SCHEMA["properties"]["gate"]["properties"]
-    assert tuple(gate["fail_on"]["items"]["enum"]) == FAIL_ON
+    assert tuple(gate["fail_on"]["items"]["then"]["enum"]) == FAIL_ON
     assert tuple(gate["min_coverage"]["propertyNames"]["enum"]) == FAMILIES
     defaults = SCHEMA["properties"]["defaults"]["properties"]
     assert tuple(defaults["default_draft"]["enum"]) == DRAFTS
