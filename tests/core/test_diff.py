@@ -325,3 +325,65 @@ def test_a_malformed_receipt_is_a_receipt_error(member: str, value: Any, named: 
     with pytest.raises(ReceiptError) as raised:
         diff_receipts({"tool <x>": receipt("tool <x>")}, {"tool <x>": bad})
     assert named in raised.value.message and "'tool <x>'" in raised.value.message
+
+
+def refused(tool: str, *codes: str) -> JSONObject:
+    """A refused receipt: what `core.fuzz.refused_receipt` writes, in the members the diff
+    reads."""
+    reasons = [
+        {
+            "code": code,
+            "pointer": f"/p{i}",
+            "line": i + 3,
+            "keyword": "",
+            "message": "m",
+            "hint": "",
+        }
+        for i, code in enumerate(codes)
+    ]
+    body = receipt(tool, coverage=dict.fromkeys(FAMILIES, "unsupported"), invariants={})
+    body["invariants"] = {}
+    return {**body, "refused": {"code": codes[0], "problems": [], "reasons": reasons}}
+
+
+def test_a_tool_refused_on_head_fixes_nothing_its_counterexamples_are_not_run() -> None:
+    base = receipt("lax", fingerprints=("f1", "f2"))
+    diff = diff_receipts({"lax": base}, {"lax": refused("lax", "schema.unsupported-keyword")})
+    entry = _entries(diff)["lax"]
+    assert entry["counterexamples"]["fixed"] == []
+    assert _fingerprints(entry["counterexamples"]["notRunOnHead"]) == sorted(
+        fingerprint_of(f) for f in ("f1", "f2")
+    )
+    assert entry["coverageLost"] is True and entry["status"] == "changed"
+    assert entry["refused"]["state"] == "new"
+    assert entry["refused"]["added"] == ["schema.unsupported-keyword"]
+    totals: Any = diff["totals"]
+    assert (totals["fixed"], totals["notRunOnHead"], totals["refusedNew"]) == (0, 2, 1)
+    assert totals["coverageLost"] == 1
+    assert gate_failed(diff)
+
+
+def test_a_removed_tool_fixes_nothing_either() -> None:
+    diff = diff_receipts({"gone": receipt("gone", fingerprints=("f1",))}, {})
+    entry = _entries(diff)["gone"]
+    assert entry["status"] == "removed" and entry["counterexamples"]["fixed"] == []
+    assert len(entry["counterexamples"]["notRunOnHead"]) == 1
+
+
+def test_refusal_states_new_still_and_lifted() -> None:
+    limit, keyword = "schema.limit-enum", "schema.unsupported-keyword"
+    cases = [
+        ({}, {"t": refused("t", limit)}, "new", [limit]),
+        ({"t": refused("t", limit)}, {"t": refused("t", limit)}, "still", []),
+        ({"t": refused("t", keyword)}, {"t": refused("t", keyword, limit)}, "new", [limit]),
+        ({"t": refused("t", limit)}, {"t": receipt("t")}, "lifted", []),
+        ({"t": receipt("t")}, {"t": receipt("t")}, None, []),
+    ]
+    for base, head, state, added in cases:
+        entry = _entries(diff_receipts(base, head))["t"]
+        assert (entry["refused"]["state"], entry["refused"]["added"]) == (state, added)
+        assert entry["counterexamples"]["notRunOnHead"] == []
+    still = diff_receipts({"t": refused("t", limit)}, {"t": refused("t", limit)})
+    assert _entries(still)["t"]["status"] == "unchanged"
+    assert still["totals"]["refusedStill"] == 1  # type: ignore[index, call-overload]
+    assert not gate_failed(still)
