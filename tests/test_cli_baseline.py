@@ -144,3 +144,38 @@ def test_several_seeds_meet_the_same_seeds_of_stored_receipts(
         for r in sarif["runs"][0]["results"]
     }
     assert uris <= {"poster.json", "copy.json"}, uris
+
+
+def test_an_unsupported_keyword_cannot_hide_a_failing_tool(tmp_path: Path):
+    """Issue 11: the head adds an unsupported keyword to a failing tool's schema. The base's
+    counterexamples are not run on head, never fixed, and the gate fails."""
+    root = tmp_path / "repo"
+    init_repository(root)
+    shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
+    (root / "toolfuzz.yml").write_text(POLICY)
+    set_version(root, buggy=False)
+    shutil.copy(FAULTS / "lax_width.py", root / "poster_impl.py")  # both tools fail on base
+    base = commit(root, "a handler bug")
+    schema = json.loads((root / "poster.json").read_text())
+    schema["properties"]["title"]["not"] = {"const": "hidden"}
+    (root / "poster.json").write_text(json.dumps(schema, indent=2) + "\n")
+    commit(root, "hide the bug behind an unsupported keyword")
+    code, text, diff = gate(root, tmp_path / "out", "--baseline", base)
+    assert code == 1, text
+    tools = {entry["tool"]: entry for entry in diff["tools"]}
+    hidden = tools["renderPoster"]
+    assert hidden["counterexamples"]["fixed"] == [] and diff["totals"]["fixed"] == 0
+    gone = hidden["counterexamples"]["notRunOnHead"]
+    assert gone and {cx["failure"] for cx in gone} == {"hostile-accepted"}
+    assert hidden["coverageLost"] is True and hidden["refused"]["state"] == "new"
+    assert diff["totals"]["notRunOnHead"] == len(gone)
+    assert any(r.startswith("not-run-on-head: ") for r in _reasons(tmp_path / "out"))
+    assert "not-run-on-head: base counterexamples head did not fuzz" in text
+    comment = (tmp_path / "out" / "comment.md").read_text()
+    assert f"### Not run on head ({len(gone)})" in comment
+    assert "fixed</summary>" not in comment.lower() and "0 fixed" in comment
+
+
+def _reasons(out: Path) -> list[str]:
+    reasons: list[str] = json.loads((out / "summary.json").read_text())["reasons"]
+    return reasons
