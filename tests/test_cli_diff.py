@@ -169,7 +169,10 @@ def test_markdown_is_the_comment_body(poster_dirs: tuple[Path, Path]) -> None:
     assert out.startswith("<!-- toolfuzz-gate:default -->\n")
     assert "**seed** 41" in out
     assert "| 1 | renderPoster | hostile-accepted | /width |" in out
-    assert "| refused | not | refused.schema.json:1 | /not |" in out
+    assert (
+        "| refused | schema.unsupported-keyword | keyword not is not supported "
+        "| refused.schema.json:1 | /not | new |"
+    ) in out
 
 
 def test_unreadable_directories_and_receipts_exit_2(
