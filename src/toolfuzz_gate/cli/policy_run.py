@@ -191,7 +191,8 @@ def run_policy(
         if ready.unreachable is not None:
             done = refuse(tool_run, path, (ready.unreachable,))
         else:
-            located = None if ready.source is None else SchemaLines(*_lines(ready.source))
+            source = ready.source
+            located = None if source is None else SchemaLines(source.lines, source.root)
             done = attempt(tool_run, path, diagnostics=args.diagnostics, located=located)
         written.append(Written(done.receipt, unit.file, done.refused, ready.source))
     return written
@@ -222,10 +223,6 @@ def _prepare(
     except HandlerError as error:
         return Prepared(handler, None, spec, None, error_refusal(error))
     return Prepared(handler, schema, spec, schema_source(tool, loaded))
-
-
-def _lines(source: SchemaSource) -> tuple[dict[str, int], str]:
-    return dict(source.lines), source.root
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:

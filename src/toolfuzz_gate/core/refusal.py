@@ -72,13 +72,14 @@ def schema_refusals(
 ) -> tuple[Refusal, ...]:
     """The schema's problems as refusals; `lines` maps pointers of the schema's file to
     lines, `root` is the schema's own pointer in that file ("" when the file is the schema)."""
+    table = dict(lines) if lines else None
     return tuple(
         Refusal(
             problem.code,
             problem.pointer,
             problem.message,
             problem.keyword,
-            line_of(dict(lines), root + problem.pointer) if lines else None,
+            line_of(table, root + problem.pointer) if table else None,
             schema_hint(problem.code),
         )
         for problem in problems
