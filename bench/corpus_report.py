@@ -11,21 +11,31 @@ schemas), the refusal reasons by problem code and keyword, the schemas with
 disagreements, and the elapsed time. Run by hand or by CI as a report; it
 asserts nothing (tests/test_corpus.py holds the properties that must hold).
 
+Then it runs the corpus again the way a user would: each source's schemas as one tools
+file (per dialect), through `toolfuzz-gate fuzz --tools` with a handler that accepts every
+call (`corpus_accept.py`, in a worker process). One tool's problem must not stop the
+others, so every tool gets a receipt, and each tool's figures (fuzzed or refused, the
+refusal codes, oracle disagreements) must agree with the one-by-one run; the report says
+whether they do and lists any tool where they do not.
+
     PYTHONPATH=src python bench/corpus_report.py [--runs 50] [--seed 41] [--json]
-        [--format-assertion]
+        [--format-assertion] [--source NAME ...] [--one-by-one-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolfuzz_gate.cli import run as run_cli
 from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
@@ -33,10 +43,12 @@ from toolfuzz_gate.core.findings import Failure
 from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.refusal import codes_of
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "corpus"
+BENCH = Path(__file__).resolve().parent
+CORPUS = BENCH.parent / "tests" / "data" / "corpus"
 ANSWER: JSONObject = {"ok": True}
 
 
@@ -112,6 +124,77 @@ def measure(
         row.crash = f"{type(error).__name__}: {error}"[:300]
     row.seconds = time.perf_counter() - started
     return row
+
+
+def figures(row: Row) -> JSONObject:
+    """What the two ways of running a tool must agree on."""
+    return {
+        "fuzzed": row.fuzzed,
+        "refused": sorted({code for code, _ in row.problems}),
+        "disagreements": row.disagreements,
+    }
+
+
+def run_tools_files(
+    entries: list[dict[str, Any]],
+    rows: list[Row],
+    runs: int,
+    seed: int,
+    options: SchemaOptions,
+    read_dialects: bool,
+) -> dict[str, Any]:
+    """Each source's schemas as one tools file, fuzzed with `fuzz --tools`; per tool, the
+    figures the one-by-one `rows` have, compared."""
+    groups: dict[tuple[str, str | None], list[tuple[dict[str, Any], Row]]] = {}
+    for entry, row in zip(entries, rows, strict=True):
+        dialect = entry["dialect"] if read_dialects else None
+        groups.setdefault((entry["source"], dialect), []).append((entry, row))
+    files: list[JSONObject] = []
+    disagree: list[JSONObject] = []
+    fuzzed = tools = 0
+    for (source, dialect), members in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        with tempfile.TemporaryDirectory(prefix="toolfuzz-corpus-") as directory:
+            tools_file, out = Path(directory) / "tools.json", Path(directory) / "out"
+            declared = [
+                {
+                    "name": f"t{index:04d}",  # corpus tool names repeat across packages
+                    "description": entry["file"],
+                    "inputSchema": json.loads((CORPUS / entry["file"]).read_text()),
+                }
+                for index, (entry, _) in enumerate(members)
+            ]
+            tools_file.write_text(json.dumps({"tools": declared}))
+            argv = ["fuzz", "--tools", str(tools_file), "--handler", "python:corpus_accept:accept"]
+            argv += ["--cwd", str(BENCH), "--runs", str(runs), "--seed", str(seed)]
+            argv += ["--out", str(out)] + (["--dialect", dialect] if dialect else [])
+            argv += ["--format-assertion"] if options.format_assertion else []
+            stdout, stderr = io.StringIO(), io.StringIO()
+            code = run_cli(argv, stdout, stderr)
+            files.append(
+                {"source": source, "dialect": dialect, "tools": len(members), "exit": code}
+            )
+            for index, (entry, row) in enumerate(members):
+                receipt_path = out / f"t{index:04d}.json"
+                tools += 1
+                if not receipt_path.exists():
+                    disagree.append({"file": entry["file"], "toolsFile": "no receipt"})
+                    continue
+                receipt = json.loads(receipt_path.read_text())
+                seen = {
+                    "fuzzed": "refused" not in receipt,
+                    "refused": codes_of(receipt),
+                    "disagreements": sum(
+                        1
+                        for c in receipt["counterexamples"]
+                        if c["failure"] == Failure.ORACLE_DISAGREEMENT.value
+                    ),
+                }
+                fuzzed += bool(seen["fuzzed"])
+                if seen != figures(row):
+                    disagree.append(
+                        {"file": entry["file"], "oneByOne": figures(row), "toolsFile": seen}
+                    )
+    return {"files": files, "tools": tools, "fuzzed": fuzzed, "disagree": disagree}
 
 
 def share(part: int, whole: int) -> str:
@@ -226,6 +309,21 @@ def render(summary: dict[str, Any]) -> str:
     if s["slowest"]:
         lines.append(f"slowest: {s['slowest']['file']} ({s['slowest']['seconds']}s)")
     lines.append(f"elapsed: {s['elapsedSeconds']}s")
+    together = s.get("toolsFiles")
+    if together is not None:
+        stopped = [f for f in together["files"] if f["exit"] not in (0, 1)]
+        lines.append(
+            f"as one tools file per source ({len(together['files'])} files, fuzz --tools): "
+            f"{share(together['fuzzed'], together['tools'])} fuzzed, "
+            f"{len(stopped)} file(s) stopped; "
+            + (
+                "every tool's figures agree with the one-by-one run"
+                if not together["disagree"]
+                else f"{len(together['disagree'])} tool(s) disagree with the one-by-one run:"
+            )
+        )
+        lines += [f"  stopped: {f['source']} (exit {f['exit']})" for f in stopped]
+        lines += [f"  {json.dumps(item, sort_keys=True)}" for item in together["disagree"]]
     return "\n".join(lines)
 
 
@@ -238,6 +336,14 @@ def main() -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument(
+        "--source", action="append", default=[], help="only this source (repeatable)"
+    )
+    parser.add_argument(
+        "--one-by-one-only",
+        action="store_true",
+        help="skip running each source's schemas as one tools file",
+    )
+    parser.add_argument(
         "--without-dialects",
         action="store_true",
         help="read dialect schemas as plain JSON Schema instead of with their --dialect",
@@ -246,13 +352,15 @@ def main() -> None:
     read_dialects = not args.without_dialects
     options = SchemaOptions(format_assertion=args.format_assertion)
     manifest = json.loads((CORPUS / "MANIFEST.json").read_text())
+    entries = [e for e in manifest["schemas"] if not args.source or e["source"] in args.source]
     started = time.perf_counter()
-    rows = [
-        measure(entry, args.runs, args.seed, options, read_dialects)
-        for entry in manifest["schemas"]
-    ]
+    rows = [measure(entry, args.runs, args.seed, options, read_dialects) for entry in entries]
     elapsed = time.perf_counter() - started
     summary = summarize(rows, args.runs, args.seed, options, elapsed, read_dialects)
+    if not args.one_by_one_only:
+        summary["toolsFiles"] = run_tools_files(
+            entries, rows, args.runs, args.seed, options, read_dialects
+        )
     sys.stdout.write((json.dumps(summary, indent=1) if args.json else render(summary)) + "\n")
 
 

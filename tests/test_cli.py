@@ -213,15 +213,29 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
-    code, out, err = invoke("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
-    assert code == 2
-    assert "schema.unsupported-keyword at /properties/name/not" in err
-    assert "schema.unsupported-pattern at /properties/name/pattern" in err
-    assert "schema.unsupported-keyword at /properties/tags/items/if" in err
-    assert "schema.unsupported-keyword at /unevaluatedProperties" in err
-    assert str(schema) in err
-    assert "hint:" in err
+    receipt = tmp_path / "tool.receipt.json"
+    code, out, err = invoke(
+        "fuzz",
+        "--schema",
+        str(schema),
+        "--handler",
+        "builtin:renderPoster",
+        "--receipt",
+        str(receipt),
+    )
+    assert code == 1, err  # refused: the verdict fails, the run did not stop
+    assert "schema.unsupported-keyword at /properties/name/not (line 1)" in out
+    assert "schema.unsupported-pattern at /properties/name/pattern" in out
+    assert "schema.unsupported-keyword at /properties/tags/items/if" in out
+    assert "schema.unsupported-keyword at /unevaluatedProperties" in out
+    assert str(receipt) in out
+    assert "hint:" in out
     assert "Traceback" not in err + out
+    reasons = json.loads(receipt.read_text(encoding="utf-8"))["refused"]["reasons"]
+    assert {(r["code"], r["pointer"]) for r in reasons} >= {
+        ("schema.unsupported-pattern", "/properties/name/pattern"),
+        ("schema.unsupported-keyword", "/unevaluatedProperties"),
+    }
 
 
 def test_unreadable_schema_files_exit_2(tmp_path: Path) -> None:
@@ -236,15 +250,26 @@ def test_unreadable_schema_files_exit_2(tmp_path: Path) -> None:
     assert nan[0] == 2 and "NaN" in nan[2]
 
 
-def test_unimportable_handler_exits_2(tmp_path: Path) -> None:
+def test_an_unimportable_handler_refuses_the_tool(tmp_path: Path) -> None:
     schema = tmp_path / "tool.json"
     schema.write_text(json.dumps(poster.SCHEMA), encoding="utf-8")
+    receipt = tmp_path / "receipt.json"
     code, out, err = invoke(
-        "fuzz", "--schema", str(schema), "--handler", "python:no_such_module_xyz:fn", "--runs", "1"
+        "fuzz",
+        "--schema",
+        str(schema),
+        "--handler",
+        "python:no_such_module_xyz:fn",
+        "--runs",
+        "1",
+        "--receipt",
+        str(receipt),
     )
-    assert code == 2
-    assert "no_such_module_xyz" in err
+    assert code == 1, err
+    assert "handler.unusable: " in out and "no_such_module_xyz" in out
     assert "Traceback" not in err + out
+    [reason] = json.loads(receipt.read_text(encoding="utf-8"))["refused"]["reasons"]
+    assert reason["code"] == "handler.unusable" and "no_such_module_xyz" in reason["message"]
 
 
 @pytest.mark.usefixtures("in_faults")
@@ -370,10 +395,10 @@ def test_format_assertion_refuses_unknown_formats_and_is_given_once(tmp_path: Pa
         encoding="utf-8",
     )
     args = ("fuzz", "--schema", str(schema), "--handler", "builtin:renderPoster")
-    code, _, err = invoke(*args, "--format-assertion")
-    assert code == 2
-    assert "schema.unsupported-format at /properties/n/format" in err
-    assert "int32" in err and "without --format-assertion" in err
+    code, out, err = invoke(*args, "--format-assertion", "--out", str(tmp_path / "out"))
+    assert code == 1, err
+    assert "schema.unsupported-format at /properties/n/format" in out
+    assert "int32" in out and "without --format-assertion" in out
     twice = invoke(*args, "--format-assertion", "--format-assertion")
     assert twice[0] == 2 and "--format-assertion was given twice" in twice[2]
     run_twice = invoke("run", "--format-assertion", "--format-assertion")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,9 @@ def test_the_same_commit_on_both_sides_gives_an_empty_diff(
     root, _, buggy = repo
     code, text, diff = gate(root, tmp_path / "out", "--baseline", buggy)
     totals = diff["totals"]
-    assert all(totals[name] == 0 for name in totals if name != "stillFailing"), totals
+    still = ("stillFailing", "refusedStill")
+    assert all(totals[name] == 0 for name in totals if name not in still), totals
+    assert totals["refusedStill"] == 1  # the schema that uses `not`, on both sides
     assert {tool["status"] for tool in diff["tools"]} == {"unchanged"}
     # nothing new, so new-counterexample holds; the schema still uses `not`, which
     # fail_on: unsupported-keyword refuses whether or not the base had it too
@@ -142,3 +145,38 @@ def test_several_seeds_meet_the_same_seeds_of_stored_receipts(
         for r in sarif["runs"][0]["results"]
     }
     assert uris <= {"poster.json", "copy.json"}, uris
+
+
+def test_an_unsupported_keyword_cannot_hide_a_failing_tool(tmp_path: Path):
+    """Issue 11: the head adds an unsupported keyword to a failing tool's schema. The base's
+    counterexamples are not run on head, never fixed, and the gate fails."""
+    root = tmp_path / "repo"
+    init_repository(root)
+    shutil.copy(FAULTS / "poster_schema.json", root / "poster.json")
+    (root / "toolfuzz.yml").write_text(POLICY)
+    set_version(root, buggy=False)
+    shutil.copy(FAULTS / "lax_width.py", root / "poster_impl.py")  # both tools fail on base
+    base = commit(root, "a handler bug")
+    schema = json.loads((root / "poster.json").read_text())
+    schema["properties"]["title"]["not"] = {"const": "hidden"}
+    (root / "poster.json").write_text(json.dumps(schema, indent=2) + "\n")
+    commit(root, "hide the bug behind an unsupported keyword")
+    code, text, diff = gate(root, tmp_path / "out", "--baseline", base)
+    assert code == 1, text
+    tools = {entry["tool"]: entry for entry in diff["tools"]}
+    hidden = tools["renderPoster"]
+    assert hidden["counterexamples"]["fixed"] == [] and diff["totals"]["fixed"] == 0
+    gone = hidden["counterexamples"]["notRunOnHead"]
+    assert gone and {cx["failure"] for cx in gone} == {"hostile-accepted"}
+    assert hidden["coverageLost"] is True and hidden["refused"]["state"] == "new"
+    assert diff["totals"]["notRunOnHead"] == len(gone)
+    assert any(r.startswith("not-run-on-head: ") for r in _reasons(tmp_path / "out"))
+    assert "not-run-on-head: base counterexamples head did not fuzz" in text
+    comment = (tmp_path / "out" / "comment.md").read_text()
+    assert f"### Not run on head ({len(gone)})" in comment
+    assert "fixed (" not in comment.lower() and not re.search(r"\d+ fixed", comment)
+
+
+def _reasons(out: Path) -> list[str]:
+    reasons: list[str] = json.loads((out / "summary.json").read_text())["reasons"]
+    return reasons

@@ -103,8 +103,10 @@ def test_dialect_rewrites_reach_the_receipt(
     schema["type"] = "dict"
     path = tmp_path / "bfcl_poster.json"
     path.write_text(json.dumps(schema), encoding="utf-8")
-    code, _, err = invoke("fuzz", "--schema", str(path), *POSTER_HANDLER)
-    assert code == 2 and "`--dialect bfcl` reads 'dict' as object" in err
+    code, out, err = invoke(
+        "fuzz", "--schema", str(path), *POSTER_HANDLER, "--out", str(tmp_path / "o")
+    )
+    assert code == 1 and "`--dialect bfcl` reads 'dict' as object" in out, err
     receipt = tmp_path / "r.json"
     code, _, err = invoke(
         "fuzz",

@@ -373,11 +373,13 @@ def _with_not(repo: Path) -> None:
     (repo / "schemas" / "refused.json").write_text(json.dumps(schema), encoding="utf-8")
 
 
-def test_unsupported_keyword_gets_a_refused_receipt_and_passes_by_default(repo: Path) -> None:
+def test_unsupported_keyword_gets_a_refused_receipt_that_fails_without_a_base(
+    repo: Path,
+) -> None:
     _with_not(repo)
     text = policy(tool("correct", "correct"), tool("refused", "lax_width", "schemas/refused.json"))
     code, out, err, out_dir = run_policy(repo, text)
-    assert code == 0, err
+    assert code == 1, err
     receipt = read(out_dir / "refused.json")
     assert problems(receipt) == []
     assert receipt["unsupported"] == [
@@ -390,7 +392,34 @@ def test_unsupported_keyword_gets_a_refused_receipt_and_passes_by_default(repo: 
     refused = next(t for t in summary["tools"] if t["tool"] == "refused")
     assert refused["refused"] is True and refused["unsupported"] == receipt["unsupported"]
     assert summary["counts"]["refused"] == 1 and summary["counts"]["unsupported"] == 2
-    assert "not at /properties/title/not" in out
+    assert summary["reasons"] == [
+        "refused: 1 tool(s) not fuzzed, no baseline, every refusal counts as new: "
+        "refused (schema.unsupported-keyword)"
+    ]
+    assert "schema.unsupported-keyword at /properties/title/not (line " in out
+
+
+def test_a_policy_can_allow_a_refusal_code_globally_or_per_tool(repo: Path) -> None:
+    _with_not(repo)
+    tools = (tool("correct", "correct"), tool("refused", "correct", "schemas/refused.json"))
+    allowances = (
+        "[invariant, {allow-refused: [schema.unsupported-keyword]}]",
+        "[invariant, {allow-refused: [schema.unsupported-keyword], tools: [refused]}]",
+    )
+    for fail_on in allowances:
+        head = f"version: 1\ndefaults: {{runs: 16}}\ngate: {{fail_on: {fail_on}}}\n"
+        code, _, err, out_dir = run_policy(repo, policy(*tools, head=head))
+        assert code == 0, err
+        assert read(out_dir / "summary.json")["reasons"] == [
+            "refused: allowed by the policy: refused (schema.unsupported-keyword)"
+        ]
+    other = "[invariant, {allow-refused: [schema.unsupported-keyword], tools: [correct]}]"
+    head = f"version: 1\ndefaults: {{runs: 16}}\ngate: {{fail_on: {other}}}\n"
+    code, _, err, _ = run_policy(repo, policy(*tools, head=head))
+    assert code == 1, err
+    wrong = "version: 1\ngate: {fail_on: [{allow-refused: [limit-enum]}]}\n"
+    code, _, err, _ = run_policy(repo, policy(*tools, head=wrong))
+    assert code == 2 and "gate/fail_on/0/allow-refused/0" in err
 
 
 def test_unsupported_keyword_fails_when_the_policy_says_so(repo: Path) -> None:
@@ -399,19 +428,30 @@ def test_unsupported_keyword_fails_when_the_policy_says_so(repo: Path) -> None:
     text = policy(tool("refused", "correct", "schemas/refused.json"), head=head)
     code, _, err, out_dir = run_policy(repo, text)
     assert code == 1, err
-    assert read(out_dir / "summary.json")["reasons"] == [
-        "unsupported-keyword: keywords the engine refuses: 2 in refused (2)"
+    assert read(out_dir / "summary.json")["reasons"][:2] == [
+        "unsupported-keyword: keywords the engine refuses: 2 in refused (2)",
+        "refused: 1 tool(s) not fuzzed, no baseline, every refusal counts as new: "
+        "refused (schema.unsupported-keyword)",
     ]
 
 
-def test_other_schema_errors_exit_2_naming_the_file(repo: Path) -> None:
+def test_other_schema_errors_refuse_the_tool_and_the_others_run(repo: Path) -> None:
     schema = read(repo / "schemas" / "poster.json")
     schema["properties"]["width"].update({"minimum": 10, "maximum": 5})
-    (repo / "schemas" / "bad.json").write_text(json.dumps(schema), encoding="utf-8")
-    code, _, err, _ = run_policy(repo, policy(tool("bad", "correct", "schemas/bad.json")))
-    assert code == 2
-    assert str(repo / "schemas" / "bad.json") in err and "(tool bad)" in err
-    assert "Traceback" not in err
+    (repo / "schemas" / "bad.json").write_text(json.dumps(schema, indent=2), encoding="utf-8")
+    text = policy(tool("bad", "correct", "schemas/bad.json"), tool("correct", "correct"))
+    code, out, err, out_dir = run_policy(repo, text)
+    assert code == 1, err
+    assert "Traceback" not in err + out
+    assert read(out_dir / "correct.json")["cases"]["valid"] > 0
+    [reason, *_] = read(out_dir / "bad.json")["refused"]["reasons"]
+    assert (reason["code"], reason["pointer"]) == (
+        "schema.contradiction",
+        "/properties/width/minimum",
+    )
+    line = (repo / "schemas" / "bad.json").read_text("utf-8").splitlines()[reason["line"] - 1]
+    assert line.strip().startswith('"minimum": 10')
+    assert reason["hint"] == "the keyword contradicts another one; no value can satisfy both"
 
 
 def test_several_seeds_write_one_receipt_per_seed(repo: Path) -> None:

@@ -184,6 +184,21 @@ def test_cases_of_tools_the_policy_lost_are_reported_and_ignored(repo: Path) -> 
     assert [e["outcome"] for e in read(repo / "o" / "summary.json")["regressions"]] == ["ignored"]
 
 
+def test_cases_of_a_tool_whose_handler_cannot_start_are_not_run_and_the_run_goes_on(
+    repo: Path,
+) -> None:
+    _, _, case_file = promoted(repo)
+    policy = write_policy(repo, "no_such_module_xyz")
+    code, out, err = invoke("run", "--policy", str(policy), "--out", str(repo / "o"))
+    assert code == 1, err  # the tool is refused: a new refusal fails the gate
+    assert "not run: 1 case(s) of tool 'poster': " in out and "no_such_module_xyz" in out
+    summary = read(repo / "o" / "summary.json")
+    assert [e["outcome"] for e in summary["regressions"]] == ["not-run"]
+    assert summary["regressions"][0]["file"] == f"poster/{Path(case_file).name}"
+    [reason] = read(repo / "o" / "poster.json")["refused"]["reasons"]
+    assert reason["code"] == "handler.unusable"
+
+
 def test_a_malformed_case_file_stops_the_run_naming_the_file(repo: Path) -> None:
     _, policy, case_file = promoted(repo)
     Path(case_file).write_text('{"format": "toolfuzz-case/1", "tool": 3}', encoding="utf-8")

@@ -69,8 +69,13 @@ class SchemaError(ToolfuzzError):
         lines += [f"  {p.render()}" for p in problems]
         super().__init__(
             "\n".join(lines),
-            hint=_SCHEMA_HINTS.get(first.code, "fix the schema at the pointer shown"),
+            hint=schema_hint(first.code),
         )
+
+
+def schema_hint(code: str) -> str:
+    """What to do about a schema problem of `code` (the hint a `SchemaError` prints)."""
+    return _SCHEMA_HINTS.get(code, "fix the schema at the pointer shown")
 
 
 _SCHEMA_HINTS = {

@@ -144,8 +144,10 @@ def test_swapping_base_and_head_swaps_the_verdicts(
         mirror = other[name]
         assert mirror["status"] == swapped_status.get(entry["status"], entry["status"])
         assert mirror["schemaDigestChanged"] == entry["schemaDigestChanged"]
-        assert mirror["counterexamples"]["new"] == entry["counterexamples"]["fixed"]
-        assert mirror["counterexamples"]["fixed"] == entry["counterexamples"]["new"]
+        # a tool head does not have fixes nothing: what it lacks is not run on head
+        gone, mirror_gone = entry["counterexamples"], mirror["counterexamples"]
+        assert mirror_gone["new"] == gone["fixed"] + gone["notRunOnHead"]
+        assert mirror_gone["fixed"] + mirror_gone["notRunOnHead"] == gone["new"]
         assert _fingerprints(mirror["counterexamples"]["stillFailing"]) == _fingerprints(
             entry["counterexamples"]["stillFailing"]
         )
@@ -164,8 +166,9 @@ def test_swapping_base_and_head_swaps_the_verdicts(
         }
     totals: Any = forward["totals"]
     back: Any = backward["totals"]
+    assert totals["new"] == back["fixed"] + back["notRunOnHead"]
+    assert back["new"] == totals["fixed"] + totals["notRunOnHead"]
     for a, b in (
-        ("new", "fixed"),
         ("unsupportedAdded", "unsupportedRemoved"),
         ("toolsAdded", "toolsRemoved"),
     ):
@@ -185,13 +188,18 @@ def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(
         before = {cx["fingerprint"] for cx in base.get(name, {}).get("counterexamples", [])}  # type: ignore[union-attr]
         after = {cx["fingerprint"] for cx in head.get(name, {}).get("counterexamples", [])}  # type: ignore[union-attr]
         cx = entry["counterexamples"]
+        lost = name in base and name not in head  # these receipts are never refused
+        assert entry["coverageLost"] is lost
         assert _fingerprints(cx["new"]) == sorted(after - before)
-        assert _fingerprints(cx["fixed"]) == sorted(before - after)
+        assert _fingerprints(cx["fixed"]) == ([] if lost else sorted(before - after))
+        assert _fingerprints(cx["notRunOnHead"]) == (sorted(before - after) if lost else [])
         assert _fingerprints(cx["stillFailing"]) == sorted(after & before)
         assert all(item["tool"] == name for key in cx for item in cx[key])
         expected["new"] += len(cx["new"])
         expected["fixed"] += len(cx["fixed"])
         expected["stillFailing"] += len(cx["stillFailing"])
+        expected["notRunOnHead"] += len(cx["notRunOnHead"])
+        expected["coverageLost"] += lost
         expected["unsupportedAdded"] += len(entry["unsupported"]["added"])
         expected["unsupportedRemoved"] += len(entry["unsupported"]["removed"])
         expected["toolsAdded"] += entry["status"] == "added"
@@ -203,7 +211,9 @@ def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(
                 for family in FAMILIES
             )
     assert diff["totals"] == expected
-    assert gate_failed(diff) == bool(expected["new"] or expected["unsupportedAdded"])
+    assert gate_failed(diff) == bool(
+        expected["new"] or expected["unsupportedAdded"] or expected["notRunOnHead"]
+    )
     # Deterministic: the same inputs in another insertion order give the same bytes.
     again = diff_receipts(dict(reversed(base.items())), dict(reversed(head.items())))
     assert canonical_document(again) == canonical_document(diff)
@@ -273,6 +283,10 @@ def test_the_document_shape() -> None:
         "toolsAdded": 0,
         "toolsRemoved": 1,
         "coverageDrops": 1,
+        "refusedNew": 0,
+        "refusedStill": 0,
+        "notRunOnHead": 0,
+        "coverageLost": 1,
     }
     assert gate_failed(diff)
 
@@ -311,3 +325,65 @@ def test_a_malformed_receipt_is_a_receipt_error(member: str, value: Any, named: 
     with pytest.raises(ReceiptError) as raised:
         diff_receipts({"tool <x>": receipt("tool <x>")}, {"tool <x>": bad})
     assert named in raised.value.message and "'tool <x>'" in raised.value.message
+
+
+def refused(tool: str, *codes: str) -> JSONObject:
+    """A refused receipt: what `core.fuzz.refused_receipt` writes, in the members the diff
+    reads."""
+    reasons = [
+        {
+            "code": code,
+            "pointer": f"/p{i}",
+            "line": i + 3,
+            "keyword": "",
+            "message": "m",
+            "hint": "",
+        }
+        for i, code in enumerate(codes)
+    ]
+    body = receipt(tool, coverage=dict.fromkeys(FAMILIES, "unsupported"), invariants={})
+    body["invariants"] = {}
+    return {**body, "refused": {"code": codes[0], "problems": [], "reasons": reasons}}
+
+
+def test_a_tool_refused_on_head_fixes_nothing_its_counterexamples_are_not_run() -> None:
+    base = receipt("lax", fingerprints=("f1", "f2"))
+    diff = diff_receipts({"lax": base}, {"lax": refused("lax", "schema.unsupported-keyword")})
+    entry = _entries(diff)["lax"]
+    assert entry["counterexamples"]["fixed"] == []
+    assert _fingerprints(entry["counterexamples"]["notRunOnHead"]) == sorted(
+        fingerprint_of(f) for f in ("f1", "f2")
+    )
+    assert entry["coverageLost"] is True and entry["status"] == "changed"
+    assert entry["refused"]["state"] == "new"
+    assert entry["refused"]["added"] == ["schema.unsupported-keyword"]
+    totals: Any = diff["totals"]
+    assert (totals["fixed"], totals["notRunOnHead"], totals["refusedNew"]) == (0, 2, 1)
+    assert totals["coverageLost"] == 1
+    assert gate_failed(diff)
+
+
+def test_a_removed_tool_fixes_nothing_either() -> None:
+    diff = diff_receipts({"gone": receipt("gone", fingerprints=("f1",))}, {})
+    entry = _entries(diff)["gone"]
+    assert entry["status"] == "removed" and entry["counterexamples"]["fixed"] == []
+    assert len(entry["counterexamples"]["notRunOnHead"]) == 1
+
+
+def test_refusal_states_new_still_and_lifted() -> None:
+    limit, keyword = "schema.limit-enum", "schema.unsupported-keyword"
+    cases = [
+        ({}, {"t": refused("t", limit)}, "new", [limit]),
+        ({"t": refused("t", limit)}, {"t": refused("t", limit)}, "still", []),
+        ({"t": refused("t", keyword)}, {"t": refused("t", keyword, limit)}, "new", [limit]),
+        ({"t": refused("t", limit)}, {"t": receipt("t")}, "lifted", []),
+        ({"t": receipt("t")}, {"t": receipt("t")}, None, []),
+    ]
+    for base, head, state, added in cases:
+        entry = _entries(diff_receipts(base, head))["t"]
+        assert (entry["refused"]["state"], entry["refused"]["added"]) == (state, added)
+        assert entry["counterexamples"]["notRunOnHead"] == []
+    still = diff_receipts({"t": refused("t", limit)}, {"t": refused("t", limit)})
+    assert _entries(still)["t"]["status"] == "unchanged"
+    assert still["totals"]["refusedStill"] == 1  # type: ignore[index, call-overload]
+    assert not gate_failed(still)

@@ -1,9 +1,11 @@
-"""`core.fuzz.refusal` and `refused_receipt`: a schema refused for unsupported keywords
-gets an honest receipt instead of a run; any other refusal stays an error."""
+"""`core.fuzz.refusal` and `refused_receipt`: a schema the engine refuses, for unsupported
+keywords or any other schema error, gets an honest receipt naming every reason instead of
+a run (and the run goes on with the other tools)."""
 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -12,9 +14,11 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import digest
 from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.keywords import FAMILIES
+from toolfuzz_gate.core.locate import line_index
 from toolfuzz_gate.core.receipt import REQUIRED, problems
+from toolfuzz_gate.core.refusal import Refusal, reasons_of, schema_refusals
 from toolfuzz_gate.core.tool import ToolSpec
-from toolfuzz_gate.errors import SchemaError
+from toolfuzz_gate.errors import SchemaError, schema_hint
 
 CONFIG = FuzzConfig(41, 24)
 TOOL = ToolSpec("refused", expected_rejections=("policy-x",), error_codes="^policy-")
@@ -37,19 +41,87 @@ def test_refusal_lists_every_unsupported_keyword() -> None:
     assert {p.code for p in found} == {"schema.unsupported-keyword"}
 
 
-def test_other_refusals_stay_errors() -> None:
+def test_other_refusals_are_listed_with_the_unsupported_keywords() -> None:
     schema = with_unsupported()
     schema["properties"]["width"].update({"minimum": 10, "maximum": 5})
+    found = refusal(schema, CONFIG)
+    assert ("schema.contradiction", "/properties/width/minimum") in {
+        (p.code, p.pointer) for p in found
+    }
+    assert {p.pointer for p in found if p.code == "schema.unsupported-keyword"} == {
+        "/not",
+        "/properties/title/not",
+    }
+
+
+def test_a_root_that_is_not_an_object_is_refused() -> None:
+    assert [p.code for p in refusal({"type": "string"}, CONFIG)] == ["schema.root-not-object"]
+
+
+@pytest.mark.parametrize(
+    ("schema", "code"),
+    [
+        ({"type": "object", "properties": {"c": {"enum": list(range(50))}}}, "schema.limit-enum"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/gone"}}}, None),
+        ({"type": "object", "properties": {"a": {"$ref": "https://x.test/s.json"}}}, None),
+    ],
+)
+def test_every_schema_error_is_a_refusal_not_an_exception(schema: Any, code: str | None) -> None:
     with pytest.raises(SchemaError) as caught:
-        refusal(schema, CONFIG)
-    assert {p.code for p in caught.value.problems} != {"schema.unsupported-keyword"}
+        from toolfuzz_gate.core.compile import compile_schema
+
+        compile_schema(schema)
+    found = refusal(schema, CONFIG)
+    assert found == caught.value.problems
+    if code is not None:
+        assert found[0].code == code
+
+
+def test_reasons_carry_code_pointer_line_message_and_hint() -> None:
+    schema = with_unsupported()
+    schema["properties"]["width"].update({"minimum": 10, "maximum": 5})
+    text = json.dumps(schema, indent=2)
+    reasons = schema_refusals(refusal(schema, CONFIG), line_index(text))
+    receipt = refused_receipt(
+        schema, reasons, TOOL, CONFIG, handler_label={}, replay_command="toolfuzz-gate"
+    )
+    assert problems(receipt) == []
+    recorded = reasons_of(receipt)
+    assert [Refusal.from_json(r) for r in recorded] == list(reasons)
+    assert receipt["refused"]["code"] == reasons[0].code
+    lines = text.splitlines()
+    assert all(reason.hint == schema_hint(reason.code) for reason in reasons)
+    by_pointer = {reason.pointer: reason for reason in reasons}
+    minimum = by_pointer["/properties/width/minimum"]
+    assert minimum.code == "schema.contradiction" and minimum.line is not None
+    assert lines[minimum.line - 1].strip() == '"minimum": 10,'
+    title_not = by_pointer["/properties/title/not"]
+    assert title_not.line is not None and '"not"' in lines[title_not.line - 1]
+    assert [u["path"] for u in receipt["unsupported"]] == ["/not", "/properties/title/not"]
+
+
+def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
+    schema = with_unsupported()
+    receipt = refused_receipt(
+        schema,
+        schema_refusals(refusal(schema, CONFIG)),
+        TOOL,
+        CONFIG,
+        handler_label={},
+        replay_command="toolfuzz-gate",
+    )
+    del receipt["refused"]["reasons"]
+    assert sorted((r["code"], r["pointer"]) for r in reasons_of(receipt)) == [
+        ("schema.unsupported-keyword", "/not"),
+        ("schema.unsupported-keyword", "/properties/title/not"),
+    ]
 
 
 def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None:
     schema = with_unsupported()
     receipt = refused_receipt(
         schema,
-        refusal(schema, CONFIG),
+        schema_refusals(refusal(schema, CONFIG)),
         TOOL,
         CONFIG,
         handler_label={"spec": "python:m:f"},
@@ -71,7 +143,7 @@ def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None
     assert receipt["refused"]["code"] == "schema.unsupported-keyword"
     again = refused_receipt(
         schema,
-        refusal(schema, CONFIG),
+        schema_refusals(refusal(schema, CONFIG)),
         TOOL,
         CONFIG,
         handler_label={"spec": "python:m:f"},

@@ -187,7 +187,7 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert all(item.get("additionalProperties") is False for item in objects)
     assert all("description" in value for item in objects for value in item["properties"].values())
     gate = SCHEMA["properties"]["gate"]["properties"]
-    assert tuple(gate["fail_on"]["items"]["enum"]) == FAIL_ON
+    assert tuple(gate["fail_on"]["items"]["then"]["enum"]) == FAIL_ON
     assert tuple(gate["min_coverage"]["propertyNames"]["enum"]) == FAMILIES
     defaults = SCHEMA["properties"]["defaults"]["properties"]
     assert tuple(defaults["default_draft"]["enum"]) == DRAFTS
@@ -204,3 +204,21 @@ def test_the_readme_example_policy_parses() -> None:
     assert [tool.name for tool in policy.tools] == ["render_poster", "search"]
     assert policy.tools[0].options.runs == 50 and policy.tools[1].handler.kind == "mcp"
     assert policy.gate.min_coverage == (("enum", "tested"), ("required", "tested"))
+
+
+def test_allow_refused_items_sit_in_fail_on_globally_or_per_tool() -> None:
+    tools = [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}]
+    fail_on = [
+        "invariant",
+        {"allow-refused": ["schema.limit-enum"]},
+        {"allow-refused": ["handler.unusable", "tool.removed"], "tools": ["a", "b"]},
+    ]
+    gate = parse({"version": 1, "gate": {"fail_on": fail_on}, "tools": tools}).gate
+    assert gate.fail_on == ("invariant",)
+    assert gate.allows("anything", "schema.limit-enum")
+    assert gate.allows("a", "handler.unusable") and gate.allows("b", "tool.removed")
+    assert not gate.allows("t", "handler.unusable")
+    for wrong in ({"allow-refused": []}, {"allow-refused": ["x"]}, {"allow": ["a.b"]}):
+        with pytest.raises(PolicyError) as caught:
+            parse({"version": 1, "gate": {"fail_on": [wrong]}, "tools": tools})
+        assert caught.value.key.startswith("gate/fail_on/0")

@@ -158,3 +158,85 @@ def test_a_clean_head_against_itself_passes(fail_on: str) -> None:
         ),
     }
     assert decide(rules(fail_on), [receipt("a")], clean) == Verdict(False, ())
+
+
+def refused_receipt(tool: str, *codes: str, seed: int = 41) -> dict[str, Any]:
+    reasons = [{"code": code, "pointer": "", "message": "m"} for code in codes]
+    return {**receipt(tool, seed=seed), "refused": {"code": codes[0], "reasons": reasons}}
+
+
+def refusal_diff(tool: str, base: list[str], head: list[str], gone: int = 0) -> dict[str, Any]:
+    """A diff entry as `core.diff` writes one for a tool refused on head."""
+    return {
+        "tools": [
+            {
+                "tool": tool,
+                "coverage": [],
+                "counterexamples": {
+                    "new": [],
+                    "notRunOnHead": [{"fingerprint": f"{i:024x}"} for i in range(gone)],
+                },
+                "refused": {
+                    "state": "new" if set(head) - set(base) else "still",
+                    "added": sorted(set(head) - set(base)),
+                    "base": [{"code": c} for c in base],
+                    "head": [{"code": c} for c in head],
+                },
+            }
+        ]
+    }
+
+
+LIMIT = "schema.limit-enum"
+
+
+def test_a_refusal_fails_by_default_whatever_fail_on_lists() -> None:
+    head = [refused_receipt("countries", LIMIT), receipt("fine")]
+    assert decide(rules("invariant"), head) == Verdict(
+        True,
+        (
+            "refused: 1 tool(s) not fuzzed, no baseline, every refusal counts as new: "
+            "countries (schema.limit-enum)",
+        ),
+    )
+    assert decide(rules(), head).failed
+
+
+def test_a_refusal_base_already_had_is_noted_not_failed() -> None:
+    head = [refused_receipt("countries", LIMIT)]
+    verdict = decide(rules("invariant"), head, refusal_diff("countries", [LIMIT], [LIMIT]))
+    assert verdict == Verdict(
+        False, ("refused: still refused as on base: countries (schema.limit-enum)",)
+    )
+    other = refusal_diff("countries", ["schema.unsupported-keyword"], [LIMIT])
+    assert decide(rules("invariant"), head, other).failed
+
+
+def test_allow_refused_accepts_named_codes_per_tool_or_for_every_tool() -> None:
+    head = [refused_receipt("countries", LIMIT)]
+    for tool in ("*", "countries"):
+        allowed = GateRules(("invariant",), (), ((tool, LIMIT),))
+        assert decide(allowed, head) == Verdict(
+            False, ("refused: allowed by the policy: countries (schema.limit-enum)",)
+        )
+    elsewhere = GateRules(("invariant",), (), (("other", LIMIT),))
+    assert decide(elsewhere, head).failed
+    both = [refused_receipt("countries", LIMIT, "schema.contradiction")]
+    assert decide(GateRules(("invariant",), (), (("*", LIMIT),)), both).failed
+
+
+def test_base_counterexamples_not_run_on_head_fail_unless_the_reason_is_allowed() -> None:
+    head = [refused_receipt("lax", "schema.unsupported-keyword")]
+    diff = refusal_diff("lax", [], ["schema.unsupported-keyword"], gone=5)
+    verdict = decide(rules("new-counterexample"), head, diff)
+    assert verdict.failed
+    assert "not-run-on-head: base counterexamples head did not fuzz: 5 in lax (5)" in (
+        verdict.reasons
+    )
+    allowed = GateRules(("new-counterexample",), (), (("lax", "schema.unsupported-keyword"),))
+    assert not decide(allowed, head, diff).failed
+    removed = refusal_diff("lax", [], [], gone=2)
+    removed["tools"][0]["refused"] = {"state": None, "added": [], "base": [], "head": []}
+    assert decide(rules("invariant"), [], removed).failed
+    accepting = GateRules(("invariant",), (), (("*", "tool.removed"),))
+    assert not decide(accepting, [], removed).failed

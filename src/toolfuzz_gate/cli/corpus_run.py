@@ -2,13 +2,15 @@
 
 Cases are replayed per tool against the tool's policy handler, with the run's options,
 and their inputs re-judged under the tool's current schema (a case whose input changed
-sides is `stale`). A case for a tool the policy no longer has is reported and ignored.
+sides is `stale`). A case for a tool the policy no longer has is reported and ignored. The
+cases of a tool whose handler cannot be used are reported as not run, and the other tools'
+cases are replayed (the fuzzing step refuses that tool, which fails the gate by default).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,6 +20,7 @@ from toolfuzz_gate.core.regression import Replayed, render_replayed
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases
+from toolfuzz_gate.errors import HandlerError
 
 
 @dataclass(frozen=True)
@@ -26,6 +29,8 @@ class CorpusRun:
     files: list[str]
     """The case file of each of `replayed`, relative to the corpus."""
     ignored: list[StoredCase]
+    unrun: list[StoredCase] = field(default_factory=list)
+    """Cases of tools whose handler could not be used."""
 
     def summary(self) -> list[JSON]:
         """`summary.json`'s `regressions`: one entry per case file, sorted by file."""
@@ -34,6 +39,7 @@ class CorpusRun:
             for file, item in zip(self.files, self.replayed, strict=True)
         ]
         rows += [(s.file, s.case.tool, s.case.fingerprint, "ignored") for s in self.ignored]
+        rows += [(s.file, s.case.tool, s.case.fingerprint, "not-run") for s in self.unrun]
         return [
             {"file": file, "tool": tool, "fingerprint": fingerprint, "outcome": outcome}
             for file, tool, fingerprint, outcome in sorted(rows)
@@ -49,20 +55,30 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     ignored = [item for item in stored if item.case.tool not in tools]
     replayed: list[Replayed] = []
     files: list[str] = []
+    unrun: list[StoredCase] = []
+    notes: list[str] = []
     for name, tool in tools.items():
         mine = [item for item in stored if item.case.tool == name]
         if not mine:
             continue
         options = replace(tool.options, **overrides)
-        setup = replay_setup(tool, options, loaded)
-        results = replay_cases(setup.handler, setup.spec, [item.case for item in mine], setup.judge)
+        try:
+            setup = replay_setup(tool, options, loaded)
+            cases = [item.case for item in mine]
+            results = replay_cases(setup.handler, setup.spec, cases, setup.judge)
+        except HandlerError as error:
+            unrun += mine
+            notes.append(f"  not run: {len(mine)} case(s) of tool {name!r}: {error.message}")
+            continue
         replayed += results
         files += [item.file for item in mine]
     if stored:
         print(f"corpus: {len(stored)} case(s) in {loaded.policy.corpus}", file=out)
     for file, item in zip(files, replayed, strict=True):
         print(f"  {render_replayed(item, file)}", file=out)
+    for note in notes:
+        print(note, file=out)
     for orphan in ignored:
         tool_name = orphan.case.tool
         print(f"  ignored: {orphan.file} is for tool {tool_name!r}, not in the policy", file=out)
-    return CorpusRun(replayed, files, ignored)
+    return CorpusRun(replayed, files, ignored, unrun)

@@ -15,15 +15,16 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.discover import ToolDeclaration
 from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult
-from toolfuzz_gate.core.summary import render_receipt_summary
+from toolfuzz_gate.core.locate import line_index
+from toolfuzz_gate.core.summary import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.edges.declarations import load_declarations
-from toolfuzz_gate.edges.execute import ToolRun, execute
+from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, execute
 from toolfuzz_gate.edges.files import load_json, write_document
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
-from toolfuzz_gate.errors import SchemaError, UsageError
+from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 OUTPUT_FLAGS = frozenset(
@@ -266,31 +267,43 @@ def command_run(args: argparse.Namespace, argv: Sequence[str], out: TextIO) -> E
 def command_fuzz(
     args: argparse.Namespace, argv: Sequence[str], out: TextIO, tail: Sequence[str]
 ) -> ExitCode:
+    """Each tool fuzzed, or refused in its own receipt (its schema refused, its handler
+    unreachable) while the others run; the exit code is the verdict: a counterexample or
+    a refusal fails (there is no baseline, so every refusal is new)."""
     runs = build_fuzz_runs(args, argv, tail)
     if args.receipt is not None and args.out is not None:
         raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
     if args.receipt is not None and len(runs) != 1:
         raise UsageError(f"{len(runs)} tools to fuzz: use --out DIR instead of --receipt")
-    results = []
+    located = build_schema_lines(args)
+    failed = False
     for tool_run in runs:
         receipt_path = args.receipt or (args.out or Path(DEFAULT_OUT)) / _receipt_name(tool_run)
         cases = args.cases if len(runs) == 1 else None
-        try:
-            result = execute(tool_run, receipt_path, cases, diagnostics=args.diagnostics)
-        except SchemaError as error:
-            where = (
-                str(args.schema or args.tools or "")
-                or (args.model and f"--model {args.model}")
-                or f"tools/list of {tool_run.tool.name}"
-            )
-            if args.tools is not None:
-                where += f" (tool {tool_run.tool.name})"
-            raise SchemaError(list(error.problems), source=where) from None
-        results.append(result)
-        print(render_receipt_summary(result.receipt, str(receipt_path)), file=out)
-    verdict = _verdict(results)
-    print(f"gate: {'FAILED' if verdict else 'passed'}", file=out)
-    return verdict
+        done = attempt(
+            tool_run,
+            receipt_path,
+            cases,
+            diagnostics=args.diagnostics,
+            located=located.get(tool_run.tool.name),
+        )
+        failed = failed or done.refused or bool(done.receipt["counterexamples"])
+        render = render_refused_summary if done.refused else render_receipt_summary
+        print(render(done.receipt, str(receipt_path)), file=out)
+    print(f"gate: {'FAILED' if failed else 'passed'}", file=out)
+    return ExitCode.FAILED if failed else ExitCode.PASSED
+
+
+def build_schema_lines(args: argparse.Namespace) -> dict[str, SchemaLines]:
+    """Per tool name, where its schema sits in the file the flags name (none for a model
+    or a server's listing), so a refusal can name the line."""
+    if args.schema is not None:
+        lines = line_index(args.schema.read_text("utf-8"))
+        return {args.tool or args.schema.stem: SchemaLines(lines)}
+    if args.tools is not None:
+        declared = load_declarations(args.tools)
+        return {tool.name: SchemaLines(declared.lines, tool.pointer) for tool in declared.tools}
+    return {}
 
 
 def _receipt_name(tool_run: ToolRun) -> str:

@@ -1,8 +1,10 @@
 """`run --policy FILE`: fuzz every tool the policy names, write receipts and the summary.
 
 Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` when the
-tool has several. A schema refused only for unsupported keywords is not fuzzed: its
-receipt lists them (`core.fuzz.refused_receipt`). The verdict is `core.verdict.decide`.
+tool has several. One tool's problem never stops the others: a tool whose schema is
+refused (for any schema error) or whose handler cannot be reached (its MCP server does not
+start, or lists no such tool) is not fuzzed, and its refused receipt says why
+(`edges.execute.attempt`). The verdict is `core.verdict.decide`.
 `--shard I/N` runs part of the plan (`cli.shard`); `gate`, the verdict, summary and
 reports, is shared with `merge`, so merged shards write what the unsharded run writes.
 """
@@ -26,22 +28,23 @@ from toolfuzz_gate.cli.reports import (
 )
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.fuzz import FuzzConfig, refusal, refused_receipt
+from toolfuzz_gate.core.fuzz import FuzzConfig
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.refusal import Refusal, error_refusal, reasons_of
 from toolfuzz_gate.core.regression import gate_on_regressions, schema_judge
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
 from toolfuzz_gate.core.shard import parse_shard
-from toolfuzz_gate.core.summary import render_receipt_summary
+from toolfuzz_gate.core.summary import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict, decide
 from toolfuzz_gate.edges.declarations import load_declarations
-from toolfuzz_gate.edges.execute import ToolRun, execute
+from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.files import load_json, write_document
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
-from toolfuzz_gate.errors import PolicyError, SchemaError, UsageError
+from toolfuzz_gate.errors import HandlerError, PolicyError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 if TYPE_CHECKING:
@@ -185,16 +188,14 @@ def run_policy(
     progress = progress or Progress(None)
     units = plan_policy(loaded, args) if planned is None else planned
     written: list[Written] = []
-    prepared: dict[tuple[str, str], tuple[HandlerConfig, JSON, ToolSpec, SchemaSource | None]] = {}
+    prepared: dict[tuple[str, str], Prepared] = {}
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] = {}
     for unit in units:
         tool, options = unit.tool, unit.options
         key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
         if key not in prepared:
-            handler = build_policy_handler(tool.handler, tool.name, options, loaded)
-            spec = build_policy_spec(tool, options)
-            schema = tool_schema(tool, handler, loaded)
-            prepared[key] = (handler, schema, spec, schema_source(tool, loaded))
-        handler, schema, spec, source = prepared[key]
+            prepared[key] = _prepare(tool, options, loaded, listings)
+        ready = prepared[key]
         config = FuzzConfig(
             unit.seed,
             options.runs,
@@ -202,12 +203,45 @@ def run_policy(
             options=SchemaOptions(options.default_draft, options.format_assertion),
             dialect=options.dialect,
         )
-        tool_run = ToolRun(schema, handler, spec, config, replay)
+        tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
+        path = directory / unit.file
         progress.start(tool.name, unit.seed, options.runs)
-        done = _run_one(tool, tool_run, directory / unit.file, args.diagnostics)
+        if ready.unreachable is not None:
+            done = refuse(tool_run, path, (ready.unreachable,))
+        else:
+            source = ready.source
+            located = None if source is None else SchemaLines(source.lines, source.root)
+            done = attempt(tool_run, path, diagnostics=args.diagnostics, located=located)
         progress.done(tool.name, done.receipt)
-        written.append(replace(done, source=source))
+        written.append(Written(done.receipt, unit.file, done.refused, ready.source))
     return written
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every seed of one policy tool shares; `unreachable` is why its handler cannot
+    give the schema (its MCP server does not start or lists no such tool), else None."""
+
+    handler: HandlerConfig
+    schema: JSON
+    spec: ToolSpec
+    source: SchemaSource | None
+    unreachable: Refusal | None = None
+
+
+def _prepare(
+    tool: ToolPolicy,
+    options: RunOptions,
+    loaded: LoadedPolicy,
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError],
+) -> Prepared:
+    handler = build_policy_handler(tool.handler, tool.name, options, loaded)
+    spec = build_policy_spec(tool, options)
+    try:
+        schema = tool_schema(tool, handler, loaded, listings)
+    except HandlerError as error:
+        return Prepared(handler, None, spec, None, error_refusal(error))
+    return Prepared(handler, schema, spec, schema_source(tool, loaded))
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:
@@ -293,8 +327,18 @@ def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
     )
 
 
-def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) -> JSON:
-    """The tool's schema: its file, model or tools-file entry, or its MCP server's listing."""
+def tool_schema(
+    tool: ToolPolicy,
+    handler: HandlerConfig,
+    loaded: LoadedPolicy,
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] | None = None,
+) -> JSON:
+    """The tool's schema: its file, model or tools-file entry, or its MCP server's listing.
+
+    `listings` remembers each server's `tools/list` (or why it failed) across the tools of
+    a run, so a server is asked once and a server that does not start refuses every one
+    of its tools with the same reason. `HandlerError` when the server does not start or
+    lists no such tool."""
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
@@ -304,10 +348,9 @@ def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) 
         listed = [(item.name, item.schema) for item in declared]
         where = "tools file"
     else:
-        from toolfuzz_gate.edges.handlers.mcp import list_tools
-
         listed = [
-            (str(item.get("name")), item.get("inputSchema", {})) for item in list_tools(handler)
+            (str(item.get("name")), item.get("inputSchema", {}))
+            for item in _server_tools(handler, {} if listings is None else listings)
         ]
         where = "MCP server"
     wanted = tool.pick or handler.target
@@ -315,6 +358,8 @@ def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) 
         if name == wanted:
             return schema
     known = ", ".join(name for name, _ in listed)[:200] or "none"
+    if tool.tools is None:
+        raise HandlerError(f"the {where} lists no tool named {wanted!r}; it has: {known}")
     key = f"{tool.pointer}/tool" if tool.tools is not None else f"{tool.pointer}/handler"
     raise PolicyError(
         f"the {where} declares no tool named {wanted!r}; it has: {known}",
@@ -324,28 +369,21 @@ def tool_schema(tool: ToolPolicy, handler: HandlerConfig, loaded: LoadedPolicy) 
     )
 
 
-def _run_one(tool: ToolPolicy, tool_run: ToolRun, path: Path, diagnostics: bool) -> Written:
-    source = tool.schema or tool.tools or tool.model or "the MCP server's tools/list"
-    try:
-        problems = refusal(tool_run.schema, tool_run.config)
-    except SchemaError as error:
-        raise SchemaError(list(error.problems), source=f"{source} (tool {tool.name})") from None
-    if problems:
-        receipt = refused_receipt(
-            tool_run.schema,
-            problems,
-            tool_run.tool,
-            tool_run.config,
-            handler_label=tool_run.handler.label(),
-            replay_command=tool_run.replay_command,
-        )
-        write_document(path, receipt)
-        return Written(receipt, path.name, True)
-    try:
-        result = execute(tool_run, path, None, diagnostics=diagnostics)
-    except SchemaError as error:
-        raise SchemaError(list(error.problems), source=f"{source} (tool {tool.name})") from None
-    return Written(result.receipt, path.name, False)
+def _server_tools(
+    handler: HandlerConfig, listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError]
+) -> list[dict[str, Any]]:
+    server = replace(handler, target="")
+    if server not in listings:
+        from toolfuzz_gate.edges.handlers.mcp import list_tools
+
+        try:
+            listings[server] = list_tools(handler)
+        except HandlerError as error:
+            listings[server] = error
+    found = listings[server]
+    if isinstance(found, HandlerError):
+        raise found
+    return found
 
 
 def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
@@ -369,6 +407,7 @@ def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
                 "coverage": receipt["coverage"],
                 "findings": findings,
                 "unsupported": receipt["unsupported"],
+                "refusal": list[JSON](reasons_of(receipt)),
             }
         )
     counterexamples = sum(_count(item.receipt, "counterexamples") for item in written)
@@ -394,13 +433,8 @@ def _count(receipt: JSONObject, member: str) -> int:
 
 
 def render_written(item: Written) -> str:
-    """The receipt's summary lines, or what a refused schema uses."""
+    """The receipt's summary lines, or, for a refused tool, each reason it was refused
+    (code, pointer, line, message and hint, as the console prints a schema error)."""
     if not item.refused:
         return render_receipt_summary(item.receipt, item.file)
-    unsupported: Any = item.receipt["unsupported"]
-    lines = [
-        f"{item.receipt['tool']}: not fuzzed, the schema uses {len(unsupported)} "
-        f"unsupported keyword(s) ({item.file}):"
-    ]
-    lines += [f"  {entry['keyword']} at {entry['path']}" for entry in unsupported]
-    return "\n".join(lines)
+    return render_refused_summary(item.receipt, item.file)

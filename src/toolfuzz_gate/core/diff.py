@@ -9,6 +9,12 @@ the same way is not new, and a base counterexample the head still fails is not f
 both are still failing, marked `reproducedOn`. Every
 list is sorted, so the same receipts always give the same document. A tool whose receipts
 differ in nothing the diff reports (only in, say, case counts) is `unchanged`.
+
+Only a tool fuzzed on head can fix anything: when head did not fuzz a tool base fuzzed
+(head refused it, or no longer has it), base's counterexamples are `notRunOnHead`, never
+`fixed`, and the tool's `coverageLost` is true. `refused` says whether either side refused
+the tool and why (`core.refusal`): `new` when head refuses it for a code base did not,
+`still` when base refused it for the same codes, `lifted` when only base refused it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.findings import is_fingerprint
+from toolfuzz_gate.core.refusal import reasons_of
 from toolfuzz_gate.errors import ReceiptError
 
 FORMAT = "toolfuzz-diff/1"
@@ -31,6 +38,10 @@ TOTALS = (
     "toolsAdded",
     "toolsRemoved",
     "coverageDrops",
+    "refusedNew",
+    "refusedStill",
+    "notRunOnHead",
+    "coverageLost",
 )
 
 
@@ -121,9 +132,15 @@ def diff_sets(
 
 
 def gate_failed(document: Mapping[str, Any]) -> bool:
-    """The `diff` command's verdict: a new counterexample or a newly unsupported keyword."""
+    """The `diff` command's verdict: a new counterexample, a newly unsupported keyword, a
+    new refusal, or a base counterexample head did not run."""
     totals = document["totals"]
-    return bool(totals["new"] or totals["unsupportedAdded"])
+    return bool(
+        totals["new"]
+        or totals["unsupportedAdded"]
+        or totals.get("refusedNew")
+        or totals.get("notRunOnHead")
+    )
 
 
 def _diff_tool(
@@ -133,10 +150,12 @@ def _diff_tool(
     head_cx = _counterexamples(name, head)
     base_un = _unsupported(name, base)
     head_un = _unsupported(name, head)
+    refused = _refused(base, head)
+    lost = base is not None and not reasons_of(base) and (head is None or bool(reasons_of(head)))
     only_head = sorted(head_cx.keys() - base_cx.keys())
     only_base = sorted(base_cx.keys() - head_cx.keys())
     on_base = [f for f in only_head if (name, f) in reproduced.on_base]
-    on_head = [f for f in only_base if (name, f) in reproduced.on_head]
+    on_head = [f for f in only_base if (name, f) in reproduced.on_head and not lost]
     shown = {_cause(head_cx[f]) for f in head_cx.keys() - set(only_head) - set(on_base)}
     shown |= {_cause(head_cx[f]) for f in on_base}
     still: list[JSONObject] = [
@@ -149,10 +168,12 @@ def _diff_tool(
         if _cause(base_cx[f]) not in shown  # the same bug head already shows
     ]
     still.sort(key=lambda entry: str(entry["fingerprint"]))
+    gone = [f for f in only_base if f not in on_head]
     counterexamples: JSONObject = {
         "new": [_tagged(name, head_cx[f]) for f in only_head if f not in on_base],
-        "fixed": [_tagged(name, base_cx[f]) for f in only_base if f not in on_head],
+        "fixed": [] if lost else [_tagged(name, base_cx[f]) for f in gone],
         "stillFailing": list[JSON](still),
+        "notRunOnHead": [_tagged(name, base_cx[f]) for f in gone] if lost else [],
     }
     unsupported: JSONObject = {
         "added": [_entry(k) for k in sorted(head_un - base_un)],
@@ -180,6 +201,7 @@ def _diff_tool(
         or coverage
         or invariants
         or digest_changed
+        or refused["state"] in ("new", "lifted")
     ):
         status = "changed"
     else:
@@ -192,6 +214,28 @@ def _diff_tool(
         "unsupported": unsupported,
         "coverage": [{"family": k, "base": b, "head": h} for k, b, h in coverage],
         "invariants": [{"name": k, "base": b, "head": h} for k, b, h in invariants],
+        "refused": refused,
+        "coverageLost": lost,
+    }
+
+
+def _refused(base: JSONObject | None, head: JSONObject | None) -> JSONObject:
+    """Either side's refusal reasons, the codes head refuses for that base did not, and
+    the state: `new`, `still`, `lifted` or null (neither side refused the tool)."""
+    base_reasons = reasons_of(base) if base is not None else []
+    head_reasons = reasons_of(head) if head is not None else []
+    base_codes = {str(r.get("code")) for r in base_reasons}
+    added = sorted({str(r.get("code")) for r in head_reasons} - base_codes)
+    state: str | None
+    if head_reasons:
+        state = "new" if added else "still"
+    else:
+        state = "lifted" if base_reasons and head is not None else None
+    return {
+        "state": state,
+        "added": list[JSON](added),
+        "base": list[JSON](base_reasons),
+        "head": list[JSON](head_reasons),
     }
 
 
@@ -201,8 +245,13 @@ def _totals(tools: list[JSON]) -> JSONObject:
         assert isinstance(entry, dict)
         cx, un = entry["counterexamples"], entry["unsupported"]
         assert isinstance(cx, dict) and isinstance(un, dict)
-        for key in ("new", "fixed", "stillFailing"):
+        for key in ("new", "fixed", "stillFailing", "notRunOnHead"):
             totals[key] += len(_as_list(cx[key]))
+        refused = entry["refused"]
+        assert isinstance(refused, dict)
+        totals["refusedNew"] += refused["state"] == "new"
+        totals["refusedStill"] += refused["state"] == "still"
+        totals["coverageLost"] += entry["coverageLost"] is True
         totals["unsupportedAdded"] += len(_as_list(un["added"]))
         totals["unsupportedRemoved"] += len(_as_list(un["removed"]))
         totals["toolsAdded"] += entry["status"] == "added"

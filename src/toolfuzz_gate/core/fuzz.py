@@ -28,11 +28,12 @@ from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
+from toolfuzz_gate.core.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
-UNSUPPORTED_KEYWORD = "schema.unsupported-keyword"
+ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
 
 
 @dataclass(frozen=True)
@@ -79,9 +80,7 @@ def fuzz(
     document, rewrites = normalize(document, config.dialect)
     schema = compile_schema(document, limits=config.limits, options=config.options)
     if "object" not in schema.root.domain.types:
-        raise SchemaError(
-            [SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")]
-        )
+        raise SchemaError([ROOT_NOT_OBJECT])
     oracle = build_oracle(document, config.oracle, config.options)
     campaign = Campaign(
         schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
@@ -136,39 +135,46 @@ def fuzz(
 
 
 def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
-    """The unsupported keywords that keep `document` from being fuzzed (empty: none).
-
-    Raises `SchemaError` when the schema is refused for anything else (contradictions,
-    limits): those are errors to fix, not a subset to report.
-    """
+    """Every problem that keeps `document` from being fuzzed (empty: none): what the
+    compiler refuses (unsupported keywords, limits, contradictions, references, patterns,
+    drafts), or a root that is not an object. A refused tool gets `refused_receipt`."""
     document, _ = normalize(document, config.dialect)
     try:
-        compile_schema(document, limits=config.limits, options=config.options)
+        schema = compile_schema(document, limits=config.limits, options=config.options)
     except SchemaError as error:
-        if all(p.code == UNSUPPORTED_KEYWORD for p in error.problems):
-            return error.problems
-        raise
+        return error.problems
+    if "object" not in schema.root.domain.types:
+        return (ROOT_NOT_OBJECT,)
     return ()
 
 
 def refused_receipt(
     document: JSON,
-    problems: tuple[SchemaProblem, ...],
+    reasons: tuple[Refusal, ...],
     tool: ToolSpec,
     config: FuzzConfig,
     *,
     handler_label: JSONObject,
     replay_command: str,
 ) -> JSONObject:
-    """The sealed receipt of a tool not fuzzed because its schema uses unsupported keywords.
+    """The sealed receipt of a tool not fuzzed, for the `reasons` (at least one).
 
     Nothing ran: no cases, no counterexamples, every family `unsupported`, and an empty
-    invariant ledger (none was checked, so none is claimed to hold). `unsupported` lists
-    every keyword with its JSON Pointer.
+    invariant ledger (none was checked, so none is claimed to hold). `refused.reasons`
+    holds each reason (code, JSON Pointer, line, message, hint); `refused.code` is the
+    first one's; `unsupported` lists the unsupported keywords among them.
     """
+    if not reasons:
+        raise ValueError("a refused receipt needs at least one reason")
     config.check()
     normalized, rewrites = normalize(document, config.dialect)
-    unsupported = sorted({(p.pointer, p.keyword or _last_token(p.pointer)) for p in problems})
+    unsupported = sorted(
+        {
+            (r.pointer, r.keyword or _last_token(r.pointer))
+            for r in reasons
+            if r.code == UNSUPPORTED_KEYWORD
+        }
+    )
     body: dict[str, Any] = {
         "tool": tool.name,
         "seed": config.seed,
@@ -181,7 +187,11 @@ def refused_receipt(
             "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
         },
         "limits": config.limits.as_json(),
-        "refused": {"code": UNSUPPORTED_KEYWORD, "problems": [p.render() for p in problems]},
+        "refused": {
+            "code": reasons[0].code,
+            "problems": [_rendered(r) for r in reasons],
+            "reasons": [r.as_json() for r in reasons],
+        },
         "contract": {
             "expectedRejections": list(tool.expected_rejections),
             "errorCodes": tool.error_codes,
@@ -198,6 +208,14 @@ def refused_receipt(
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     return seal(body)
+
+
+def _rendered(reason: Refusal) -> str:
+    """A reason as `SchemaProblem.render` spells a schema problem (the receipt's
+    `refused.problems`, kept from before reasons were recorded)."""
+    if reason.code.startswith("schema."):
+        return SchemaProblem(reason.code, reason.pointer, reason.message).render()
+    return f"{reason.code}: {reason.message}"
 
 
 def _last_token(pointer: str) -> str:

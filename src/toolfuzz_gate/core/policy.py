@@ -37,6 +37,8 @@ RUN_OPTION_KEYS = (
     "default_draft",
     "dialect",
 )
+ANY_TOOL = "*"
+"""The tool of an `allow-refused` item without `tools`."""
 _MAX_SHOWN = 160
 """Characters of a user's value quoted back in a message."""
 
@@ -103,10 +105,16 @@ class ToolPolicy:
 
 @dataclass(frozen=True)
 class GateRules:
-    """What fails the gate: `fail_on` values (see `core.verdict`) and per-family floors."""
+    """What fails the gate: `fail_on` values (see `core.verdict`), per-family floors, and
+    the refusals the policy accepts: (tool, code) pairs, `ANY_TOOL` for every tool."""
 
     fail_on: tuple[str, ...] = ("invariant",)
     min_coverage: tuple[tuple[str, str], ...] = ()
+    allow_refused: tuple[tuple[str, str], ...] = ()
+
+    def allows(self, tool: str, code: str) -> bool:
+        """Whether the policy accepts `tool` refused for `code`."""
+        return (tool, code) in self.allow_refused or (ANY_TOOL, code) in self.allow_refused
 
 
 @dataclass(frozen=True)
@@ -137,9 +145,19 @@ def parse_policy(
         seen[name] = jp.join(where, "name")
         tools.append(_tool(entry, where, defaults, locate))
     gate = document.get("gate", {})
+    fail_on = gate.get("fail_on", GateRules.fail_on)
     rules = GateRules(
-        tuple(gate.get("fail_on", GateRules.fail_on)),
+        tuple(item for item in fail_on if isinstance(item, str)),
         tuple(sorted(gate.get("min_coverage", {}).items())),
+        tuple(
+            sorted(
+                (tool, code)
+                for item in fail_on
+                if isinstance(item, dict)
+                for tool in item.get("tools", [ANY_TOOL])
+                for code in item["allow-refused"]
+            )
+        ),
     )
     return Policy(tuple(tools), rules, document.get("corpus"))
 

@@ -6,9 +6,19 @@ from typing import Any
 
 from toolfuzz_gate.core.canonical import JSONObject, canonical_compact
 from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.refusal import Refusal, reasons_of
 from toolfuzz_gate.core.report.context import evidence_line
 
 MAX_LISTED = 10
+
+
+def render_refused_summary(receipt: JSONObject, location: str) -> str:
+    """A refused tool: each reason as the console prints a schema error (code, pointer,
+    line, message), with its hint."""
+    reasons = [Refusal.from_json(reason) for reason in reasons_of(receipt)]
+    lines = [f"{receipt['tool']}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"]
+    lines += ["  " + reason.render().replace("\n", "\n  ") for reason in reasons]
+    return "\n".join(lines)
 
 
 def render_receipt_summary(receipt: JSONObject, location: str) -> str:

@@ -6,6 +6,13 @@ failing (no baseline to compare against, for instance). The diff is the
 `toolfuzz-diff/1` document (head against base); without one there is no baseline:
 `new-counterexample` counts every head counterexample as new and `coverage-drop`
 compares nothing, and the verdict says so.
+
+Two rules hold whatever `fail_on` lists, because a pull request must not be able to pass
+by making the gate test less: a refused tool (`core.refusal`) fails the gate when its
+refusal is new against the base (any refusal, without a base), and a base counterexample
+that head did not run (the tool refused or removed on head) fails it too. A refusal base
+already had is noted as still refused. The policy's `allow-refused` items accept named
+codes, per tool or for every tool (`tool.removed` for a tool head no longer has).
 """
 
 from __future__ import annotations
@@ -14,7 +21,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolfuzz_gate.core.diff import receipt_keys
 from toolfuzz_gate.core.policy import GateRules
+from toolfuzz_gate.core.refusal import TOOL_REMOVED, codes_of
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
 """The order of a family's coverage states, for `min_coverage` floors."""
@@ -38,8 +47,65 @@ def decide(rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None)
         failed, noted = CHECKS[name](head, diff)
         failures += failed
         notes += noted
+    failed, noted = _refused(rules, head, diff)
+    failures += failed
+    notes += noted
+    failures += _not_run_on_head(rules, diff)
     failures += _floors(rules.min_coverage, head)
     return Verdict(bool(failures), (*failures, *notes))
+
+
+def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    """Head's refusals: new ones fail unless allowed, ones base had are noted."""
+    base_codes: dict[str, set[str]] = {}
+    for entry in diff["tools"] if diff is not None else []:
+        refused = entry.get("refused") or {}
+        base_codes[entry["tool"]] = {str(r.get("code")) for r in refused.get("base", [])}
+    new: list[str] = []
+    still: list[str] = []
+    allowed: list[str] = []
+    for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
+        codes = codes_of(receipt)
+        fresh = [c for c in codes if c not in base_codes.get(key, set())]
+        blocking = [c for c in fresh if not rules.allows(receipt["tool"], c)]
+        if blocking:
+            new.append(f"{key} ({', '.join(blocking)})")
+        elif fresh:
+            allowed.append(f"{key} ({', '.join(fresh)})")
+        elif codes:
+            still.append(f"{key} ({', '.join(codes)})")
+    against = "no baseline, every refusal counts as new" if diff is None else "not on base"
+    failed = [f"refused: {len(new)} tool(s) not fuzzed, {against}: {'; '.join(new)}"]
+    notes = []
+    if still:
+        notes.append(f"refused: still refused as on base: {'; '.join(still)}")
+    if allowed:
+        notes.append(f"refused: allowed by the policy: {'; '.join(allowed)}")
+    return failed if new else [], notes
+
+
+def _not_run_on_head(rules: GateRules, diff: dict[str, Any] | None) -> list[str]:
+    """Base counterexamples head did not run fail, unless every reason head did not run
+    the tool is allowed (an allowed refusal, or `tool.removed`)."""
+    lost: dict[str, int] = {}
+    for entry in diff["tools"] if diff is not None else []:
+        count = len(entry["counterexamples"].get("notRunOnHead", []))
+        if not count:
+            continue
+        name = _tool_name(entry["tool"])
+        refused = entry.get("refused") or {}
+        codes = {str(r.get("code")) for r in refused.get("head", [])} or {TOOL_REMOVED}
+        if not all(rules.allows(name, code) for code in codes):
+            lost[entry["tool"]] = count
+    if not lost:
+        return []
+    return [_counted("not-run-on-head: base counterexamples head did not fuzz", lost)]
+
+
+def _tool_name(key: str) -> str:
+    """The tool of a diff entry's key (`NAME`, or `NAME (seed N)` for several seeds)."""
+    name, separator, _ = key.rpartition(" (seed ")
+    return name if separator and key.endswith(")") else key
 
 
 def _counted(label: str, per_tool: dict[str, int]) -> str:

@@ -1,18 +1,25 @@
-"""Run one tool end to end: start its handler, fuzz, write the receipt and case log (edge)."""
+"""Run one tool end to end: start its handler, fuzz, write the receipt and case log (edge).
+
+`attempt` is what every entry point runs per tool: a tool whose schema is refused, or
+whose handler cannot be reached, gets its refused receipt and the caller goes on.
+"""
 
 from __future__ import annotations
 
 import platform
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult, fuzz
+from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult, fuzz, refusal, refused_receipt
 from toolfuzz_gate.core.receipt import receipt_hash
+from toolfuzz_gate.core.refusal import Refusal, error_refusal, schema_refusals
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.edges.files import JsonLinesWriter, write_document
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
+from toolfuzz_gate.errors import HandlerError, SchemaError
 
 
 @dataclass(frozen=True)
@@ -22,6 +29,62 @@ class ToolRun:
     tool: ToolSpec
     config: FuzzConfig
     replay_command: str
+
+
+@dataclass(frozen=True)
+class SchemaLines:
+    """Where a tool's schema sits in its file, to give refusals a line: pointer -> 1-based
+    line for the file, and the schema's own pointer in it ("" when the file is the schema)."""
+
+    lines: Mapping[str, int]
+    root: str = ""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One tool's outcome: its receipt, whether it was refused, and the fuzz result when
+    it ran."""
+
+    receipt: JSONObject
+    refused: bool
+    result: FuzzResult | None = None
+
+
+def attempt(
+    run: ToolRun,
+    receipt_path: Path,
+    cases_path: Path | None = None,
+    *,
+    diagnostics: bool = False,
+    located: SchemaLines | None = None,
+) -> Attempt:
+    """Fuzz the tool and write its receipt, or, when its schema is refused or its handler
+    cannot be used, write its refused receipt naming why."""
+    lines, root = (located.lines, located.root) if located is not None else (None, "")
+    problems = refusal(run.schema, run.config)
+    if problems:
+        return refuse(run, receipt_path, schema_refusals(problems, lines, root))
+    try:
+        result = execute(run, receipt_path, cases_path, diagnostics=diagnostics)
+    except SchemaError as error:  # what only generation finds (a pattern it cannot sample)
+        return refuse(run, receipt_path, schema_refusals(error.problems, lines, root))
+    except HandlerError as error:
+        return refuse(run, receipt_path, (error_refusal(error),))
+    return Attempt(result.receipt, False, result)
+
+
+def refuse(run: ToolRun, receipt_path: Path, reasons: tuple[Refusal, ...]) -> Attempt:
+    """Write the refused receipt of `run` for `reasons`."""
+    receipt = refused_receipt(
+        run.schema,
+        reasons,
+        run.tool,
+        run.config,
+        handler_label=run.handler.label(),
+        replay_command=run.replay_command,
+    )
+    write_document(receipt_path, receipt)
+    return Attempt(receipt, True)
 
 
 def execute(

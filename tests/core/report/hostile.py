@@ -88,6 +88,16 @@ def tool_entries(draw: st.DrawFn) -> dict[str, Any]:
     groups = st.lists(counterexamples(tool), max_size=3)
     item = st.fixed_dictionaries({"keyword": hostile_text, "path": hostile_text})
     items = st.lists(item, max_size=2)
+    reason = st.fixed_dictionaries(
+        {
+            "code": st.one_of(st.sampled_from(("schema.limit-enum",)), hostile_text),
+            "pointer": hostile_text,
+            "line": st.one_of(st.none(), st.integers(-1, 10**6)),
+            "message": hostile_text,
+            "hint": hostile_text,
+        }
+    )
+    reasons = draw(st.lists(reason, max_size=2))
     return {
         "tool": tool,
         "status": draw(st.sampled_from(("added", "removed", "changed", "unchanged"))),
@@ -96,6 +106,13 @@ def tool_entries(draw: st.DrawFn) -> dict[str, Any]:
             "new": draw(groups),
             "fixed": draw(groups),
             "stillFailing": draw(groups),
+            "notRunOnHead": draw(groups),
+        },
+        "refused": {
+            "state": "new" if reasons else None,
+            "added": [r["code"] for r in reasons[:1]],
+            "base": [],
+            "head": reasons,
         },
         "unsupported": {"added": draw(items), "removed": [], "still": draw(items)},
         "coverage": [],

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from tests.core.report import scenario
 from tests.core.report.hostile import SETTINGS, contexts, diffs, hostile_text
+from toolfuzz_gate.core.diff import diff_receipts
+from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
 from toolfuzz_gate.core.report.untrusted import (
     BLOCK_CAP,
@@ -103,8 +105,9 @@ def test_the_marker_is_the_first_line_and_the_sections_follow_the_issue() -> Non
     assert "<details><summary>Still failing (1)</summary>" in body
     assert "<details><summary>Fixed (1)</summary>" in body
     assert (
-        "| searchDocs | dependentSchemas | tests/fixtures/report/search.tools.json:11 "
-        "| /tools/0/inputSchema/properties/filters |"
+        "| searchDocs | schema.unsupported-keyword | keyword dependentSchemas is not supported "
+        "| tests/fixtures/report/search.tools.json:11 | /tools/0/inputSchema/properties/filters "
+        "| new |"
     ) in body
     blocks = parse(body).blocks
     replay = "toolfuzz-gate replay renderPoster.json --fingerprint 8f57b61d8ce72698857063fc"
@@ -164,13 +167,16 @@ def test_new_rows_beyond_twenty_go_before_unsupported_rows() -> None:
     assert utf16_units(body) <= 9000
     assert len(re.findall(r"^\| \d+ \| t \| crash \|", body, re.M)) == 20
     assert "\u2026 10 more new counterexamples, see the receipts." in body
-    kept = len(re.findall(r"^\| t \| k \|", body, re.M))
+    kept = len(re.findall(r"^\| t \| schema\.unsupported-keyword \|", body, re.M))
     assert 0 < kept < 200 and f"\u2026 {200 - kept} more unsupported keywords" in body
 
 
 def test_then_unsupported_rows_and_last_the_bare_verdict() -> None:
     body = render_markdown(_diff(new=0, unsupported=400), scenario.context(), budget=3000)
-    assert utf16_units(body) <= 3000 and "more unsupported keywords, see the receipts" in body
+    assert (
+        utf16_units(body) <= 3000
+        and "more unsupported keywords and refusal reasons, see the receipts" in body
+    )
     loud = scenario.context(reasons=("&" * 300,) * 10)
     bare = render_markdown(_diff(new=5), loud, budget=MIN_BUDGET)
     assert utf16_units(bare) <= MIN_BUDGET
@@ -218,7 +224,7 @@ def test_hostile_text_never_escapes_its_fence_mentions_or_overflows(case: Any) -
             assert "<" not in content and ">" not in content
     for line in rest:
         if line.startswith("| "):
-            assert _cells(line) in (5, 4), line
+            assert _cells(line) in (6, 5), line
 
 
 def _cells(row: str) -> int:
@@ -241,3 +247,49 @@ def test_a_fence_holds_any_content_whole(pieces: list[str]) -> None:
     assert parsed.outside == []
     kept = clean(content, keep_newlines=True).replace("\r\n", "\n").replace("\r", "\n")
     assert parsed.blocks == [("json", cap(kept, BLOCK_CAP))]
+
+
+def test_refused_tools_share_the_unsupported_table_and_lost_counterexamples_are_not_fixed() -> None:
+    base = {"lax": {**_receipt("lax"), "counterexamples": [_cx(7, tool="lax")]}}
+    head = {
+        "lax": _refused("lax", ("schema.unsupported-keyword", "/properties/w/not", 4)),
+        "countries": _refused("countries", ("schema.limit-enum", "/properties/c/enum", 9)),
+    }
+    document = diff_receipts(base, head)
+    context = scenario.context(
+        sources={"countries": SchemaSource("tools.json", {}, "/tools/1/inputSchema")}
+    )
+    body = render_markdown(document, context)
+    assert "### Refused tools and unsupported keywords (2)" in body
+    assert (
+        "| countries | schema.limit-enum | message of schema.limit-enum | tools.json:9 "
+        "| /tools/1/inputSchema/properties/c/enum | new |"
+    ) in body
+    assert "| lax | schema.unsupported-keyword |" in body
+    assert "### Not run on head (1)" in body and "| 1 | lax | crash | /p7 | reason 7 |" in body
+    assert "Fixed (" not in body and "1 fixed" not in body and "1 not run on head" in body
+
+
+def _receipt(tool: str) -> dict[str, Any]:
+    return {
+        "tool": tool,
+        "coverage": {},
+        "invariants": {},
+        "unsupported": [],
+        "counterexamples": [],
+    }
+
+
+def _refused(tool: str, *reasons: tuple[str, str, int]) -> dict[str, Any]:
+    entries = [
+        {
+            "code": c,
+            "pointer": p,
+            "line": n,
+            "keyword": "",
+            "message": f"message of {c}",
+            "hint": "",
+        }
+        for c, p, n in reasons
+    ]
+    return {**_receipt(tool), "refused": {"code": reasons[0][0], "reasons": entries}}

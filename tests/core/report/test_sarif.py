@@ -47,7 +47,7 @@ def test_the_scenario_log_is_sound_and_located() -> None:
     log = json.loads(render_sarif(scenario.diff(), scenario.context()))
     _check(log)
     rules = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
-    assert rules == [f.value for f in Failure] + ["unsupported-keyword"]
+    assert rules == [f.value for f in Failure] + ["unsupported-keyword", "refused"]
     found = {
         r["ruleId"]: (
             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
@@ -116,6 +116,7 @@ def test_hostile_documents_give_a_sound_log(case: Any) -> None:
         + len(t["counterexamples"]["stillFailing"])
         + len(t["unsupported"]["added"])
         + len(t["unsupported"]["still"])
+        + sum(r["code"] != "schema.unsupported-keyword" for r in t["refused"]["head"])
         for t in diff["tools"]
     )
     assert len(log["runs"][0]["results"]) == heads

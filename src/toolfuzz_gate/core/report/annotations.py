@@ -1,7 +1,8 @@
 """The diff document as GitHub workflow-command annotations (pure).
 
 At most `LIMIT` `::error file=...,line=...,title=...::` lines (new counterexamples first,
-then added unsupported keywords), then one roll-up line, `::error::` when the verdict failed
+then added unsupported keywords, then the other reasons of newly refused tools), then one
+roll-up line, `::error::` when the verdict failed
 and `::notice::` when it passed. Data and property values are escaped by the runner's rules,
 so no untrusted text can end a line or start a second command.
 """
@@ -17,7 +18,9 @@ from toolfuzz_gate.core.report.context import (
     ReportContext,
     counterexample_location,
     iter_counterexamples,
+    iter_refusals,
     iter_unsupported,
+    refusal_location,
     text_of,
     unsupported_location,
 )
@@ -42,6 +45,14 @@ def render_annotations(diff: Mapping[str, Any], context: ReportContext) -> str:
         message = f"{tool}: the gate cannot test {keyword} at {path}"
         where = unsupported_location(context, item)
         findings.append((where, f"{ENGINE_NAME}: unsupported keyword {keyword}", message))
+    for item in iter_refusals(diff):
+        code = text_of(item.get("code"))
+        if item.get("state") != "new" or code == "schema.unsupported-keyword":
+            continue
+        tool, pointer = field(item.get("tool", "")), field(item.get("pointer") or "(root)")
+        message = f"{tool}: not fuzzed: {field(item.get('message', ''))} (at {pointer})"
+        where = refusal_location(context, item)
+        findings.append((where, f"{ENGINE_NAME}: {field(code, 100)} in {tool}", message))
     lines = [
         f"::error file={workflow_property(where.file)},line={max(where.line, 1)},"
         f"title={workflow_property(title)}::{workflow_data(message)}"
@@ -56,11 +67,15 @@ def _roll_up(diff: Mapping[str, Any], context: ReportContext, findings: int) -> 
     added = sum(1 for _ in iter_unsupported(diff, "added"))
     still = sum(1 for _ in iter_counterexamples(diff, "stillFailing"))
     fixed = sum(1 for _ in iter_counterexamples(diff, "fixed"))
+    gone = sum(1 for _ in iter_counterexamples(diff, "notRunOnHead"))
+    refused = len({r.get("tool") for r in iter_refusals(diff) if r.get("state") == "new"})
     verdict = "failed" if context.failed else "passed"
     text = (
         f"{ENGINE_NAME} {verdict}: {new} new counterexamples, {added} unsupported keywords "
         f"added, {still} still failing, {fixed} fixed"
     )
+    if refused or gone:
+        text += f", {refused} tools newly refused, {gone} not run on head"
     if findings > LIMIT:
         text += f" ({findings - LIMIT} more findings not annotated, see the report)"
     if context.reasons:

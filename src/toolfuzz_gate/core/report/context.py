@@ -84,6 +84,40 @@ def iter_unsupported(diff: Mapping[str, Any], kind: str) -> Iterator[Mapping[str
             yield {**item, "tool": text_of(entry.get("tool"))}
 
 
+def refusals(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Head's refusal reasons of a tool entry, each with `state` (`new` when the code is
+    one base did not refuse the tool for, else `still`)."""
+    group = entry.get("refused")
+    if not isinstance(group, Mapping):
+        return []
+    found, added = group.get("head"), group.get("added")
+    new = set(added) if isinstance(added, list) else set()
+    return [
+        {**r, "state": "new" if r.get("code") in new else "still"}
+        for r in (found if isinstance(found, list) else [])
+        if isinstance(r, Mapping)
+    ]
+
+
+def iter_refusals(diff: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every head refusal reason, each with its tool and `state`, new ones first."""
+    found = [
+        {**reason, "tool": text_of(entry.get("tool"))}
+        for entry in tools(diff)
+        for reason in refusals(entry)
+    ]
+    yield from sorted(found, key=lambda r: r["state"] != "new")
+
+
+def refusal_location(context: ReportContext, item: Mapping[str, Any]) -> Location:
+    """The line the refusal names, else the line of its pointer (or nearest ancestor)."""
+    source = _source(context, text_of(item.get("tool")))
+    line = item.get("line")
+    if isinstance(line, int) and not isinstance(line, bool) and line > 0:
+        return Location(source.file, line)
+    return Location(source.file, _nearest_line(source, source.root + text_of(item.get("pointer"))))
+
+
 def receipt_name(diff: Mapping[str, Any], tool: str, side: str) -> str:
     for entry in tools(diff):
         if entry.get("tool") == tool:

@@ -3,8 +3,9 @@
 Deterministic: suites in the diff's (sorted) tool order, cases in the invariant registry's
 order, no timestamps, hostnames or durations. A case fails when the head side has
 counterexamples of its failure classes (new or still failing); failure classes outside the
-registry get a case of their own, and head-side unsupported keywords fail a
-`supported-keywords` case. A removed tool's suite holds one skipped case.
+registry get a case of their own, head-side unsupported keywords fail a
+`supported-keywords` case, and a tool head refused for any other reason fails a `fuzzed`
+case naming each reason. A removed tool's suite holds one skipped case.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from toolfuzz_gate.core.report.context import (
     counterexamples,
     evidence,
     receipt_name,
+    refusals,
     replay_command,
     text_of,
     tools,
@@ -29,6 +31,7 @@ from toolfuzz_gate.core.report.context import (
 from toolfuzz_gate.core.report.untrusted import BLOCK_CAP, cap, clean, field, json_block_text
 
 SUPPORTED_CASE = "supported-keywords"
+REFUSED_CASE = "fuzzed"
 _INVARIANT_OF = {failure.value: inv.name for inv in INVARIANTS for failure in inv.failures}
 
 
@@ -76,6 +79,19 @@ def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any], where: ReplayFrom)
             case,
             "failure",
             {"type": "unsupported-keyword", "message": f"{len(items)} unsupported keywords"},
+        )
+        node.text = cap("\n".join(lines), BLOCK_CAP)
+    others = [r for r in refusals(entry) if r.get("code") != "schema.unsupported-keyword"]
+    if others:
+        lines = [
+            f"{field(r.get('code', ''), 100)} at {field(r.get('pointer') or '(root)')}: "
+            f"{field(r.get('message', ''))}"
+            for r in others
+        ]
+        node = ET.SubElement(
+            ET.SubElement(suite, "testcase", {"name": REFUSED_CASE, "classname": tool}),
+            "failure",
+            {"type": "refused", "message": f"not fuzzed: {len(others)} reason(s)"},
         )
         node.text = cap("\n".join(lines), BLOCK_CAP)
     return _counted(suite)

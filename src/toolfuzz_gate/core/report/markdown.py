@@ -3,10 +3,12 @@
 The body never exceeds a budget of UTF-16 code units (GitHub's comment limit is 65,536; the
 default leaves room). Detail is dropped in a fixed order until it fits, each stage saying what
 it left out: 1) minimized-input bodies and the handler's words, 2) still-failing rows,
-3) fixed rows, 4) new-counterexample rows beyond `NEW_ROWS_KEPT`, 5) unsupported-keyword rows
-beyond the most that fit, 6) new rows beyond the most that fit; a body that still does not
-fit is the marker, the verdict and a pointer to the receipts. Blocks are dropped whole, so
-nothing is ever cut inside a fence.
+3) fixed rows, 4) new-counterexample rows beyond `NEW_ROWS_KEPT`, 5) refused-tool and
+unsupported-keyword rows beyond the most that fit, 6) new rows beyond the most that fit; a
+body that still does not fit is the marker, the verdict and a pointer to the receipts. Blocks
+are dropped whole, so nothing is ever cut inside a fence. Refused tools (with each reason)
+and unsupported keywords share one table; base counterexamples head did not run are listed as
+such (at most `NEW_ROWS_KEPT` rows), never as fixed.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ from toolfuzz_gate.core.report.context import (
     evidence,
     evidence_line,
     iter_counterexamples,
+    iter_refusals,
     iter_unsupported,
     receipt_name,
+    refusal_location,
+    refusals,
     replay_command,
     text_of,
+    tools,
     unsupported_location,
 )
 from toolfuzz_gate.core.report.untrusted import (
@@ -74,7 +80,7 @@ def render_markdown(
     if budget < MIN_BUDGET:
         raise ValueError(f"a Markdown budget is at least {MIN_BUDGET} UTF-16 code units")
     new = list(iter_counterexamples(diff, "new"))
-    unsupported = list(iter_unsupported(diff, "added"))
+    refused_rows = _refused_rows(diff, context)
 
     def fits(detail: _Detail) -> str | None:
         body = _render(diff, context, detail)
@@ -97,7 +103,7 @@ def render_markdown(
         if body is not None:
             return body
     for name, count in (
-        ("unsupported_rows", len(unsupported)),
+        ("unsupported_rows", len(refused_rows)),
         ("new_rows", min(len(new), NEW_ROWS_KEPT)),
     ):
         most = _most_that_fit(detail, name, count, fits)
@@ -156,7 +162,8 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
     parts.append(_provenance(diff, context))
     parts.append(_totals(diff))
     parts.extend(_new_section(diff, context, detail))
-    parts.extend(_unsupported_section(diff, context, detail))
+    parts.extend(_not_run_section(diff))
+    parts.extend(_refused_section(diff, context, detail))
     still = _collapsed(
         diff, context, "stillFailing", "Still failing", detail.still_rows, replay=True
     )
@@ -196,6 +203,8 @@ def _totals(diff: Mapping[str, Any]) -> str:
         ("toolsAdded", "tools added"),
         ("toolsRemoved", "tools removed"),
         ("coverageDrops", "coverage drops"),
+        ("refusedNew", "tools newly refused"),
+        ("notRunOnHead", "not run on head"),
     )
     shown = [f"{_count(diff, key)} {label}" for key, label in names if _count(diff, key)]
     return " \u00b7 ".join(shown) or "no change against the base"
@@ -261,30 +270,73 @@ def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detai
     return parts
 
 
-def _unsupported_section(
-    diff: Mapping[str, Any], context: ReportContext, detail: _Detail
-) -> list[str]:
-    added = list(iter_unsupported(diff, "added"))
-    if not added:
+def _not_run_section(diff: Mapping[str, Any]) -> list[str]:
+    gone = list(iter_counterexamples(diff, "notRunOnHead"))
+    if not gone:
         return []
-    shown = added if detail.unsupported_rows is None else added[: detail.unsupported_rows]
-    parts = [f"### Unsupported keywords added ({len(added)})"]
-    rows = ["| tool | keyword | schema file | pointer |", "| --- | --- | --- | --- |"]
-    for item in shown:
-        where = unsupported_location(context, item)
-        source = context.sources.get(text_of(item.get("tool")))
-        pointer = (source.root if source else "") + text_of(item.get("path"))
+    shown = gone[:NEW_ROWS_KEPT]
+    parts = [
+        f"### Not run on head ({len(gone)})",
+        "_Counterexamples base found in tools head did not fuzz (refused or removed): "
+        "not fixed, just no longer tested._",
+        "\n".join([_CX_HEADER, *(_row(i, cx) for i, cx in enumerate(shown, 1))]),
+    ]
+    if len(shown) < len(gone):
+        parts.append(_more(len(gone) - len(shown), "counterexamples not run on head"))
+    return parts
+
+
+def _refused_rows(diff: Mapping[str, Any], context: ReportContext) -> list[str]:
+    """One row per head refusal reason (new ones first), then per added unsupported
+    keyword of a tool whose receipt records no reasons."""
+    rows = []
+    for item in iter_refusals(diff):
+        where = refusal_location(context, item)
         cells = (
             markdown_text(item.get("tool", "")),
-            markdown_text(item.get("keyword", "")),
+            markdown_text(item.get("code", "")),
+            markdown_text(item.get("message", ""), 200),
             markdown_text(f"{where.file}:{where.line}"),
-            markdown_text(pointer or "(root)"),
+            _pointer(context, item, "pointer"),
+            "new" if item.get("state") == "new" else "as on base",
         )
         rows.append("| " + " | ".join(cells) + " |")
+    reasoned = {text_of(e.get("tool")) for e in tools(diff) if refusals(e)}
+    for item in iter_unsupported(diff, "added"):
+        if text_of(item.get("tool")) in reasoned:
+            continue
+        where = unsupported_location(context, item)
+        cells = (
+            markdown_text(item.get("tool", "")),
+            "schema.unsupported-keyword",
+            markdown_text(f"keyword {text_of(item.get('keyword'))} is not supported"),
+            markdown_text(f"{where.file}:{where.line}"),
+            _pointer(context, item, "path"),
+            "new",
+        )
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def _pointer(context: ReportContext, item: Mapping[str, Any], member: str) -> str:
+    source = context.sources.get(text_of(item.get("tool")))
+    return markdown_text((source.root if source else "") + text_of(item.get(member)) or "(root)")
+
+
+def _refused_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> list[str]:
+    rows = _refused_rows(diff, context)
+    if not rows:
+        return []
+    shown = rows if detail.unsupported_rows is None else rows[: detail.unsupported_rows]
+    parts = [f"### Refused tools and unsupported keywords ({len(rows)})"]
+    header = [
+        "| tool | refused for | reason | schema file | pointer | since |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
     if shown:
-        parts.append("\n".join(rows))
-    if len(shown) < len(added):
-        parts.append(_more(len(added) - len(shown), "unsupported keywords"))
+        parts.append("\n".join([*header, *shown]))
+    if len(shown) < len(rows):
+        parts.append(_more(len(rows) - len(shown), "unsupported keywords and refusal reasons"))
     return parts
 
 

@@ -1,9 +1,11 @@
 """The diff document as SARIF 2.1.0, for code scanning (pure).
 
-One rule per failure class of `core.findings.Failure` plus `unsupported-keyword`; one result
-per head-side counterexample (new or still failing) and per head-side unsupported keyword
-(added or still), located at the schema file and line, with `baselineState` from the diff and
-a `partialFingerprints` entry derived from what the finding is about, never from input bytes.
+One rule per failure class of `core.findings.Failure` plus `unsupported-keyword` and
+`refused`; one result per head-side counterexample (new or still failing), per head-side
+unsupported keyword (added or still) and per head-side refusal reason other than an
+unsupported keyword (a limit, a contradiction, a reference, an unreachable handler), located
+at the schema file and line, with `baselineState` from the diff and a `partialFingerprints`
+entry derived from what the finding is about, never from input bytes.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from toolfuzz_gate.core.report.context import (
     counterexample_location,
     evidence,
     iter_counterexamples,
+    iter_refusals,
     iter_unsupported,
+    refusal_location,
     text_of,
     unsupported_location,
 )
@@ -29,6 +33,7 @@ from toolfuzz_gate.core.report.untrusted import field
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 UNSUPPORTED_RULE = "unsupported-keyword"
+REFUSED_RULE = "refused"
 FINGERPRINT_KEY = "toolfuzzFingerprint/v1"
 _URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
 
@@ -60,6 +65,9 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     for kind, state in (("added", "new"), ("still", "unchanged")):
         for item in iter_unsupported(diff, kind):
             results.append(_unsupported_result(context, item, state))
+    for item in iter_refusals(diff):
+        if item.get("code") != "schema.unsupported-keyword":  # a result of its own above
+            results.append(_refusal_result(context, item))
     rules = _rules(sorted(extra_rules))
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     for result in results:
@@ -86,6 +94,7 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
 def _rules(extra: list[str]) -> list[dict[str, Any]]:
     rules = [_rule(f.value, text) for f, text in _DESCRIPTIONS.items()]
     rules.append(_rule(UNSUPPORTED_RULE, "The schema uses a keyword the gate cannot test."))
+    rules.append(_rule(REFUSED_RULE, "The gate could not fuzz the tool (schema or handler)."))
     rules.extend(_rule(rule, "A failure class this version does not describe.") for rule in extra)
     return rules
 
@@ -150,6 +159,23 @@ def _unsupported_result(
         "baselineState": state,
         "message": {"text": text},
         "locations": _location(unsupported_location(context, item)),
+        "partialFingerprints": {FINGERPRINT_KEY: digest},
+    }
+
+
+def _refusal_result(context: ReportContext, item: Mapping[str, Any]) -> dict[str, Any]:
+    tool, code = text_of(item.get("tool")), text_of(item.get("code"))
+    pointer, message = text_of(item.get("pointer")), text_of(item.get("message"))
+    identity = "\x1f".join(("toolfuzz-refused/1", tool, code, pointer))
+    digest = hashlib.sha256(identity.encode("utf-8", errors="surrogatepass")).hexdigest()[:24]
+    at = f" at {field(pointer or '(root)')}" if code.startswith("schema.") else ""
+    text = f"{field(tool)}: not fuzzed, {field(code, 100)}{at}: {field(message)}"
+    return {
+        "ruleId": REFUSED_RULE,
+        "level": "error",
+        "baselineState": "new" if item.get("state") == "new" else "unchanged",
+        "message": {"text": text},
+        "locations": _location(refusal_location(context, item)),
         "partialFingerprints": {FINGERPRINT_KEY: digest},
     }
 
