@@ -8,12 +8,13 @@ from __future__ import annotations
 import signal
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TextIO, cast
 
 from toolfuzz_gate.cli.diff import command_diff
 from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
 from toolfuzz_gate.cli.lint import command_lint
 from toolfuzz_gate.cli.merge import command_merge
+from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.cli.promote import command_promote
 from toolfuzz_gate.cli.replay import command_replay
@@ -33,7 +34,18 @@ def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    """The whole command line with injected streams; returns the exit code."""
+    """The whole command line with injected streams; returns the exit code. Both streams
+    go through `output.CommandGuard`: nothing printed becomes a workflow command unless
+    the gate emits it as one (`output.emit`)."""
+    guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
+    try:
+        return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err))
+    finally:
+        guarded_out.flush()
+        guarded_err.flush()
+
+
+def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     try:
         head, tail = _split_tail(argv)
         args = build_parser().parse_args(head)

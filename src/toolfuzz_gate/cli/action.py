@@ -18,6 +18,7 @@ from toolfuzz_gate.cli.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.cli.action_report import command_report
 from toolfuzz_gate.cli.baseline import rerun_baseline_diff, stored_baseline_diff
 from toolfuzz_gate.cli.fuzz import build_replay_command
+from toolfuzz_gate.cli.output import emit
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.cli.policy_run import GateOutcome, build_overrides, gate, receipt_set, run_policy
 from toolfuzz_gate.cli.progress import Progress
@@ -49,14 +50,14 @@ def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> Exi
     try:
         inputs = read_inputs(env)
         if runner.on_actions and inputs.token:
-            print(mask_command(inputs.token), file=out)
+            emit(out, mask_command(inputs.token))
         event = parse_event(runner.event_name, load_event(runner), runner.repository)
         if inputs.mode == "report":
             return command_report(runner, inputs, event, out)
         return _run(runner, inputs, event, out)
     except ToolfuzzError as error:
         if runner.on_actions:
-            print(error_command(f"toolfuzz-gate: {error.message}"), file=out)
+            emit(out, error_command(f"toolfuzz-gate: {error.message}"))
         write_outputs(runner, {"verdict": "error"})
         raise
 
@@ -85,7 +86,8 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
             directory / PR_FILE,
             {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
         )
-    print((directory / "annotations.txt").read_text("utf-8"), end="", file=out)
+    for line in (directory / "annotations.txt").read_text("utf-8").splitlines():
+        emit(out, line)  # the gate's own commands, their data escaped by `render_annotations`
     posted = _comment(runner, inputs, event, outcome, out)
     body = (directory / REPORT_FILES[0]).read_text("utf-8")
     failed = outcome.verdict.failed
@@ -130,17 +132,17 @@ def _baseline(
     if event.pull_request is not None:
         found = resolve_base(git, _pull_request_payload(event))
         if found.warning:
-            print(notice_command(f"toolfuzz-gate: {found.warning}"), file=out)
+            emit(out, notice_command(f"toolfuzz-gate: {found.warning}"))
         ref = found.sha
     elif event.before is not None:
         ref = event.before
     else:
-        print(
+        emit(
+            out,
             notice_command(
                 f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "
                 "commit's findings alone"
             ),
-            file=out,
         )
         return None
     keep = runner.workspace / inputs.output_dir / BASE_DIR

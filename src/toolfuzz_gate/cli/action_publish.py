@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from toolfuzz_gate.cli.output import emit
 from toolfuzz_gate.core.action_inputs import ActionInputs
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
@@ -66,7 +67,7 @@ def post_comment(
     """Upsert the comment on PR `number`; a failure is printed as a warning."""
     if not inputs.token:
         note = "no github-token: no PR comment"
-        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        emit(out, warning_command(f"toolfuzz-gate: {note}"))
         return Posted(None, note)
     assert inputs.comment != "off"
     try:
@@ -87,7 +88,7 @@ def post_comment(
             client.close()
     except GitHubError as error:
         note = f"the PR comment could not be posted ({error.code}): {error.message}"
-        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        emit(out, warning_command(f"toolfuzz-gate: {note}"))
         return Posted(None, note)
     for line in result.notes:
         print(f"comment: {line}", file=out)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.action_publish import Posted, build_client, finish, post_comment
+from toolfuzz_gate.cli.output import emit
 from toolfuzz_gate.cli.reports import REPORT_FILES
 from toolfuzz_gate.core.action_inputs import ActionInputs
 from toolfuzz_gate.core.canonical import JSONObject
@@ -113,7 +114,7 @@ def _post(
             ]
     except GitHubError as error:
         note = f"cannot read pull request #{numbers[0]} ({error.code}): no PR comment"
-        print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+        emit(out, warning_command(f"toolfuzz-gate: {note}"))
         return Posted(None, note)
     if matching:
         return post_comment(runner, inputs, matching[0], document, context, out)
@@ -121,7 +122,7 @@ def _post(
         f"pull request #{numbers[0]} does not have the head {event.run_head_sha[:12]} the "
         "gate ran on (a newer push, or a number that is not this run's): no PR comment"
     )
-    print(warning_command(f"toolfuzz-gate: {note}"), file=out)
+    emit(out, warning_command(f"toolfuzz-gate: {note}"))
     return Posted(None, note)
 
 

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from toolfuzz_gate.cli.output import emit
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
@@ -29,7 +30,7 @@ class Progress:
             return
         title = f"{self._label(tool)}: seed {seed}, {runs} runs"
         if self.grouped:
-            print(f"::group::{workflow_data(_inert(title))}", file=self.out)
+            emit(self.out, f"::group::{workflow_data(_inert(title))}")
         print(f"{_inert(title)} ...", file=self.out, flush=True)
         self._started = time.monotonic()
 
@@ -46,7 +47,7 @@ class Progress:
         state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
         print(f"{_inert(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
         if self.grouped:
-            print("::endgroup::", file=self.out)
+            emit(self.out, "::endgroup::")
 
     def _label(self, tool: str) -> str:
         return f"[{self.side}] {tool}" if self.side else tool

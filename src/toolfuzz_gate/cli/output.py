@@ -1,0 +1,81 @@
+"""The one output layer: nothing the gate prints becomes a workflow command by accident.
+
+The Actions runner executes `::name::` at the start of a line (after leading whitespace)
+and the legacy `##[name]` anywhere in a line, on stdout and on stderr. The gate prints
+untrusted text all the time — tool and property names, keyword names, handler messages,
+file names from a fork's artifact — so `run` wraps both streams in a `CommandGuard`:
+every line written through it is made inert (a zero-width space splits the `::` that
+starts a line and every `##[`), and only `emit`, which the gate calls for the commands it
+means (`::group::`, `::error file=…`, `::add-mask::`, …), writes a command verbatim.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import TextIO
+
+ZERO_WIDTH_SPACE = "\u200b"
+_LEADING_COMMAND = re.compile(r"^([ \t\f\v]*):(?=:)")
+_LEGACY_COMMAND = "##["
+
+
+def inert(line: str) -> str:
+    """`line` (one line, no newline) as the runner will not read it as a command."""
+    line = _LEADING_COMMAND.sub(lambda m: m.group(1) + ":" + ZERO_WIDTH_SPACE, line)
+    return line.replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
+
+
+class CommandGuard(io.TextIOBase):
+    """A text stream whose lines are all inert; `command` writes the gate's own.
+
+    Lines are passed on whole (a command can only be judged once its line is complete);
+    `flush` passes on a partial line too, remembering enough of it (whitespace so far, a
+    trailing `#`) that the rest of the line is judged as part of it.
+    """
+
+    def __init__(self, inner: TextIO) -> None:
+        super().__init__()
+        self.inner = inner
+        self._line = ""
+        self._written = ""
+        """The part of the current line already passed on (only its shape matters)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._line += text
+        while "\n" in self._line:
+            line, self._line = self._line.split("\n", 1)
+            self.inner.write(self._inert_rest(line) + "\n")
+            self._written = ""
+        return len(text)
+
+    def flush(self) -> None:
+        if self._line:
+            self.inner.write(self._inert_rest(self._line))
+            self._written += self._line
+            self._line = ""
+        self.inner.flush()
+
+    def command(self, line: str) -> None:
+        """Write `line`, a workflow command the gate means, on a line of its own."""
+        if self._line or self._written:
+            self.write("\n")
+        self.inner.write(line.replace("\r", "").replace("\n", "") + "\n")
+
+    def _inert_rest(self, rest: str) -> str:
+        """`rest` made inert as the continuation of what this line already showed."""
+        whole = inert(self._written + rest)
+        shown = inert(self._written)
+        # the shown part cannot change; an inert split can only add characters to the rest
+        return whole[len(shown) :] if whole.startswith(shown) else inert(rest)
+
+
+def emit(out: TextIO, line: str) -> None:
+    """Write the workflow command `line` (the gate's own, its data already escaped)."""
+    if isinstance(out, CommandGuard):
+        out.command(line)
+    else:
+        print(line, file=out)
