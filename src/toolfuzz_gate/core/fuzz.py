@@ -16,12 +16,18 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Finding, fingerprint
+from toolfuzz_gate.core.findings import Failure, Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.keywords import FAMILIES
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
-from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
+from toolfuzz_gate.core.minimize import (
+    Counterexample,
+    confirm,
+    diagnose,
+    is_runtime_failure,
+    minimize,
+)
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
@@ -91,8 +97,14 @@ def fuzz(
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
     counterexamples = []
-    for found, case in _first_per_fingerprint(campaign, tool):
-        example = minimize(found, case, campaign, oracle, reference, config.shrink_budget)
+    for found, case in _first_per_identity(campaign, tool):
+        # A tool that tripped the breaker hangs on anything: shrinking would cost a
+        # timeout per step to learn nothing.
+        tripped = campaign.breaker is not None and found.failure is Failure.TIMEOUT
+        budget = 0 if tripped else config.shrink_budget
+        example = confirm(minimize(found, case, campaign, oracle, reference, budget), campaign)
+        if example is None:
+            continue
         if is_runtime_failure(example):
             example = diagnose(example, campaign, oracle, document)
         counterexamples.append(example)
@@ -127,11 +139,16 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "replayCommand": replay_command,
     }
+    if campaign.breaker is not None:
+        body["breaker"] = campaign.breaker
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     diagnostics: JSONObject | None = None
     if clock is not None:
         diagnostics = {"durationSeconds": round(clock() - started, 3)}
+        if campaign.dismissed_timeouts:
+            # They depend on the machine's load, so they stay out of the hash.
+            diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
 
 
@@ -216,10 +233,17 @@ def _reading(schema: CompiledSchema) -> JSONObject:
     }
 
 
-def _first_per_fingerprint(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:
+def _first_per_identity(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:
+    """The first finding of each failure class, path, mutation family and cause: every
+    independent failure of the tool, each once. After the breaker, one timeout in all."""
     seen: dict[str, tuple[Finding, Case]] = {}
+    timed_out = False
     for found, case in campaign.findings:
-        key = fingerprint(tool.name, found.failure.value, found.path, found.mutation)
+        if found.failure is Failure.TIMEOUT and campaign.breaker is not None:
+            if timed_out:
+                continue
+            timed_out = True
+        key = fingerprint(tool.name, found.failure.value, found.path, found.mutation, found.cause)
         seen.setdefault(key, (found, case))
     return list(seen.values())
 
@@ -229,7 +253,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     error: JSONObject = {}
     for name, value in found.error.items():
         error[name] = bounded_message(value) if isinstance(value, str) else value
-    return {
+    described: JSONObject = {
         "fingerprint": example.fingerprint,
         "failure": found.failure.value,
         "path": found.path,
@@ -241,6 +265,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "originalInput": present(case.input),
         "sizes": list[JSON](example.sizes),
         "error": error,
+        "flaky": example.reproduced is not None and example.reproduced.flaky,
         "suggestion": example.suggestion,
         "replay": {
             "seed": config.seed,
@@ -249,3 +274,6 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
             "case": case.index,
         },
     }
+    if example.reproduced is not None:
+        described["reproduced"] = example.reproduced.as_json()
+    return described

@@ -1,4 +1,5 @@
-"""From a finding to a counterexample: shrink it, re-judge it, explain runtime failures (pure).
+"""From a finding to a counterexample: shrink it, confirm it, re-judge it, explain runtime
+failures (pure).
 
 Pure over the `Handler` seam: every question is a handler call through `observe`.
 """
@@ -11,6 +12,7 @@ from toolfuzz_gate.core.campaign import Campaign
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.confirm import CONFIRMATIONS, FOUND_ONCE, Reproduction, fails_alike, replay
 from toolfuzz_gate.core.findings import Failure, Finding, InputKind, fingerprint
 from toolfuzz_gate.core.generate import HIGH, LOW, Generator, case_seed
 from toolfuzz_gate.core.invariants import check_observation
@@ -33,6 +35,8 @@ class Counterexample:
     sizes: list[int]
     fingerprint: str
     suggestion: JSONObject | None = None
+    reproduced: Reproduction | None = None
+    """How often the minimal input failed the same way (None: not a handler's failure)."""
 
 
 def minimize(
@@ -43,7 +47,9 @@ def minimize(
     reference: Oracle,
     budget: int,
 ) -> Counterexample:
-    key = fingerprint(campaign.tool.name, found.failure.value, found.path, found.mutation)
+    key = fingerprint(
+        campaign.tool.name, found.failure.value, found.path, found.mutation, found.cause
+    )
     if found.failure is Failure.ORACLE_DISAGREEMENT:
         return Counterexample(found, case, case.input, [], key)
     original_errors = sorted(oracle.errors(case.input))
@@ -55,9 +61,7 @@ def minimize(
         # input on the same side of the schema, failing for the same reasons.
         if sorted(oracle.errors(candidate)) != original_errors:
             return False
-        trial = replace(case, input=candidate)
-        observed = observe(trial, campaign.handler)
-        return any(f.identity == found.identity for f in check_observation(observed, campaign.tool))
+        return fails_alike(found, case, candidate, campaign.handler, campaign.tool)
 
     # Each step that still hangs costs a whole timeout: shrink timeouts on a short leash.
     steps = min(budget, TIMEOUT_SHRINK_BUDGET) if found.failure is Failure.TIMEOUT else budget
@@ -68,6 +72,28 @@ def minimize(
         disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
         return Counterexample(disagreement, case, minimal, sizes, key)
     return Counterexample(found, case, minimal, sizes, key)
+
+
+def confirm(example: Counterexample, campaign: Campaign) -> Counterexample | None:
+    """`example` with how often its minimal input reproduced (`core.confirm`); None for a
+    timeout that answered when given more time, on the minimal and the original input."""
+    found, case = example.finding, example.case
+    if found.failure is Failure.ORACLE_DISAGREEMENT:
+        return example
+    handler, tool = campaign.handler, campaign.tool
+    if found.failure is not Failure.TIMEOUT:
+        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        return replace(example, reproduced=evidence)
+    # The campaign already replayed the original input once with the longer budget.
+    original = campaign.timeouts.get((case.stream, case.index), FOUND_ONCE)
+    if example.minimal != case.input:
+        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        if not evidence.dismissed:
+            return replace(example, reproduced=evidence)
+        example = replace(example, minimal=case.input, sizes=example.sizes[:1])
+    more = max(1, FOUND_ONCE.runs + CONFIRMATIONS - original.runs)
+    evidence = original + replay(found, case, case.input, handler, tool, more)
+    return None if evidence.dismissed else replace(example, reproduced=evidence)
 
 
 def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
@@ -93,7 +119,10 @@ def diagnose(
         if not isinstance(candidate, dict) or not oracle.is_valid(candidate):
             return None
         observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
-        return any(f.failure is found.failure for f in check_observation(observed, campaign.tool))
+        return any(
+            (f.failure, f.cause) == (found.failure, found.cause)
+            for f in check_observation(observed, campaign.tool)
+        )
 
     limits = campaign.limits
     low = Generator(case_seed(campaign.seed, "diagnose", 0), 0, LOW, limits)
@@ -102,14 +131,18 @@ def diagnose(
     if culprit is None:
         return example
     located = replace(found, path=culprit.path)
-    key = fingerprint(campaign.tool.name, found.failure.value, culprit.path, found.mutation)
+    key = fingerprint(
+        campaign.tool.name, found.failure.value, culprit.path, found.mutation, found.cause
+    )
     proposal = propose(document, culprit, example.minimal, probe)
-    suggestion = None if proposal is None else _verify(proposal, found.failure, campaign, document)
+    suggestion = None if proposal is None else _verify(proposal, found, campaign, document)
     return replace(example, finding=located, fingerprint=key, suggestion=suggestion)
 
 
-def _verify(proposal: Proposal, failure: Failure, campaign: Campaign, document: JSON) -> JSONObject:
-    """Re-run the same seed with the patch applied: is the runtime failure gone?"""
+def _verify(proposal: Proposal, found: Finding, campaign: Campaign, document: JSON) -> JSONObject:
+    """Re-run the same seed with the patch applied: is the runtime failure (of this
+    cause) gone?"""
+    failure = found.failure
     suggestion: JSONObject = {"patch": proposal.patch, "sentence": proposal.sentence}  # type: ignore[dict-item]
     if not proposal.changes_generation:
         suggestion["verified"] = False
@@ -127,7 +160,9 @@ def _verify(proposal: Proposal, failure: Failure, campaign: Campaign, document: 
     )
     rerun.run()
     remaining = sum(
-        1 for f, case in rerun.findings if f.failure is failure and case.kind is InputKind.VALID
+        1
+        for f, case in rerun.findings
+        if (f.failure, f.cause) == (failure, found.cause) and case.kind is InputKind.VALID
     )
     suggestion["verified"] = remaining == 0
     suggestion["verification"] = (

@@ -74,7 +74,7 @@ class CommandHandler(Closing):
             argv[0] = os.path.abspath(argv[0])
         self.argv = argv
         self.label = f"command: {shlex.join(config.argv)}"
-        self._timeout_s = config.timeout_ms / 1000
+        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._startup_probe_s = startup_probe_s
         self._env = scrubbed_environment(os.environ, config.env)
@@ -138,6 +138,14 @@ class CommandHandler(Closing):
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
             self._discard()
             raise
+
+    def restart(self) -> None:
+        """Stop the process; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_s = self._base_timeout_s * factor
 
     def close(self) -> None:
         worker, self._worker = self._worker, None

@@ -42,6 +42,7 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.cause import named
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
@@ -83,7 +84,7 @@ class McpHandler(Closing):
         self.config = config
         self.noise = StdoutNoise()
         self._startup_timeout_s = startup_timeout_s
-        self._timeout_s = config.timeout_ms / 1000
+        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._launch = Launch.prepare(config.argv, config.env, config.cwd)
         self._session: McpSession | None = None
@@ -150,6 +151,14 @@ class McpHandler(Closing):
             self._discard()
             raise
 
+    def restart(self) -> None:
+        """Stop the server; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_s = self._base_timeout_s * factor
+
     def close(self) -> None:
         session, self._session = self._session, None
         if session is not None:
@@ -173,7 +182,10 @@ class McpHandler(Closing):
             message = bounded_message(str(error.get("message", "")))
             return Outcome(kind=OutcomeKind.REJECTED, error_code="invalid-params", message=message)
         if isinstance(error, dict):
-            return Outcome(kind=OutcomeKind.CRASH, message=f"JSON-RPC error {error_text(reply)}")
+            message = f"JSON-RPC error {error_text(reply)}"
+            detail = named(message)
+            cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
+            return Outcome(kind=OutcomeKind.CRASH, message=message, cause=cause)
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
 
     def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
