@@ -6,7 +6,7 @@ name, the rejection code, the server's error code; never the whole message, whos
 know the cause structurally put it in `Outcome.cause`; otherwise it is read from the
 message: an errno name (`ENAMETOOLONG`) first, then the last exception class named (a
 stderr traceback ends with the one raised), then a signal name, and failing all of those
-the message's first few words, without numbers, quoted text or words of the input.
+the message's first few words, without numbers, quoted text or the input's values.
 """
 
 from __future__ import annotations
@@ -60,11 +60,12 @@ def signature(message: str, arguments: JSON = None) -> str:
 
 
 def _input_words(value: JSON) -> list[str]:
+    """The words of the input's string values (member names stay: they are the schema's)."""
     if isinstance(value, str):
         return WORD.findall(value)
     if isinstance(value, dict):
-        items: JSONObject = value
-        return [w for key, v in items.items() for w in (*WORD.findall(key), *_input_words(v))]
+        members: JSONObject = value
+        return [w for member in members.values() for w in _input_words(member)]
     if isinstance(value, list):
         return [w for item in value for w in _input_words(item)]
     return []

@@ -98,14 +98,14 @@ def fuzz(
     )
     counterexamples = []
     for found, case in _first_per_identity(campaign, tool):
-        # A tool that tripped the breaker hangs on anything: shrinking would cost a
-        # timeout per step to learn nothing.
+        # A tool that tripped the breaker hangs on anything: shrinking it or asking it
+        # where the boundary lies would cost a timeout per question to learn nothing.
         tripped = campaign.breaker is not None and found.failure is Failure.TIMEOUT
         budget = 0 if tripped else config.shrink_budget
         example = confirm(minimize(found, case, campaign, oracle, reference, budget), campaign)
         if example is None:
             continue
-        if is_runtime_failure(example):
+        if is_runtime_failure(example) and not tripped:
             example = diagnose(example, campaign, oracle, document)
         counterexamples.append(example)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
@@ -256,6 +256,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     described: JSONObject = {
         "fingerprint": example.fingerprint,
         "failure": found.failure.value,
+        "cause": found.cause,
         "path": found.path,
         "mutation": found.mutation,
         "keyword": found.keyword,

@@ -116,13 +116,18 @@ def diagnose(
     found, case = example.finding, example.case
 
     def probe(candidate: JSON) -> bool | None:
+        """Does `candidate` fail the same way (None: invalid, or another bug in the way)?"""
         if not isinstance(candidate, dict) or not oracle.is_valid(candidate):
             return None
         observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
-        return any(
-            (f.failure, f.cause) == (found.failure, found.cause)
+        causes = {
+            f.cause
             for f in check_observation(observed, campaign.tool)
-        )
+            if f.failure is found.failure
+        }
+        if found.cause in causes:
+            return True
+        return None if causes else False
 
     limits = campaign.limits
     low = Generator(case_seed(campaign.seed, "diagnose", 0), 0, LOW, limits)
