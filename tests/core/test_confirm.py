@@ -46,10 +46,12 @@ class Counting:
     def __init__(self) -> None:
         self.calls = 0
         self.restarts = 0
+        self.restarted_at = 0
         self.factor = 1.0
 
     def restart(self) -> None:
         self.restarts += 1
+        self.restarted_at = self.calls
 
     def scale_timeout(self, factor: float) -> None:
         self.factor = factor
@@ -145,11 +147,15 @@ def test_shrinking_refuses_a_step_into_another_rejection_reason() -> None:
 
 def test_a_deterministic_failure_is_confirmed_by_two_replays_in_a_fresh_process() -> None:
     handler = FileSystem()
-    result = run(handler)
-    for example in result.receipt["counterexamples"]:
+    result = run(handler, runs=4)
+    examples = result.receipt["counterexamples"]
+    for example in examples:
         assert example["reproduced"] == {"runs": 3, "failed": 3}
         assert example["flaky"] is False
-    assert handler.restarts >= len(result.receipt["counterexamples"])
+    # One restart, after the campaign and the shrinking, before the replays.
+    assert handler.restarts == 1
+    assert result.receipt["invariants"]["no-crash"] is False
+    assert handler.calls - handler.restarted_at >= 2 * len(examples)
 
 
 def test_a_crash_on_one_call_in_three_is_reported_flaky_and_still_fails_the_gate() -> None:
@@ -182,9 +188,10 @@ def test_the_breaker_stops_a_tool_that_always_times_out_with_one_finding() -> No
     assert timeout["reproduced"] == {"runs": 3, "failed": 3}
     assert result.receipt["breaker"]["after"] == 3
     assert result.receipt["cases"] == {"valid": 3, "hostile": 0, "seam": 0}
-    # Three cases, each replayed once with the longer budget, then one more replay: no
-    # shrinking and no search for the member at fault (every question costs a timeout).
-    assert handler.calls == 3 * 2 + 1
+    # Three cases, the first replayed with the longer budget (the next two are the same
+    # hang), then one more replay to confirm the counterexample: no shrinking and no search
+    # for the member at fault (every question would cost a timeout).
+    assert handler.calls == 3 + 1 + 1
     assert "untested" in result.receipt["coverage"].values()
 
 

@@ -40,8 +40,8 @@ class Campaign:
 
     A timeout is confirmed when it happens (`core.confirm`: replayed with a longer
     budget); one that answers then is dismissed, counted in `dismissed_timeouts` and not
-    kept. `BREAKER_TIMEOUTS` confirmed timeouts trip the breaker: the campaign stops,
-    and `breaker` says where.
+    kept. `BREAKER_TIMEOUTS` timeouts of confirmed hangs trip the breaker: the campaign
+    stops, and `breaker` says where.
     """
 
     schema: CompiledSchema
@@ -61,10 +61,12 @@ class Campaign:
     )
     probes: list[JSONObject] = field(default_factory=list)
     timeouts: dict[tuple[str, int], Reproduction] = field(default_factory=dict)
-    """The confirmation of each kept timeout, by its case's (stream, index)."""
+    """The confirmation of the first timeout of each kind, by its case's (stream, index)."""
     dismissed_timeouts: int = 0
     breaker: JSONObject | None = None
     _hostile_done: bool = False
+    _hangs: set[tuple[str, str]] = field(default_factory=set)
+    _timed_out: int = 0
     _cases_digest: hashlib._Hash = field(default_factory=hashlib.sha256)
 
     def run(self) -> None:
@@ -93,19 +95,28 @@ class Campaign:
             self.sink(record)
 
     def _timeout_holds(self, found: Finding, case: Case) -> bool:
-        """Replay a timeout with the longer budget; trip the breaker on the last straw."""
-        evidence = FOUND_ONCE + replay(found, case, case.input, self.handler, self.tool, 1)
-        if evidence.dismissed:
-            self.dismissed_timeouts += 1
-            return False
-        self.timeouts[(case.stream, case.index)] = evidence
-        if len(self.timeouts) >= BREAKER_TIMEOUTS and self.breaker is None:
+        """Replay a timeout with the longer budget; trip the breaker on the last straw.
+
+        Only the first timeout of each kind (class, path, mutation family) is replayed:
+        the next ones of a kind already confirmed are the same hang, reported once, and
+        each replay costs several timeouts.
+        """
+        kind = (found.path, found.mutation)
+        if kind not in self._hangs:
+            evidence = FOUND_ONCE + replay(found, case, case.input, self.handler, self.tool, 1)
+            if evidence.dismissed:
+                self.dismissed_timeouts += 1
+                return False
+            self._hangs.add(kind)
+            self.timeouts[(case.stream, case.index)] = evidence
+        self._timed_out += 1
+        if self._timed_out >= BREAKER_TIMEOUTS and self.breaker is None:
             self.breaker = {
                 "failure": Failure.TIMEOUT.value,
-                "after": len(self.timeouts),
+                "after": self._timed_out,
                 "stream": case.stream,
                 "case": case.index,
-                "note": f"stopped after {len(self.timeouts)} confirmed timeouts; "
+                "note": f"stopped after {self._timed_out} timeouts of confirmed hangs; "
                 "the remaining cases were not run",
             }
         return True

@@ -15,6 +15,7 @@ from toolfuzz_gate.core.campaign import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.confirm import restart
 from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure, Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
@@ -30,7 +31,7 @@ from toolfuzz_gate.core.minimize import (
 )
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
-from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
+from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
@@ -96,18 +97,7 @@ def fuzz(
     reference = (
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
-    counterexamples = []
-    for found, case in _first_per_identity(campaign, tool):
-        # A tool that tripped the breaker hangs on anything: shrinking it or asking it
-        # where the boundary lies would cost a timeout per question to learn nothing.
-        tripped = campaign.breaker is not None and found.failure is Failure.TIMEOUT
-        budget = 0 if tripped else config.shrink_budget
-        example = confirm(minimize(found, case, campaign, oracle, reference, budget), campaign)
-        if example is None:
-            continue
-        if is_runtime_failure(example) and not tripped:
-            example = diagnose(example, campaign, oracle, document)
-        counterexamples.append(example)
+    counterexamples = _counterexamples(campaign, oracle, reference, document, config)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     body: dict[str, Any] = {
         "tool": tool.name,
@@ -150,6 +140,36 @@ def fuzz(
             # They depend on the machine's load, so they stay out of the hash.
             diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+
+
+def _counterexamples(
+    campaign: Campaign, oracle: Oracle, reference: Oracle, document: JSON, config: FuzzConfig
+) -> list[Counterexample]:
+    """Shrink every finding, then confirm each (in a fresh process), then explain the
+    runtime failures: three passes, so that no confirmation runs in a process the
+    shrinking or the explaining of another finding has used."""
+    # A tool that tripped the breaker hangs on anything: shrinking its timeout or asking
+    # where the boundary lies would cost a timeout per question to learn nothing.
+    tripped = campaign.breaker is not None
+
+    def hopeless(found: Finding) -> bool:
+        return tripped and found.failure is Failure.TIMEOUT
+
+    minimized = [
+        minimize(
+            found, case, campaign, oracle, reference, 0 if hopeless(found) else config.shrink_budget
+        )
+        for found, case in _first_per_identity(campaign, campaign.tool)
+    ]
+    if minimized:
+        restart(campaign.handler)
+    confirmed = [c for c in (confirm(example, campaign) for example in minimized) if c]
+    return [
+        diagnose(example, campaign, oracle, document)
+        if is_runtime_failure(example) and not hopeless(example.finding)
+        else example
+        for example in confirmed
+    ]
 
 
 def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:

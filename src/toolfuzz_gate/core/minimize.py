@@ -61,7 +61,7 @@ def minimize(
         # input on the same side of the schema, failing for the same reasons.
         if sorted(oracle.errors(candidate)) != original_errors:
             return False
-        return fails_alike(found, case, candidate, campaign.handler, campaign.tool)
+        return fails_alike(found, case, candidate, campaign.handler, campaign.tool) is True
 
     # Each step that still hangs costs a whole timeout: shrink timeouts on a short leash.
     steps = min(budget, TIMEOUT_SHRINK_BUDGET) if found.failure is Failure.TIMEOUT else budget
