@@ -93,7 +93,10 @@ def confirm(example: Counterexample, campaign: Campaign) -> Counterexample | Non
         example = replace(example, minimal=case.input, sizes=example.sizes[:1])
     more = max(1, FOUND_ONCE.runs + CONFIRMATIONS - original.runs)
     evidence = original + replay(found, case, case.input, handler, tool, more)
-    return None if evidence.dismissed else replace(example, reproduced=evidence)
+    if evidence.dismissed:
+        campaign.dismissed_timeouts += 1
+        return None
+    return replace(example, reproduced=evidence)
 
 
 def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
