@@ -26,6 +26,8 @@ from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
+FLAKY = ("fail", "note")
+"""`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
 RUN_OPTION_KEYS = (
@@ -106,6 +108,9 @@ class GateRules:
 
     fail_on: tuple[str, ...] = ("invariant",)
     min_coverage: tuple[tuple[str, str], ...] = ()
+    flaky: str = "fail"
+    """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
+    `note`: it is reported and noted, and fails nothing."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,7 @@ def parse_policy(
     rules = GateRules(
         tuple(gate.get("fail_on", GateRules.fail_on)),
         tuple(sorted(gate.get("min_coverage", {}).items())),
+        gate.get("flaky", GateRules.flaky),
     )
     return Policy(tuple(tools), rules, document.get("corpus"))
 
