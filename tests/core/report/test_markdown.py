@@ -241,3 +241,15 @@ def test_a_fence_holds_any_content_whole(pieces: list[str]) -> None:
     assert parsed.outside == []
     kept = clean(content, keep_newlines=True).replace("\r\n", "\n").replace("\r", "\n")
     assert parsed.blocks == [("json", cap(kept, BLOCK_CAP))]
+
+
+def test_a_flaky_counterexample_says_how_often_it_failed() -> None:
+    diff = scenario.diff()
+    new = diff["tools"][0]["counterexamples"]["new"][0]
+    new.update(flaky=True, reproduced={"runs": 3, "failed": 1})
+    body = render_markdown(diff, scenario.context())
+    assert "(flaky: failed 1 of 3 runs, a re-run may pass) |" in body
+    new.update(reproduced="forged")
+    assert "(flaky: a re-run may pass) |" in render_markdown(diff, scenario.context())
+    new.update(flaky=False)
+    assert "flaky" not in render_markdown(diff, scenario.context())

@@ -194,7 +194,22 @@ def _path(cx: Mapping[str, Any]) -> str:
 def _reason(cx: Mapping[str, Any]) -> str:
     error = cx.get("error")
     reason = error.get("reason") if isinstance(error, Mapping) else None
-    return markdown_text(reason if isinstance(reason, str) else "")
+    text = reason if isinstance(reason, str) else ""
+    flaky = _flaky(cx)
+    return markdown_text(f"{text} ({flaky})" if flaky and text else text or flaky)
+
+
+def _flaky(cx: Mapping[str, Any]) -> str:
+    """For a counterexample that failed in only some of its replays, how often: the
+    reviewer should know a re-run may pass ("" for the others)."""
+    if cx.get("flaky") is not True:
+        return ""
+    reproduced = cx.get("reproduced")
+    if isinstance(reproduced, Mapping):
+        runs, failed = reproduced.get("runs"), reproduced.get("failed")
+        if type(runs) is int and type(failed) is int:
+            return f"flaky: failed {failed} of {runs} runs, a re-run may pass"
+    return "flaky: a re-run may pass"
 
 
 def _row(number: int, cx: Mapping[str, Any]) -> str:
