@@ -20,8 +20,16 @@ LISTING = str(CONFIRM / "listing.py")
 def fuzz_listing(
     tmp_path: Path, mode: str, *extra: str, name: str = "receipt"
 ) -> tuple[int, dict[str, Any]]:
+    code, receipt, _ = fuzz_listing_printed(tmp_path, mode, *extra, name=name)
+    return code, receipt
+
+
+def fuzz_listing_printed(
+    tmp_path: Path, mode: str, *extra: str, name: str = "receipt"
+) -> tuple[int, dict[str, Any], str]:
+    """The exit code, the receipt and what the command printed."""
     receipt = tmp_path / f"{name}.json"
-    code, _, err = invoke(
+    code, out, err = invoke(
         "fuzz",
         "--schema",
         SCHEMA,
@@ -35,7 +43,7 @@ def fuzz_listing(
         mode,
     )
     assert code in (0, 1), err
-    return code, json.loads(receipt.read_text(encoding="utf-8"))
+    return code, json.loads(receipt.read_text(encoding="utf-8")), out
 
 
 def valid_crashes(receipt: dict[str, Any]) -> list[dict[str, Any]]:
@@ -73,8 +81,9 @@ def test_confirmed_receipts_of_a_deterministic_process_are_byte_identical(
 def test_a_crash_on_one_call_in_three_is_flaky_with_its_rate_and_fails_the_gate(
     tmp_path: Path,
 ) -> None:
-    code, receipt = fuzz_listing(tmp_path, "flaky", "--runs", "3")
+    code, receipt, printed = fuzz_listing_printed(tmp_path, "flaky", "--runs", "3")
     assert code == 1, "an intermittent crash is still a defect"
+    assert "[flaky: failed " in printed
     crashes = [c for c in receipt["counterexamples"] if c["failure"] == "crash"]
     assert crashes
     for crash in crashes:
@@ -96,8 +105,11 @@ def test_a_call_slow_only_under_load_is_not_reported(tmp_path: Path) -> None:
 
 
 def test_the_breaker_stops_a_tool_that_always_times_out(tmp_path: Path) -> None:
-    code, receipt = fuzz_listing(tmp_path, "hang", "--runs", "50", "--timeout-ms", "200")
+    code, receipt, printed = fuzz_listing_printed(
+        tmp_path, "hang", "--runs", "50", "--timeout-ms", "200"
+    )
     assert code == 1
+    assert "breaker: stopped after 3 timeouts" in printed
     [timeout] = receipt["counterexamples"]
     assert timeout["failure"] == "timeout"
     assert timeout["reproduced"] == {"runs": 3, "failed": 3}

@@ -30,8 +30,8 @@ MUTATION_COUNTERS = ("generated", "confirmed", "discarded", "inapplicable")
 
 
 BREAKER_TIMEOUTS = 3
-"""Confirmed timeouts after which a campaign stops: a tool that keeps hanging would
-otherwise cost a timeout (and its confirmation) on every case."""
+"""Timeouts of confirmed hangs after which a campaign stops: a tool that keeps hanging
+would otherwise cost a timeout (or more) on every case."""
 
 
 @dataclass
@@ -215,11 +215,13 @@ class Campaign:
         """Per family: `tested`, `not-applicable`, or `untested` when the breaker stopped
         the campaign before the family's near-misses ran."""
         cut_short = {op.family for op in self.operators} if not self._hostile_done else set()
+
+        def state(family: str, confirmed: int) -> str:
+            if confirmed:
+                return "tested"
+            return "untested" if family in cut_short else "not-applicable"
+
         return {
-            family: "tested"
-            if counters["confirmed"]
-            else "untested"
-            if family in cut_short
-            else "not-applicable"
+            family: state(family, counters["confirmed"])
             for family, counters in self.mutation_counts.items()
         }
