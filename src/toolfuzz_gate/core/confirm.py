@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.case import Case
+from toolfuzz_gate.core.case import Case, Observation
 from toolfuzz_gate.core.findings import Failure, Finding
 from toolfuzz_gate.core.invariants import check_observation
 from toolfuzz_gate.core.observe import observe
-from toolfuzz_gate.core.outcome import Handler, Replaying
+from toolfuzz_gate.core.outcome import Handler, OutcomeKind, Replaying
 from toolfuzz_gate.core.tool import ToolSpec
 
 CONFIRMATIONS = 2
@@ -67,6 +67,22 @@ def fails_alike(
         return True
     unseen = observed.outcome is not None and not observed.outcome.effects_observed
     return None if found.failure in EFFECT_FAILURES and unseen else False
+
+
+def observe_patiently(case: Case, handler: Handler) -> Observation:
+    """`observe`, and when the call timed out, once more with the longer budget, whose
+    answer stands: a replayed case's timeout is judged as a campaign's is, so machine load
+    cannot make a fixed case fail again."""
+    observed = observe(case, handler)
+    if observed.outcome is None or observed.outcome.kind is not OutcomeKind.TIMEOUT:
+        return observed
+    if not isinstance(handler, Replaying):
+        return observed
+    handler.scale_timeout(TIMEOUT_FACTOR)
+    try:
+        return observe(case, handler)
+    finally:
+        handler.scale_timeout(1.0)
 
 
 def restart(handler: Handler) -> None:

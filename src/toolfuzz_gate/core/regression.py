@@ -17,11 +17,11 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.confirm import observe_patiently
 from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure, Finding, InputKind, is_fingerprint
 from toolfuzz_gate.core.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS
-from toolfuzz_gate.core.observe import observe
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle
 from toolfuzz_gate.core.outcome import Handler
@@ -262,7 +262,7 @@ def replay_case(
         case.keyword,
         case.operator,
     )
-    observation = observe(judged, handler)
+    observation = observe_patiently(judged, handler)
     findings = tuple(check_observation(observation, tool))
     expected_path = "" if case.failure in _WHOLE_CALL else case.path
     if any(f.failure is case.failure and f.path == expected_path for f in findings):
