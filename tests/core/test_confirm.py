@@ -84,6 +84,14 @@ class PatternRules(Counting):
         return Outcome(OutcomeKind.REJECTED, error_code="tool-error", message=reason)
 
 
+class CodedRules(Counting):
+    """Rejects valid calls with two declared-looking codes, one per reason."""
+
+    def answer(self, arguments: JSONObject) -> Outcome:
+        code = "name-too-long" if len(arguments["path"]) > 10 else "is-a-directory"
+        return Outcome(OutcomeKind.REJECTED, error_code=code, message=f"{code}: 12 bytes")
+
+
 class CrashOneCallInThree(Counting):
     def call(self, arguments: JSONObject) -> Outcome:
         if (self.calls + 1) % 3 == 0:
@@ -143,6 +151,12 @@ def test_shrinking_refuses_a_step_into_another_rejection_reason() -> None:
     long_one = rejections["tool-error pattern too long"]
     assert len(long_one["input"]["path"]) == 11, long_one
     assert "tool-error nothing matched" in rejections
+
+
+def test_shrinking_refuses_a_step_into_another_rejection_code() -> None:
+    rejections = by_cause(run(CodedRules()), "valid-rejected")
+    assert set(rejections) == {"name-too-long", "is-a-directory"}
+    assert len(rejections["name-too-long"]["input"]["path"]) == 11
 
 
 def test_a_deterministic_failure_is_confirmed_by_two_replays_in_a_fresh_process() -> None:
