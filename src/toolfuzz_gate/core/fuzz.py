@@ -5,7 +5,7 @@ Pure over the `Handler` seam: all I/O happens behind it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from toolfuzz_gate.core.minimize import (
     diagnose,
     is_runtime_failure,
     minimize,
+    unexplained,
 )
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
@@ -35,10 +36,13 @@ from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
+from toolfuzz_gate.core.runtime import Culprit
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
+MAX_SIBLINGS = 2
+"""Further bugs of one failure class and cause looked for behind each diagnosed one."""
 UNSUPPORTED_KEYWORD = "schema.unsupported-keyword"
 
 
@@ -147,7 +151,9 @@ def _counterexamples(
 ) -> list[Counterexample]:
     """Shrink every finding, then confirm each (in a fresh process), then explain the
     runtime failures: three passes, so that no confirmation runs in a process the
-    shrinking or the explaining of another finding has used."""
+    shrinking or the explaining of another finding has used. Last, a runtime failure
+    whose member at fault does not explain a later one of the same class and cause has a
+    sibling bug, which goes through the same passes."""
     # A tool that tripped the breaker hangs on anything: shrinking its timeout or asking
     # where the boundary lies would cost a timeout per question to learn nothing.
     tripped = campaign.breaker is not None
@@ -155,21 +161,40 @@ def _counterexamples(
     def hopeless(found: Finding) -> bool:
         return tripped and found.failure is Failure.TIMEOUT
 
-    minimized = [
-        minimize(
-            found, case, campaign, oracle, reference, 0 if hopeless(found) else config.shrink_budget
-        )
-        for found, case in _first_per_identity(campaign, campaign.tool)
-    ]
+    def shrunk(found: Finding, case: Case, pinned: Sequence[Culprit] = ()) -> Counterexample:
+        budget = 0 if hopeless(found) else config.shrink_budget
+        return minimize(found, case, campaign, oracle, reference, budget, pinned)
+
+    def explained(example: Counterexample) -> Counterexample:
+        if is_runtime_failure(example) and not hopeless(example.finding):
+            return diagnose(example, campaign, oracle, document)
+        return example
+
+    groups = _by_identity(campaign)
+    minimized = [(shrunk(*group[0]), group[1:]) for group in groups]
     if minimized:
         restart(campaign.handler)
-    confirmed = [c for c in (confirm(example, campaign) for example in minimized) if c]
-    return [
-        diagnose(example, campaign, oracle, document)
-        if is_runtime_failure(example) and not hopeless(example.finding)
-        else example
-        for example in confirmed
-    ]
+    confirmed = [(confirm(example, campaign), rest) for example, rest in minimized]
+    done = [(explained(example), rest) for example, rest in confirmed if example is not None]
+    counterexamples = [example for example, _ in done]
+    seen = {example.fingerprint for example in counterexamples}
+    for example, rest in done:
+        family = [example]
+        for _ in range(MAX_SIBLINGS):
+            sibling = unexplained(family, rest, campaign, oracle)
+            if sibling is None:
+                break
+            rest = rest[rest.index(sibling) + 1 :]
+            pinned = [known.culprit for known in family if known.culprit is not None]
+            found = confirm(shrunk(*sibling, pinned), campaign)
+            if found is None:
+                continue
+            another = explained(found)
+            family.append(another)
+            if another.fingerprint not in seen:
+                seen.add(another.fingerprint)
+                counterexamples.append(another)
+    return counterexamples
 
 
 def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
@@ -253,19 +278,22 @@ def _reading(schema: CompiledSchema) -> JSONObject:
     }
 
 
-def _first_per_identity(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:
-    """The first finding of each failure class, path, mutation family and cause: every
-    independent failure of the tool, each once. After the breaker, one timeout in all."""
-    seen: dict[str, tuple[Finding, Case]] = {}
+def _by_identity(campaign: Campaign) -> list[list[tuple[Finding, Case]]]:
+    """The findings of each failure class, path, mutation family and cause, in the order
+    found: the first of each is reported, every independent failure of the tool once.
+    After the breaker, one timeout in all."""
+    groups: dict[str, list[tuple[Finding, Case]]] = {}
     timed_out = False
     for found, case in campaign.findings:
         if found.failure is Failure.TIMEOUT and campaign.breaker is not None:
             if timed_out:
                 continue
             timed_out = True
-        key = fingerprint(tool.name, found.failure.value, found.path, found.mutation, found.cause)
-        seen.setdefault(key, (found, case))
-    return list(seen.values())
+        key = fingerprint(
+            campaign.tool.name, found.failure.value, found.path, found.mutation, found.cause
+        )
+        groups.setdefault(key, []).append((found, case))
+    return list(groups.values())
 
 
 def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:

@@ -6,6 +6,7 @@ Pure over the `Handler` seam: every question is a handler call through `observe`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core.campaign import Campaign
@@ -20,7 +21,15 @@ from toolfuzz_gate.core.jsonpatch import apply_patch
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.observe import observe
 from toolfuzz_gate.core.oracle import Oracle, build_oracle, fails_exactly_at
-from toolfuzz_gate.core.runtime import RUNTIME_FAILURES, Proposal, locate, propose
+from toolfuzz_gate.core.runtime import (
+    ABSENT,
+    RUNTIME_FAILURES,
+    Culprit,
+    Proposal,
+    locate,
+    propose,
+    with_member,
+)
 from toolfuzz_gate.core.shrink import shrink
 from toolfuzz_gate.errors import SchemaError
 
@@ -37,6 +46,8 @@ class Counterexample:
     suggestion: JSONObject | None = None
     reproduced: Reproduction | None = None
     """How often the minimal input failed the same way (None: not a handler's failure)."""
+    culprit: Culprit | None = None
+    """The member at fault of a diagnosed runtime failure, and the value that passed."""
 
 
 def minimize(
@@ -46,16 +57,24 @@ def minimize(
     oracle: Oracle,
     reference: Oracle,
     budget: int,
+    pinned: Sequence[Culprit] = (),
 ) -> Counterexample:
+    """Shrink `found`'s input. `pinned` members stay at the value that made another bug of
+    the same class and cause pass, so that a sibling bug cannot shrink into that one."""
     key = fingerprint(
         campaign.tool.name, found.failure.value, found.path, found.mutation, found.cause
     )
     if found.failure is Failure.ORACLE_DISAGREEMENT:
         return Counterexample(found, case, case.input, [], key)
     original_errors = sorted(oracle.errors(case.input))
+    start = case.input
+    for culprit in pinned:
+        start = _swapped(start, culprit) or start
 
     def keeps(candidate: JSON) -> bool:
         if not isinstance(candidate, dict):
+            return False
+        if any(_swapped(candidate, culprit) != candidate for culprit in pinned):
             return False
         # The same validation errors, or none for a valid case: the step keeps the
         # input on the same side of the schema, failing for the same reasons.
@@ -66,7 +85,7 @@ def minimize(
     # Each step that still hangs costs a whole timeout: shrink timeouts on a short leash.
     steps = min(budget, TIMEOUT_SHRINK_BUDGET) if found.failure is Failure.TIMEOUT else budget
     hint = campaign.valid_inputs[0] if campaign.valid_inputs else None
-    minimal, sizes = shrink(case.input, keeps, steps, hint)
+    minimal, sizes = shrink(start, keeps, steps, hint)
     if not _reference_agrees(reference, case, minimal):
         disagreement = replace(found, failure=Failure.ORACLE_DISAGREEMENT, input=minimal)
         disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
@@ -144,7 +163,63 @@ def diagnose(
     )
     proposal = propose(document, culprit, example.minimal, probe)
     suggestion = None if proposal is None else _verify(proposal, found, campaign, document)
-    return replace(example, finding=located, fingerprint=key, suggestion=suggestion)
+    return replace(
+        example, finding=located, fingerprint=key, suggestion=suggestion, culprit=culprit
+    )
+
+
+SIBLINGS_CHECKED = 8
+"""Later findings of one identity asked whether a diagnosed culprit explains them."""
+
+
+def unexplained(
+    examples: Sequence[Counterexample],
+    siblings: Sequence[tuple[Finding, Case]],
+    campaign: Campaign,
+    oracle: Oracle,
+) -> tuple[Finding, Case] | None:
+    """The first sibling (a later valid input that failed with the same class and cause)
+    that the diagnosed `examples` do not explain, or None. With every culprit's member set
+    to the value that made its example pass, a sibling that still fails the same way has
+    another member at fault: another bug of the same kind (two `KeyError`s, say)."""
+    culprits = [example.culprit for example in examples if example.culprit is not None]
+    if not culprits:
+        return None
+    for found, case in siblings[:SIBLINGS_CHECKED]:
+        swapped: JSON | None = case.input
+        for culprit in culprits:
+            swapped = None if swapped is None else _swapped(swapped, culprit)
+        if swapped is None or not oracle.is_valid(swapped):
+            continue  # cannot tell: counted as explained
+        if swapped == case.input:
+            return found, case  # it has the passing values already, and failed anyway
+        if fails_alike(found, case, swapped, campaign.handler, campaign.tool) is True:
+            return found, case
+    return None
+
+
+def _swapped(value: JSON, culprit: Culprit) -> JSON | None:
+    """`value` with the culprit's member set to its passing value (None: no such place)."""
+    parent: JSON = value
+    for token in culprit.tokens[:-1]:
+        if isinstance(parent, dict) and isinstance(token, str) and token in parent:
+            parent = parent[token]
+        elif isinstance(parent, list) and isinstance(token, int) and token < len(parent):
+            parent = parent[token]
+        else:
+            return None
+    last = culprit.tokens[-1] if culprit.tokens else None
+    if isinstance(parent, dict) and isinstance(last, str):
+        if culprit.passing is ABSENT and last not in parent:
+            return value
+        return with_member(value, culprit.tokens, culprit.passing)
+    if isinstance(parent, list) and isinstance(last, int) and last < len(parent):
+        return (
+            None
+            if culprit.passing is ABSENT
+            else with_member(value, culprit.tokens, culprit.passing)
+        )
+    return None
 
 
 def _verify(proposal: Proposal, found: Finding, campaign: Campaign, document: JSON) -> JSONObject:
