@@ -64,6 +64,14 @@ def test_two_independent_bugs_in_one_tool_are_both_reported(tmp_path: Path) -> N
     assert crashes["IndexError"]["input"]["page_size"] == 100
     assert crashes["ZeroDivisionError"]["input"]["prefix"] == ""
     assert crashes["ZeroDivisionError"]["path"] == "/prefix"
+    # Each swap of page_size put in the other bug's empty prefix: blamed once that member is
+    # held at a value that passed. Both get a verified schema fix.
+    assert crashes["IndexError"]["path"] == "/page_size"
+    assert crashes["IndexError"]["input"]["prefix"] != ""
+    fixes = {c["cause"]: c["suggestion"] for c in crashes.values()}
+    assert fixes["IndexError"]["patch"][0]["path"] == "/properties/page_size/maximum"
+    assert fixes["ZeroDivisionError"]["patch"][0]["path"] == "/properties/prefix/minLength"
+    assert all(fix["verified"] for fix in fixes.values())
     assert crashes["IndexError"]["fingerprint"] != crashes["ZeroDivisionError"]["fingerprint"]
     for crash in crashes.values():
         assert crash["reproduced"] == {"runs": 3, "failed": 3}

@@ -26,6 +26,7 @@ from toolfuzz_gate.core.minimize import (
     Counterexample,
     confirm,
     diagnose,
+    held_fails,
     is_runtime_failure,
     minimize,
     unexplained,
@@ -194,6 +195,21 @@ def _counterexamples(
             if another.fingerprint not in seen:
                 seen.add(another.fingerprint)
                 counterexamples.append(another)
+    # A runtime failure no member was blamed for may have met another bug in every swap
+    # (an off-by-one at one bound, with a crash on the empty string the swap put in):
+    # hold the other culprits' members at their passing values and ask again.
+    culprits = [example.culprit for example in counterexamples if example.culprit is not None]
+    for index, example in enumerate(counterexamples):
+        if example.culprit is not None or not culprits or not is_runtime_failure(example):
+            continue
+        if hopeless(example.finding) or not held_fails(example, culprits, campaign):
+            continue
+        again = confirm(shrunk(example.finding, example.case, culprits), campaign)
+        if again is not None:
+            located = explained(again)
+            if located.culprit is not None and located.fingerprint not in seen:
+                seen.add(located.fingerprint)
+                counterexamples[index] = located
     return counterexamples
 
 

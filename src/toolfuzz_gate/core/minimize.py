@@ -198,6 +198,18 @@ def unexplained(
     return None
 
 
+def held_fails(example: Counterexample, culprits: Sequence[Culprit], campaign: Campaign) -> bool:
+    """Does the example's original input, with every culprit's member held at the value
+    that passed, still fail the same way (so it can be shrunk from there)?"""
+    held: JSON | None = example.case.input
+    for culprit in culprits:
+        held = None if held is None else _swapped(held, culprit)
+    if held is None or held == example.case.input or not campaign.oracle.is_valid(held):
+        return False
+    found, case = example.finding, example.case
+    return fails_alike(found, case, held, campaign.handler, campaign.tool) is True
+
+
 def _swapped(value: JSON, culprit: Culprit) -> JSON | None:
     """`value` with the culprit's member set to its passing value (None: no such place)."""
     parent: JSON = value
