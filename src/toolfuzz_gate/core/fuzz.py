@@ -1,11 +1,12 @@
-"""Fuzz one tool for one seed: compile, run the campaign, shrink, build the receipt.
+"""Fuzz one tool for one seed: compile, run the campaign, settle its findings into confirmed
+counterexamples, build the receipt.
 
 Pure over the `Handler` seam: all I/O happens behind it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,37 +14,24 @@ from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.campaign import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest
-from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.confirm import restart
 from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Failure, Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.keywords import FAMILIES
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
-from toolfuzz_gate.core.minimize import (
-    Counterexample,
-    confirm,
-    diagnose,
-    held_fails,
-    is_runtime_failure,
-    minimize,
-    unexplained,
-)
+from toolfuzz_gate.core.minimize import Counterexample
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
-from toolfuzz_gate.core.oracle import JsonschemaOracle, Oracle, build_oracle
+from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
-from toolfuzz_gate.core.runtime import Culprit
+from toolfuzz_gate.core.settle import settle
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
-MAX_SIBLINGS = 2
-"""Further bugs of one failure class and cause looked for behind each diagnosed one."""
 UNSUPPORTED_KEYWORD = "schema.unsupported-keyword"
 
 
@@ -102,7 +90,7 @@ def fuzz(
     reference = (
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
-    counterexamples = _counterexamples(campaign, oracle, reference, document, config)
+    counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     body: dict[str, Any] = {
         "tool": tool.name,
@@ -145,72 +133,6 @@ def fuzz(
             # They depend on the machine's load, so they stay out of the hash.
             diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
-
-
-def _counterexamples(
-    campaign: Campaign, oracle: Oracle, reference: Oracle, document: JSON, config: FuzzConfig
-) -> list[Counterexample]:
-    """Shrink every finding, then confirm each (in a fresh process), then explain the
-    runtime failures: three passes, so that no confirmation runs in a process the
-    shrinking or the explaining of another finding has used. Last, a runtime failure
-    whose member at fault does not explain a later one of the same class and cause has a
-    sibling bug, which goes through the same passes."""
-    # A tool that tripped the breaker hangs on anything: shrinking its timeout or asking
-    # where the boundary lies would cost a timeout per question to learn nothing.
-    tripped = campaign.breaker is not None
-
-    def hopeless(found: Finding) -> bool:
-        return tripped and found.failure is Failure.TIMEOUT
-
-    def shrunk(found: Finding, case: Case, pinned: Sequence[Culprit] = ()) -> Counterexample:
-        budget = 0 if hopeless(found) else config.shrink_budget
-        return minimize(found, case, campaign, oracle, reference, budget, pinned)
-
-    def explained(example: Counterexample) -> Counterexample:
-        if is_runtime_failure(example) and not hopeless(example.finding):
-            return diagnose(example, campaign, oracle, document)
-        return example
-
-    groups = _by_identity(campaign)
-    minimized = [(shrunk(*group[0]), group[1:]) for group in groups]
-    if minimized:
-        restart(campaign.handler)
-    confirmed = [(confirm(example, campaign), rest) for example, rest in minimized]
-    done = [(explained(example), rest) for example, rest in confirmed if example is not None]
-    counterexamples = [example for example, _ in done]
-    seen = {example.fingerprint for example in counterexamples}
-    for example, rest in done:
-        family = [example]
-        for _ in range(MAX_SIBLINGS):
-            sibling = unexplained(family, rest, campaign, oracle)
-            if sibling is None:
-                break
-            rest = rest[rest.index(sibling) + 1 :]
-            pinned = [known.culprit for known in family if known.culprit is not None]
-            found = confirm(shrunk(*sibling, pinned), campaign)
-            if found is None:
-                continue
-            another = explained(found)
-            family.append(another)
-            if another.fingerprint not in seen:
-                seen.add(another.fingerprint)
-                counterexamples.append(another)
-    # A runtime failure no member was blamed for may have met another bug in every swap
-    # (an off-by-one at one bound, with a crash on the empty string the swap put in):
-    # hold the other culprits' members at their passing values and ask again.
-    culprits = [example.culprit for example in counterexamples if example.culprit is not None]
-    for index, example in enumerate(counterexamples):
-        if example.culprit is not None or not culprits or not is_runtime_failure(example):
-            continue
-        if hopeless(example.finding) or not held_fails(example, culprits, campaign):
-            continue
-        again = confirm(shrunk(example.finding, example.case, culprits), campaign)
-        if again is not None:
-            located = explained(again)
-            if located.culprit is not None and located.fingerprint not in seen:
-                seen.add(located.fingerprint)
-                counterexamples[index] = located
-    return counterexamples
 
 
 def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
@@ -292,24 +214,6 @@ def _reading(schema: CompiledSchema) -> JSONObject:
         "recursive": schema.recursive,
         "recursionDepth": SOFT_REF_DEPTH if schema.recursive else None,
     }
-
-
-def _by_identity(campaign: Campaign) -> list[list[tuple[Finding, Case]]]:
-    """The findings of each failure class, path, mutation family and cause, in the order
-    found: the first of each is reported, every independent failure of the tool once.
-    After the breaker, one timeout in all."""
-    groups: dict[str, list[tuple[Finding, Case]]] = {}
-    timed_out = False
-    for found, case in campaign.findings:
-        if found.failure is Failure.TIMEOUT and campaign.breaker is not None:
-            if timed_out:
-                continue
-            timed_out = True
-        key = fingerprint(
-            campaign.tool.name, found.failure.value, found.path, found.mutation, found.cause
-        )
-        groups.setdefault(key, []).append((found, case))
-    return list(groups.values())
 
 
 def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:

@@ -1,0 +1,137 @@
+"""Settle a campaign's findings into the counterexamples a receipt reports (pure over `Handler`).
+
+The first finding of each failure class, path, mutation family and cause is shrunk; then,
+in a handler process started afresh, each is confirmed (`core.confirm`); then each runtime
+failure of a valid call is diagnosed. Three passes, so that no confirmation runs in a process
+that the shrinking or the diagnosing of another finding has used. Two refinements follow,
+both about bugs of one kind hiding behind each other: a later input that still fails the
+same way once every diagnosed member is set to a value that passed is a sibling bug; and a
+runtime failure no member was blamed for (every swap ran into another bug) is shrunk and
+diagnosed again with the other bugs' members held at values that passed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toolfuzz_gate.core.campaign import Campaign
+from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.case import Case
+from toolfuzz_gate.core.confirm import restart
+from toolfuzz_gate.core.findings import Failure, Finding, fingerprint
+from toolfuzz_gate.core.minimize import (
+    Counterexample,
+    confirm,
+    diagnose,
+    held_fails,
+    is_runtime_failure,
+    minimize,
+    unexplained,
+)
+from toolfuzz_gate.core.oracle import Oracle
+from toolfuzz_gate.core.runtime import Culprit
+
+MAX_SIBLINGS = 2
+"""Further bugs of one failure class and cause looked for behind each diagnosed one."""
+
+Group = list[tuple[Finding, Case]]
+
+
+def settle(
+    campaign: Campaign, oracle: Oracle, reference: Oracle, document: JSON, shrink_budget: int
+) -> list[Counterexample]:
+    passes = _Passes(campaign, oracle, reference, document, shrink_budget)
+    groups = _by_identity(campaign)
+    minimized = [(passes.shrunk(*group[0]), group[1:]) for group in groups]
+    if minimized:
+        restart(campaign.handler)
+    confirmed = [(confirm(example, campaign), rest) for example, rest in minimized]
+    done = [(passes.explained(c), rest) for c, rest in confirmed if c is not None]
+    counterexamples = [example for example, _ in done]
+    seen = {example.fingerprint for example in counterexamples}
+    for example, rest in done:
+        for sibling in _siblings(passes, example, rest):
+            if sibling.fingerprint not in seen:
+                seen.add(sibling.fingerprint)
+                counterexamples.append(sibling)
+    _blame_behind_others(passes, counterexamples, seen)
+    return counterexamples
+
+
+@dataclass(frozen=True)
+class _Passes:
+    campaign: Campaign
+    oracle: Oracle
+    reference: Oracle
+    document: JSON
+    shrink_budget: int
+
+    def hopeless(self, found: Finding) -> bool:
+        """A tool that tripped the breaker hangs on anything: shrinking its timeout or
+        asking where the boundary lies would cost a timeout per question, to learn nothing."""
+        return self.campaign.breaker is not None and found.failure is Failure.TIMEOUT
+
+    def shrunk(self, found: Finding, case: Case, pinned: Sequence[Culprit] = ()) -> Counterexample:
+        budget = 0 if self.hopeless(found) else self.shrink_budget
+        return minimize(found, case, self.campaign, self.oracle, self.reference, budget, pinned)
+
+    def explained(self, example: Counterexample) -> Counterexample:
+        if is_runtime_failure(example) and not self.hopeless(example.finding):
+            return diagnose(example, self.campaign, self.oracle, self.document)
+        return example
+
+
+def _siblings(passes: _Passes, example: Counterexample, rest: Group) -> list[Counterexample]:
+    """The other bugs of `example`'s kind among the later findings of its identity."""
+    family = [example]
+    for _ in range(MAX_SIBLINGS):
+        sibling = unexplained(family, rest, passes.campaign, passes.oracle)
+        if sibling is None:
+            break
+        rest = rest[rest.index(sibling) + 1 :]
+        pinned = [known.culprit for known in family if known.culprit is not None]
+        found = confirm(passes.shrunk(*sibling, pinned), passes.campaign)
+        if found is not None:
+            family.append(passes.explained(found))
+    return family[1:]
+
+
+def _blame_behind_others(
+    passes: _Passes, counterexamples: list[Counterexample], seen: set[str]
+) -> None:
+    """Diagnose again, with the other culprits' members held at values that passed, each
+    runtime failure no member was blamed for (in place)."""
+    culprits = [example.culprit for example in counterexamples if example.culprit is not None]
+    for index, example in enumerate(counterexamples):
+        if example.culprit is not None or not culprits or not is_runtime_failure(example):
+            continue
+        if passes.hopeless(example.finding):
+            continue
+        if not held_fails(example, culprits, passes.campaign):
+            continue
+        again = confirm(passes.shrunk(example.finding, example.case, culprits), passes.campaign)
+        if again is None:
+            continue
+        located = passes.explained(again)
+        if located.culprit is not None and located.fingerprint not in seen:
+            seen.add(located.fingerprint)
+            counterexamples[index] = located
+
+
+def _by_identity(campaign: Campaign) -> list[Group]:
+    """The findings of each failure class, path, mutation family and cause, in the order
+    found: the first of each is reported, every independent failure of the tool once.
+    After the breaker, one timeout in all."""
+    groups: dict[str, Group] = {}
+    timed_out = False
+    for found, case in campaign.findings:
+        if found.failure is Failure.TIMEOUT and campaign.breaker is not None:
+            if timed_out:
+                continue
+            timed_out = True
+        key = fingerprint(
+            campaign.tool.name, found.failure.value, found.path, found.mutation, found.cause
+        )
+        groups.setdefault(key, []).append((found, case))
+    return list(groups.values())
