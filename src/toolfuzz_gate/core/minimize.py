@@ -1,5 +1,4 @@
-"""From a finding to a counterexample: shrink it, confirm it, re-judge it, explain runtime
-failures (pure).
+"""From a finding to a counterexample: shrink it, re-judge it, explain runtime failures (pure).
 
 Pure over the `Handler` seam: every question is a handler call through `observe`.
 """
@@ -13,7 +12,7 @@ from toolfuzz_gate.core.campaign import Campaign
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.confirm import CONFIRMATIONS, FOUND_ONCE, Reproduction, fails_alike, replay
+from toolfuzz_gate.core.confirm import Reproduction, fails_alike
 from toolfuzz_gate.core.findings import Failure, Finding, InputKind, fingerprint
 from toolfuzz_gate.core.generate import HIGH, LOW, Generator, case_seed
 from toolfuzz_gate.core.invariants import check_observation
@@ -67,14 +66,12 @@ def minimize(
     if found.failure is Failure.ORACLE_DISAGREEMENT:
         return Counterexample(found, case, case.input, [], key)
     original_errors = sorted(oracle.errors(case.input))
-    start = case.input
-    for culprit in pinned:
-        start = _swapped(start, culprit) or start
+    start = held(case.input, pinned) or case.input
 
     def keeps(candidate: JSON) -> bool:
         if not isinstance(candidate, dict):
             return False
-        if any(_swapped(candidate, culprit) != candidate for culprit in pinned):
+        if pinned and held(candidate, pinned) != candidate:
             return False
         # The same validation errors, or none for a valid case: the step keeps the
         # input on the same side of the schema, failing for the same reasons.
@@ -91,31 +88,6 @@ def minimize(
         disagreement.error["reason"] = f"{reference.name} and {oracle.name} disagree on this input"
         return Counterexample(disagreement, case, minimal, sizes, key)
     return Counterexample(found, case, minimal, sizes, key)
-
-
-def confirm(example: Counterexample, campaign: Campaign) -> Counterexample | None:
-    """`example` with how often its minimal input reproduced (`core.confirm`); None for a
-    timeout that answered when given more time, on the minimal and the original input."""
-    found, case = example.finding, example.case
-    if found.failure is Failure.ORACLE_DISAGREEMENT:
-        return example
-    handler, tool = campaign.handler, campaign.tool
-    if found.failure is not Failure.TIMEOUT:
-        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
-        return replace(example, reproduced=evidence)
-    # The campaign already replayed the original input once with the longer budget.
-    original = campaign.timeouts.get((case.stream, case.index), FOUND_ONCE)
-    if example.minimal != case.input:
-        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
-        if not evidence.dismissed:
-            return replace(example, reproduced=evidence)
-        example = replace(example, minimal=case.input, sizes=example.sizes[:1])
-    more = max(1, FOUND_ONCE.runs + CONFIRMATIONS - original.runs)
-    evidence = original + replay(found, case, case.input, handler, tool, more)
-    if evidence.dismissed:
-        campaign.dismissed_timeouts += 1
-        return None
-    return replace(example, reproduced=evidence)
 
 
 def _reference_agrees(reference: Oracle, case: Case, value: JSON) -> bool:
@@ -168,46 +140,13 @@ def diagnose(
     )
 
 
-SIBLINGS_CHECKED = 8
-"""Later findings of one identity asked whether a diagnosed culprit explains them."""
-
-
-def unexplained(
-    examples: Sequence[Counterexample],
-    siblings: Sequence[tuple[Finding, Case]],
-    campaign: Campaign,
-    oracle: Oracle,
-) -> tuple[Finding, Case] | None:
-    """The first sibling (a later valid input that failed with the same class and cause)
-    that the diagnosed `examples` do not explain, or None. With every culprit's member set
-    to the value that made its example pass, a sibling that still fails the same way has
-    another member at fault: another bug of the same kind (two `KeyError`s, say)."""
-    culprits = [example.culprit for example in examples if example.culprit is not None]
-    if not culprits:
-        return None
-    for found, case in siblings[:SIBLINGS_CHECKED]:
-        swapped: JSON | None = case.input
-        for culprit in culprits:
-            swapped = None if swapped is None else _swapped(swapped, culprit)
-        if swapped is None or not oracle.is_valid(swapped):
-            continue  # cannot tell: counted as explained
-        if swapped == case.input:
-            return found, case  # it has the passing values already, and failed anyway
-        if fails_alike(found, case, swapped, campaign.handler, campaign.tool) is True:
-            return found, case
-    return None
-
-
-def held_fails(example: Counterexample, culprits: Sequence[Culprit], campaign: Campaign) -> bool:
-    """Does the example's original input, with every culprit's member held at the value
-    that passed, still fail the same way (so it can be shrunk from there)?"""
-    held: JSON | None = example.case.input
+def held(value: JSON, culprits: Sequence[Culprit]) -> JSON | None:
+    """`value` with every culprit's member set to the value that made its example pass
+    (None: `value` has no such place)."""
+    result: JSON | None = value
     for culprit in culprits:
-        held = None if held is None else _swapped(held, culprit)
-    if held is None or held == example.case.input or not campaign.oracle.is_valid(held):
-        return False
-    found, case = example.finding, example.case
-    return fails_alike(found, case, held, campaign.handler, campaign.tool) is True
+        result = None if result is None else _swapped(result, culprit)
+    return result
 
 
 def _swapped(value: JSON, culprit: Culprit) -> JSON | None:

@@ -13,27 +13,33 @@ diagnosed again with the other bugs' members held at values that passed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core.campaign import Campaign
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.case import Case
-from toolfuzz_gate.core.confirm import restart
+from toolfuzz_gate.core.confirm import (
+    CONFIRMATIONS,
+    FOUND_ONCE,
+    fails_alike,
+    replay,
+    restart,
+)
 from toolfuzz_gate.core.findings import Failure, Finding, fingerprint
 from toolfuzz_gate.core.minimize import (
     Counterexample,
-    confirm,
     diagnose,
-    held_fails,
+    held,
     is_runtime_failure,
     minimize,
-    unexplained,
 )
 from toolfuzz_gate.core.oracle import Oracle
 from toolfuzz_gate.core.runtime import Culprit
 
 MAX_SIBLINGS = 2
 """Further bugs of one failure class and cause looked for behind each diagnosed one."""
+SIBLINGS_CHECKED = 8
+"""Later findings of one identity asked whether the diagnosed culprits explain them."""
 
 Group = list[tuple[Finding, Case]]
 
@@ -46,7 +52,7 @@ def settle(
     minimized = [(passes.shrunk(*group[0]), group[1:]) for group in groups]
     if minimized:
         restart(campaign.handler)
-    confirmed = [(confirm(example, campaign), rest) for example, rest in minimized]
+    confirmed = [(_confirm(example, campaign), rest) for example, rest in minimized]
     done = [(passes.explained(c), rest) for c, rest in confirmed if c is not None]
     counterexamples = [example for example, _ in done]
     seen = {example.fingerprint for example in counterexamples}
@@ -86,12 +92,12 @@ def _siblings(passes: _Passes, example: Counterexample, rest: Group) -> list[Cou
     """The other bugs of `example`'s kind among the later findings of its identity."""
     family = [example]
     for _ in range(MAX_SIBLINGS):
-        sibling = unexplained(family, rest, passes.campaign, passes.oracle)
+        sibling = _unexplained(family, rest, passes.campaign, passes.oracle)
         if sibling is None:
             break
         rest = rest[rest.index(sibling) + 1 :]
         pinned = [known.culprit for known in family if known.culprit is not None]
-        found = confirm(passes.shrunk(*sibling, pinned), passes.campaign)
+        found = _confirm(passes.shrunk(*sibling, pinned), passes.campaign)
         if found is not None:
             family.append(passes.explained(found))
     return family[1:]
@@ -108,15 +114,74 @@ def _blame_behind_others(
             continue
         if passes.hopeless(example.finding):
             continue
-        if not held_fails(example, culprits, passes.campaign):
+        if not _held_fails(example, culprits, passes.campaign):
             continue
-        again = confirm(passes.shrunk(example.finding, example.case, culprits), passes.campaign)
+        again = _confirm(passes.shrunk(example.finding, example.case, culprits), passes.campaign)
         if again is None:
             continue
         located = passes.explained(again)
         if located.culprit is not None and located.fingerprint not in seen:
             seen.add(located.fingerprint)
             counterexamples[index] = located
+
+
+def _confirm(example: Counterexample, campaign: Campaign) -> Counterexample | None:
+    """`example` with how often its minimal input reproduced (`core.confirm`); None for a
+    timeout that answered when given more time, on the minimal and the original input."""
+    found, case = example.finding, example.case
+    if found.failure is Failure.ORACLE_DISAGREEMENT:
+        return example
+    handler, tool = campaign.handler, campaign.tool
+    if found.failure is not Failure.TIMEOUT:
+        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        return replace(example, reproduced=evidence)
+    # The campaign already replayed the original input once with the longer budget.
+    original = campaign.timeouts.get((case.stream, case.index), FOUND_ONCE)
+    if example.minimal != case.input:
+        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        if not evidence.dismissed:
+            return replace(example, reproduced=evidence)
+        example = replace(example, minimal=case.input, sizes=example.sizes[:1])
+    more = max(1, FOUND_ONCE.runs + CONFIRMATIONS - original.runs)
+    evidence = original + replay(found, case, case.input, handler, tool, more)
+    if evidence.dismissed:
+        campaign.dismissed_timeouts += 1
+        return None
+    return replace(example, reproduced=evidence)
+
+
+def _unexplained(
+    examples: Sequence[Counterexample],
+    siblings: Sequence[tuple[Finding, Case]],
+    campaign: Campaign,
+    oracle: Oracle,
+) -> tuple[Finding, Case] | None:
+    """The first sibling (a later valid input that failed with the same class and cause)
+    that the diagnosed `examples` do not explain, or None. With every culprit's member set
+    to the value that made its example pass, a sibling that still fails the same way has
+    another member at fault: another bug of the same kind (two `KeyError`s, say)."""
+    culprits = [example.culprit for example in examples if example.culprit is not None]
+    if not culprits:
+        return None
+    for found, case in siblings[:SIBLINGS_CHECKED]:
+        swapped = held(case.input, culprits)
+        if swapped is None or not oracle.is_valid(swapped):
+            continue  # cannot tell: counted as explained
+        if swapped == case.input:
+            return found, case  # it has the passing values already, and failed anyway
+        if fails_alike(found, case, swapped, campaign.handler, campaign.tool) is True:
+            return found, case
+    return None
+
+
+def _held_fails(example: Counterexample, culprits: Sequence[Culprit], campaign: Campaign) -> bool:
+    """Does the example's original input, with every culprit's member held at the value
+    that passed, still fail the same way (so it can be shrunk from there)?"""
+    start = held(example.case.input, culprits)
+    if start is None or start == example.case.input or not campaign.oracle.is_valid(start):
+        return False
+    found, case = example.finding, example.case
+    return fails_alike(found, case, start, campaign.handler, campaign.tool) is True
 
 
 def _by_identity(campaign: Campaign) -> list[Group]:
