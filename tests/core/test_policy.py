@@ -15,6 +15,7 @@ from toolfuzz_gate.core.keywords import FAMILIES
 from toolfuzz_gate.core.options import DRAFTS
 from toolfuzz_gate.core.policy import (
     FAIL_ON,
+    FLAKY,
     GateRules,
     HandlerPolicy,
     RunOptions,
@@ -188,6 +189,7 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert all("description" in value for item in objects for value in item["properties"].values())
     gate = SCHEMA["properties"]["gate"]["properties"]
     assert tuple(gate["fail_on"]["items"]["then"]["enum"]) == FAIL_ON
+    assert tuple(gate["flaky"]["enum"]) == FLAKY
     assert tuple(gate["min_coverage"]["propertyNames"]["enum"]) == FAMILIES
     defaults = SCHEMA["properties"]["defaults"]["properties"]
     assert tuple(defaults["default_draft"]["enum"]) == DRAFTS
@@ -222,3 +224,12 @@ def test_allow_refused_items_sit_in_fail_on_globally_or_per_tool() -> None:
         with pytest.raises(PolicyError) as caught:
             parse({"version": 1, "gate": {"fail_on": [wrong]}, "tools": tools})
         assert caught.value.key.startswith("gate/fail_on/0")
+
+
+def test_gate_flaky_fails_by_default_and_can_note_instead() -> None:
+    entry = {"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}
+    assert parse({"version": 1, "tools": [entry]}).gate.flaky == "fail"
+    noting = parse({"version": 1, "gate": {"flaky": "note"}, "tools": [entry]})
+    assert noting.gate.flaky == "note"
+    with pytest.raises(PolicyError, match="gate/flaky"):
+        parse({"version": 1, "gate": {"flaky": "ignore"}, "tools": [entry]})

@@ -306,3 +306,36 @@ def test_promotion_keeps_complete_inputs_exactly_and_refuses_elided_ones(
     case = build_case(receipt(example), example)
     assert parse_case(json.loads(canonical_document(case))).input == recorded
     assert canonical_document(case) == canonical_document(build_case(receipt(example), example))
+
+
+class SlowUnlessStretched(Scripted):
+    """Overruns the configured timeout; answers within the longer budget when `hangs` is
+    false (machine load), never when it is true (a real hang)."""
+
+    def __init__(self, hangs: bool) -> None:
+        super().__init__(accepted)
+        self.hangs = hangs
+        self.factor = 1.0
+
+    def restart(self) -> None:
+        pass
+
+    def scale_timeout(self, factor: float) -> None:
+        self.factor = factor
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        self.calls.append(arguments)
+        if self.hangs or self.factor == 1.0:
+            return Outcome(OutcomeKind.TIMEOUT, message="no answer")
+        return accepted(arguments)
+
+
+def test_a_replayed_timeout_is_judged_with_the_longer_budget() -> None:
+    timeout = {**CRASH, "failure": "timeout", "fingerprint": "0" * 24}
+    timeout["error"] = {**CRASH["error"], "outcome": "timeout", "reason": "timeout"}
+    case = case_of(timeout)
+    loaded = SlowUnlessStretched(hangs=False)
+    assert replay_case(case, loaded, TOOL).outcome == FIXED, "machine load fails nothing"
+    # The call that timed out, then the stretched one with its replay and key-order calls.
+    assert loaded.factor == 1.0 and len(loaded.calls) == 4
+    assert replay_case(case, SlowUnlessStretched(hangs=True), TOOL).outcome == STILL_FAILING

@@ -240,3 +240,38 @@ def test_base_counterexamples_not_run_on_head_fail_unless_the_reason_is_allowed(
     assert decide(rules("invariant"), [], removed).failed
     accepting = GateRules(("invariant",), (), (("*", "tool.removed"),))
     assert not decide(accepting, [], removed).failed
+
+
+def flaky_receipt(tool: str, steady: int, flaky: int) -> dict[str, Any]:
+    examples = [{"fingerprint": f"{tool}-s{i}", "flaky": False} for i in range(steady)]
+    examples += [{"fingerprint": f"{tool}-f{i}", "flaky": True} for i in range(flaky)]
+    return {**receipt(tool), "counterexamples": examples}
+
+
+def test_a_flaky_counterexample_fails_the_gate_by_default() -> None:
+    verdict = decide(rules("invariant"), [flaky_receipt("t", 0, 1)])
+    assert verdict == Verdict(True, ("invariant: counterexamples on head: 1 in t (1)",))
+
+
+def test_gate_flaky_note_notes_flaky_counterexamples_without_failing() -> None:
+    noting = GateRules(("invariant", "new-counterexample"), flaky="note")
+    only_flaky = decide(noting, [flaky_receipt("t", 0, 2)])
+    assert not only_flaky.failed
+    assert only_flaky.reasons[0].startswith("flaky: 2 counterexample(s) reproduced only")
+    mixed = decide(GateRules(("invariant",), flaky="note"), [flaky_receipt("t", 1, 2)])
+    assert mixed.failed
+    assert mixed.reasons[0] == "invariant: counterexamples on head: 1 in t (1)"
+
+
+def test_gate_flaky_note_leaves_flaky_new_counterexamples_of_the_diff_out() -> None:
+    document = {
+        "tools": [
+            {
+                "tool": "t",
+                "counterexamples": {"new": [{"fingerprint": "f", "flaky": True}], "fixed": []},
+            }
+        ]
+    }
+    head = [flaky_receipt("t", 0, 1)]
+    assert decide(rules("new-counterexample"), head, document).failed
+    assert not decide(GateRules(("new-counterexample",), flaky="note"), head, document).failed

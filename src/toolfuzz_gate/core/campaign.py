@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, ordered_compact
 from toolfuzz_gate.core.case import Case, Observation
-from toolfuzz_gate.core.findings import Finding, InputKind
+from toolfuzz_gate.core.confirm import FOUND_ONCE, Reproduction, replay
+from toolfuzz_gate.core.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.generate import generate, generator_for
 from toolfuzz_gate.core.invariants import check_observation
 from toolfuzz_gate.core.keywords import FAMILIES
@@ -28,9 +29,20 @@ CaseSink = Callable[[JSONObject], None]
 MUTATION_COUNTERS = ("generated", "confirmed", "discarded", "inapplicable")
 
 
+BREAKER_TIMEOUTS = 3
+"""Timeouts of confirmed hangs after which a campaign stops: a tool that keeps hanging
+would otherwise cost a timeout (or more) on every case."""
+
+
 @dataclass
 class Campaign:
-    """The run of one seed. `first_findings` keeps one finding (the first) per identity."""
+    """The run of one seed: every case, and every finding in the order found.
+
+    A timeout is confirmed when it happens (`core.confirm`: replayed with a longer
+    budget); one that answers then is dismissed, counted in `dismissed_timeouts` and not
+    kept. `BREAKER_TIMEOUTS` timeouts of confirmed hangs trip the breaker: the campaign
+    stops, and `breaker` says where.
+    """
 
     schema: CompiledSchema
     handler: Handler
@@ -48,6 +60,13 @@ class Campaign:
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
     probes: list[JSONObject] = field(default_factory=list)
+    timeouts: dict[tuple[str, int], Reproduction] = field(default_factory=dict)
+    """The confirmation of the first timeout of each kind, by its case's (stream, index)."""
+    dismissed_timeouts: int = 0
+    breaker: JSONObject | None = None
+    _hostile_done: bool = False
+    _hangs: set[tuple[str, str]] = field(default_factory=set)
+    _timed_out: int = 0
     _cases_digest: hashlib._Hash = field(default_factory=hashlib.sha256)
 
     def run(self) -> None:
@@ -64,6 +83,8 @@ class Campaign:
     def _record(self, obs: Observation) -> None:
         self.counts[obs.case.kind.value] += 1
         for found in check_observation(obs, self.tool):
+            if found.failure is Failure.TIMEOUT and not self._timeout_holds(found, obs.case):
+                continue
             self.findings.append((found, obs.case))
         outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
         record = obs.case.record(outcome)
@@ -73,12 +94,41 @@ class Campaign:
         if self.sink is not None:
             self.sink(record)
 
+    def _timeout_holds(self, found: Finding, case: Case) -> bool:
+        """Replay a timeout with the longer budget; trip the breaker on the last straw.
+
+        Only the first timeout of each kind (class, path, mutation family) is replayed:
+        the next ones of a kind already confirmed are the same hang, reported once, and
+        each replay costs several timeouts.
+        """
+        kind = (found.path, found.mutation)
+        if kind not in self._hangs:
+            evidence = FOUND_ONCE + replay(found, case, case.input, self.handler, self.tool, 1)
+            if evidence.dismissed:
+                self.dismissed_timeouts += 1
+                return False
+            self._hangs.add(kind)
+            self.timeouts[(case.stream, case.index)] = evidence
+        self._timed_out += 1
+        if self._timed_out >= BREAKER_TIMEOUTS and self.breaker is None:
+            self.breaker = {
+                "failure": Failure.TIMEOUT.value,
+                "after": self._timed_out,
+                "stream": case.stream,
+                "case": case.index,
+                "note": f"stopped after {self._timed_out} timeouts of confirmed hangs; "
+                "the remaining cases were not run",
+            }
+        return True
+
     def cases_digest(self) -> str:
         """sha256 over every executed case and its outcome, in order: the run's fingerprint."""
         return self._cases_digest.hexdigest()
 
     def _valid_cases(self) -> None:
         for index in range(self.runs):
+            if self.breaker is not None:
+                return
             value = generate(self.schema, self.seed, index, self.limits)
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
@@ -105,6 +155,8 @@ class Campaign:
 
     def _hostile_cases(self) -> None:
         for index in range(self.hostile_count()):
+            if self.breaker is not None:
+                return
             operator, mutant = self.hostile_case(index)
             counters = self.mutation_counts[operator.family]
             counters["generated"] += 1
@@ -129,10 +181,13 @@ class Campaign:
                     operator.site,
                 )
             )
+        self._hostile_done = True
 
     def _seam_probes(self) -> None:
         base = self.valid_inputs[0]
         for index, probe in enumerate(iter_probes(self.schema, base, self.seed, self.limits)):
+            if self.breaker is not None:
+                return
             valid = self.oracle.is_valid(probe.input)
             case = Case(
                 InputKind.SEAM,
@@ -157,7 +212,16 @@ class Campaign:
             )
 
     def coverage(self) -> dict[str, str]:
+        """Per family: `tested`, `not-applicable`, or `untested` when the breaker stopped
+        the campaign before the family's near-misses ran."""
+        cut_short = {op.family for op in self.operators} if not self._hostile_done else set()
+
+        def state(family: str, confirmed: int) -> str:
+            if confirmed:
+                return "tested"
+            return "untested" if family in cut_short else "not-applicable"
+
         return {
-            family: "tested" if counters["confirmed"] else "not-applicable"
+            family: state(family, counters["confirmed"])
             for family, counters in self.mutation_counts.items()
         }

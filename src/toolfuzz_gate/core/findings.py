@@ -38,7 +38,9 @@ class Finding:
     `path` is the instance JSON Pointer the finding is about (the mutated location
     for hostile cases and probes, the root for whole-call properties of valid
     cases); `mutation` is the family (`valid` for valid cases, the mutation family
-    for hostile ones, `seam:<probe>` for probes).
+    for hostile ones, `seam:<probe>` for probes); `cause` is the failure's cause in
+    stable words (`core.cause`: an exception type, a rejection or server error code;
+    empty for failures that have none, such as an accepted hostile call).
     """
 
     failure: Failure
@@ -49,11 +51,13 @@ class Finding:
     keyword: str = ""
     case: int = 0
     error: JSONObject = field(default_factory=dict)
+    cause: str = ""
 
     @property
-    def identity(self) -> tuple[str, str]:
-        """What shrinking must keep: the failure class and the path."""
-        return (self.failure.value, self.path)
+    def identity(self) -> tuple[str, str, str]:
+        """What shrinking must keep: the failure class, the path and the cause (a crash
+        shrunk into another exception, or a rejection into another code, is another bug)."""
+        return (self.failure.value, self.path, self.cause)
 
 
 FINGERPRINT_LENGTH = 24
@@ -69,8 +73,19 @@ def is_fingerprint(value: object) -> bool:
     )
 
 
-def fingerprint(tool: str, failure: str, path: str, mutation: str) -> str:
-    """Stable across runs and input bytes: only what the finding is about counts."""
-    text = "\x1f".join(("toolfuzz-fp/1", tool, failure, path, mutation))
+def fingerprint(tool: str, failure: str, path: str, mutation: str, cause: str = "") -> str:
+    """Stable across runs and input bytes: only what the finding is about counts.
+
+    The cause (stable words, never the message) tells apart two bugs of one class at one
+    path, and then the mutation family that happened to reach the bug does not: a crash
+    found by a valid case and by three seam probes, all shrunk to `{}`, is one bug. A
+    finding without a cause (an accepted hostile call: the family names the keyword it
+    breaks) keeps the fingerprint it had before causes were kept.
+    """
+    if cause:
+        parts: tuple[str, ...] = ("toolfuzz-fp/2", tool, failure, path, cause)
+    else:
+        parts = ("toolfuzz-fp/1", tool, failure, path, mutation)
+    text = "\x1f".join(parts)
     digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
     return digest[:FINGERPRINT_LENGTH]

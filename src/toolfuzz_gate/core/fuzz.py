@@ -1,4 +1,5 @@
-"""Fuzz one tool for one seed: compile, run the campaign, shrink, build the receipt.
+"""Fuzz one tool for one seed: compile, run the campaign, settle its findings into confirmed
+counterexamples, build the receipt.
 
 Pure over the `Handler` seam: all I/O happens behind it.
 """
@@ -13,15 +14,13 @@ from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core import pointer as jp
 from toolfuzz_gate.core.campaign import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest
-from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
 from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Finding, fingerprint
 from toolfuzz_gate.core.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
 from toolfuzz_gate.core.invariants import invariant_ledger
 from toolfuzz_gate.core.keywords import FAMILIES
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS, Limits
-from toolfuzz_gate.core.minimize import Counterexample, diagnose, is_runtime_failure, minimize
+from toolfuzz_gate.core.minimize import Counterexample
 from toolfuzz_gate.core.node import CompiledSchema
 from toolfuzz_gate.core.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle, build_oracle
@@ -29,6 +28,7 @@ from toolfuzz_gate.core.outcome import Handler
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.redact import bounded_message, present
 from toolfuzz_gate.core.refusal import UNSUPPORTED_KEYWORD, Refusal
+from toolfuzz_gate.core.settle import settle
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
@@ -89,12 +89,7 @@ def fuzz(
     reference = (
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
-    counterexamples = []
-    for found, case in _first_per_fingerprint(campaign, tool):
-        example = minimize(found, case, campaign, oracle, reference, config.shrink_budget)
-        if is_runtime_failure(example):
-            example = diagnose(example, campaign, oracle, document)
-        counterexamples.append(example)
+    counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     body: dict[str, Any] = {
         "tool": tool.name,
@@ -126,11 +121,16 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "replayCommand": replay_command,
     }
+    if campaign.breaker is not None:
+        body["breaker"] = campaign.breaker
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     diagnostics: JSONObject | None = None
     if clock is not None:
         diagnostics = {"durationSeconds": round(clock() - started, 3)}
+        if campaign.dismissed_timeouts:
+            # They depend on the machine's load, so they stay out of the hash.
+            diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
     return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
 
 
@@ -234,22 +234,15 @@ def _reading(schema: CompiledSchema) -> JSONObject:
     }
 
 
-def _first_per_fingerprint(campaign: Campaign, tool: ToolSpec) -> list[tuple[Finding, Case]]:
-    seen: dict[str, tuple[Finding, Case]] = {}
-    for found, case in campaign.findings:
-        key = fingerprint(tool.name, found.failure.value, found.path, found.mutation)
-        seen.setdefault(key, (found, case))
-    return list(seen.values())
-
-
 def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     found, case = example.finding, example.case
     error: JSONObject = {}
     for name, value in found.error.items():
         error[name] = bounded_message(value) if isinstance(value, str) else value
-    return {
+    described: JSONObject = {
         "fingerprint": example.fingerprint,
         "failure": found.failure.value,
+        "cause": found.cause,
         "path": found.path,
         "mutation": found.mutation,
         "keyword": found.keyword,
@@ -259,6 +252,7 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "originalInput": present(case.input),
         "sizes": list[JSON](example.sizes),
         "error": error,
+        "flaky": example.reproduced is not None and example.reproduced.flaky,
         "suggestion": example.suggestion,
         "replay": {
             "seed": config.seed,
@@ -267,3 +261,6 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
             "case": case.index,
         },
     }
+    if example.reproduced is not None:
+        described["reproduced"] = example.reproduced.as_json()
+    return described

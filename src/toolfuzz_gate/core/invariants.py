@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core import pointer
 from toolfuzz_gate.core.case import Observation
+from toolfuzz_gate.core.cause import cause_of
 from toolfuzz_gate.core.findings import Failure, Finding
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.tool import ToolSpec
@@ -39,6 +40,7 @@ def finding(
             details["message"] = obs.outcome.message
     details.update(error or {})
     whole_call = failure in (Failure.REPLAY_UNSTABLE, Failure.METAMORPHIC_KEY_ORDER)
+    cause = cause_of(obs.outcome, case.input) if obs.outcome is not None else ""
     return Finding(
         failure=failure,
         path="" if whole_call else case.path,
@@ -48,6 +50,7 @@ def finding(
         keyword=case.keyword,
         case=case.index,
         error=details,  # type: ignore[arg-type]
+        cause=cause,
     )
 
 

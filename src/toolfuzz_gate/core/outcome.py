@@ -7,7 +7,7 @@ handler did to an `Outcome`; the core only ever sees outcomes.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 
@@ -43,6 +43,9 @@ class Outcome(NamedTuple):
     effects_after: JSON = None
     effects_observed: bool = False
     """True when a state probe ran before and after the call."""
+    cause: str | None = None
+    """What a crash was, in stable words, when the adapter knows it structurally: the
+    exception type, the server's error code (`core.cause` reads the message otherwise)."""
 
     @property
     def committed_change(self) -> bool:
@@ -63,3 +66,17 @@ class Handler(Protocol):
     """Anything that can be called with a tool's arguments."""
 
     def call(self, arguments: JSONObject) -> Outcome: ...
+
+
+@runtime_checkable
+class Replaying(Protocol):
+    """What a handler may also offer for confirming a finding (adapters with processes).
+
+    `restart` stops the handler's process so that the next call starts a fresh one;
+    `scale_timeout` stretches the per-call timeout from the next call on (1.0: as
+    configured), so a timeout can be replayed with a longer budget.
+    """
+
+    def restart(self) -> None: ...
+
+    def scale_timeout(self, factor: float) -> None: ...

@@ -26,6 +26,8 @@ from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
+FLAKY = ("fail", "note")
+"""`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
 RUN_OPTION_KEYS = (
@@ -111,6 +113,9 @@ class GateRules:
     fail_on: tuple[str, ...] = ("invariant",)
     min_coverage: tuple[tuple[str, str], ...] = ()
     allow_refused: tuple[tuple[str, str], ...] = ()
+    flaky: str = "fail"
+    """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
+    `note`: it is reported and noted, and fails nothing."""
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -158,6 +163,7 @@ def parse_policy(
                 for code in item["allow-refused"]
             )
         ),
+        gate.get("flaky", GateRules.flaky),
     )
     return Policy(tuple(tools), rules, document.get("corpus"))
 

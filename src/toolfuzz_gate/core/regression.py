@@ -4,7 +4,8 @@ A case file (`toolfuzz-case/1`, canonical JSON) holds one minimized input, what 
 handler must do with it and where it came from. Replaying judges the input with the
 campaign's own machinery (`observe` + `check_observation`), so a case fails for exactly
 the reasons the fuzzer would report; the verdict is `still-failing` (the same failure
-class at the same path), `fixed` (no finding) or `changed` (other findings only).
+class at the same path, with the same cause when the case has one), `fixed` (no finding)
+or `changed` (other findings only).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.case import Case
 from toolfuzz_gate.core.compile import compile_schema
+from toolfuzz_gate.core.confirm import observe_patiently
 from toolfuzz_gate.core.dialects import normalize
 from toolfuzz_gate.core.findings import Failure, Finding, InputKind, is_fingerprint
 from toolfuzz_gate.core.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS
-from toolfuzz_gate.core.observe import observe
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle
 from toolfuzz_gate.core.outcome import Handler
@@ -74,6 +75,9 @@ class RegressionCase:
     declared business code); otherwise a correct handler rejects it."""
     stream: str
     index: int
+    cause: str = ""
+    """The failure's cause (`core.cause`), when it has one: failing with another cause is
+    another bug (`changed`), not this one still failing."""
 
 
 @dataclass(frozen=True)
@@ -148,6 +152,7 @@ def build_case(receipt: JSONObject, example: JSONObject) -> JSONObject:
         "keyword": cx.get("keyword"),
         "mutation": cx.get("mutation"),
         "operator": cx.get("operator"),
+        **({"cause": cx["cause"]} if isinstance(cx.get("cause"), str) and cx["cause"] else {}),
         "input": cx["input"],
         "expected": {
             "outcome": "accepted" if valid else "rejected",
@@ -233,6 +238,7 @@ def parse_case(document: Any) -> RegressionCase:
         keyword=document["keyword"],
         mutation=document["mutation"],
         operator=document["operator"],
+        cause=document["cause"] if isinstance(document.get("cause"), str) else "",
         input=document["input"],
         valid=expected["inputValid"],
         stream=stream,
@@ -262,10 +268,15 @@ def replay_case(
         case.keyword,
         case.operator,
     )
-    observation = observe(judged, handler)
+    observation = observe_patiently(judged, handler)
     findings = tuple(check_observation(observation, tool))
     expected_path = "" if case.failure in _WHOLE_CALL else case.path
-    if any(f.failure is case.failure and f.path == expected_path for f in findings):
+    if any(
+        f.failure is case.failure
+        and f.path == expected_path
+        and (not case.cause or f.cause == case.cause)
+        for f in findings
+    ):
         outcome = STILL_FAILING
     elif findings:
         outcome = CHANGED

@@ -47,14 +47,22 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         shown = canonical_compact(example["input"])
         if len(shown) > 120:
             shown = shown[:119] + "…"
+        flaky = ""
+        if example.get("flaky") is True:
+            reproduced = example["reproduced"]
+            flaky = f" [flaky: failed {reproduced['failed']} of {reproduced['runs']} runs]"
         lines.append(
-            f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']}): {shown}"
+            f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']})"
+            f"{flaky}: {shown}"
         )
         said = evidence_line(example)
         if said:
             lines.append(f"      said: {bounded_message(said, 200)}")
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
+    breaker = r.get("breaker")
+    if breaker:
+        lines.append(f"  breaker: {breaker['note']}")
     noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")
     if noise:
         lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")

@@ -43,6 +43,8 @@ class Verdict:
 def decide(rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None) -> Verdict:
     failures: list[str] = []
     notes: list[str] = []
+    if rules.flaky == "note":
+        head, diff, notes = _without_flaky(head, diff)
     for name in rules.fail_on:
         failed, noted = CHECKS[name](head, diff)
         failures += failed
@@ -106,6 +108,32 @@ def _tool_name(key: str) -> str:
     """The tool of a diff entry's key (`NAME`, or `NAME (seed N)` for several seeds)."""
     name, separator, _ = key.rpartition(" (seed ")
     return name if separator and key.endswith(")") else key
+
+
+def _without_flaky(
+    head: Receipts, diff: dict[str, Any] | None
+) -> tuple[Receipts, dict[str, Any] | None, list[str]]:
+    """Head and diff without their flaky counterexamples (`gate.flaky: note`), and the note."""
+
+    def steady(examples: list[Any]) -> list[Any]:
+        return [c for c in examples if not (isinstance(c, dict) and c.get("flaky") is True)]
+
+    flaky = sum(len(r["counterexamples"]) - len(steady(r["counterexamples"])) for r in head)
+    head = [{**r, "counterexamples": steady(r["counterexamples"])} for r in head]
+    if diff is not None:
+        tools = [
+            {
+                **t,
+                "counterexamples": {
+                    **t["counterexamples"],
+                    "new": steady(t["counterexamples"]["new"]),
+                },
+            }
+            for t in diff["tools"]
+        ]
+        diff = {**diff, "tools": tools}
+    note = f"flaky: {flaky} counterexample(s) reproduced only sometimes; noted, not failing"
+    return head, diff, [f"{note} (gate.flaky: note)"] if flaky else []
 
 
 def _counted(label: str, per_tool: dict[str, int]) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.outcome import Outcome
+from toolfuzz_gate.core.outcome import Outcome, Replaying
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
@@ -128,6 +128,14 @@ class ProbedHandler(Closing):
         outcome = self.inner.call(arguments)
         after = self.probe.snapshot()
         return outcome._replace(effects_before=before, effects_after=after, effects_observed=True)
+
+    def restart(self) -> None:
+        if isinstance(self.inner, Replaying):
+            self.inner.restart()
+
+    def scale_timeout(self, factor: float) -> None:
+        if isinstance(self.inner, Replaying):
+            self.inner.scale_timeout(factor)
 
     def close(self) -> None:
         self.inner.close()

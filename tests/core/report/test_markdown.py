@@ -293,3 +293,15 @@ def _refused(tool: str, *reasons: tuple[str, str, int]) -> dict[str, Any]:
         for c, p, n in reasons
     ]
     return {**_receipt(tool), "refused": {"code": reasons[0][0], "reasons": entries}}
+
+
+def test_a_flaky_counterexample_says_how_often_it_failed() -> None:
+    diff = scenario.diff()
+    new = diff["tools"][0]["counterexamples"]["new"][0]
+    new.update(flaky=True, reproduced={"runs": 3, "failed": 1})
+    body = render_markdown(diff, scenario.context())
+    assert "(flaky: failed 1 of 3 runs, a re-run may pass) |" in body
+    new.update(reproduced="forged")
+    assert "(flaky: a re-run may pass) |" in render_markdown(diff, scenario.context())
+    new.update(flaky=False)
+    assert "flaky" not in render_markdown(diff, scenario.context())

@@ -540,3 +540,16 @@ def test_engine_shrinks_the_crash_to_a_one_character_title(servers: Servers) -> 
     assert valid[0]["suggestion"]["patch"] == [
         {"op": "replace", "path": "/properties/title/minLength", "value": 2}
     ]
+
+
+def test_a_5xx_crash_has_the_status_as_cause_and_restart_reconnects(
+    correct: Server, make: MakeHandler
+) -> None:
+    handler = make(correct.url("/respond"))
+    thrown = handler.call({"status": 500, "text": "TypeError: x is undefined at line 7"})
+    assert (thrown.kind, thrown.cause) == (OutcomeKind.CRASH, "http-500 TypeError")
+    assert handler.call({"status": 503, "text": "busy, 12 in queue"}).cause == "http-503"
+    accepted = correct.get("/connections")["accepted"]
+    handler.restart()
+    assert handler.call({"status": 200, "json": 1}).kind is OutcomeKind.ACCEPTED
+    assert correct.get("/connections")["accepted"] > accepted, "a new connection"

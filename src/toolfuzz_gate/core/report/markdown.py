@@ -219,11 +219,26 @@ def _reason(cx: Mapping[str, Any]) -> str:
     its error code), so the row says what broke without opening the receipt."""
     error = cx.get("error")
     reason = error.get("reason") if isinstance(error, Mapping) else None
-    said = evidence_line(cx)
     text = reason if isinstance(reason, str) else ""
+    flaky = _flaky(cx)
+    text = f"{text} ({flaky})" if flaky and text else text or flaky
+    said = evidence_line(cx)
     if said:
         text = f"{text}: {said}" if text else said
     return markdown_text(text, REASON_CAP)
+
+
+def _flaky(cx: Mapping[str, Any]) -> str:
+    """For a counterexample that failed in only some of its replays, how often: the
+    reviewer should know a re-run may pass ("" for the others)."""
+    if cx.get("flaky") is not True:
+        return ""
+    reproduced = cx.get("reproduced")
+    if isinstance(reproduced, Mapping):
+        runs, failed = reproduced.get("runs"), reproduced.get("failed")
+        if type(runs) is int and type(failed) is int:
+            return f"flaky: failed {failed} of {runs} runs, a re-run may pass"
+    return "flaky: a re-run may pass"
 
 
 def _row(number: int, cx: Mapping[str, Any]) -> str:

@@ -40,6 +40,7 @@ class BuiltinPosterHandler(Closing):
             return Outcome(
                 OutcomeKind.CRASH,
                 message=bounded_message(f"{type(error).__name__}: {error}"),
+                cause=type(error).__name__,
                 effects_before=before,
                 effects_after=self.service.snapshot(),
                 effects_observed=True,

@@ -70,7 +70,7 @@ class CommandHandler(Closing):
         # Popen would resolve a relative executable against the new working directory.
         self.argv = config.checkout.argv(config.argv, config.cwd)
         self.label = f"command: {shlex.join(config.argv)}"
-        self._timeout_s = config.timeout_ms / 1000
+        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._startup_probe_s = startup_probe_s
         self._env = config.checkout.environment(config.env)
@@ -134,6 +134,14 @@ class CommandHandler(Closing):
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
             self._discard()
             raise
+
+    def restart(self) -> None:
+        """Stop the process; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_s = self._base_timeout_s * factor
 
     def close(self) -> None:
         worker, self._worker = self._worker, None

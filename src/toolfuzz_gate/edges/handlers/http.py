@@ -27,6 +27,7 @@ from collections.abc import Collection, Mapping
 from urllib.parse import urlsplit
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.cause import named
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import MASK, bounded_message
 from toolfuzz_gate.edges.handlers.environment import is_refused
@@ -59,7 +60,7 @@ class HttpHandler(Closing):
 
     def __init__(self, config: HandlerConfig, *, startup_wait_s: float = STARTUP_WAIT_S) -> None:
         self.url = config.target
-        self.timeout_s = config.timeout_ms / 1000
+        self.base_timeout_s = self.timeout_s = config.timeout_ms / 1000
         self.limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         if self.timeout_s <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"{self.url}: timeout and output cap must be positive")
@@ -109,6 +110,15 @@ class HttpHandler(Closing):
         except BaseException:
             self._drop()  # interrupted mid-call: the connection's state is unknown
             raise
+
+    def restart(self) -> None:
+        """Drop the connection (a server is not the gate's to restart); the next call opens
+        a fresh one (for confirming findings)."""
+        self._drop()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self.timeout_s = self.base_timeout_s * factor
 
     def close(self) -> None:
         self._drop()
@@ -194,7 +204,10 @@ class HttpHandler(Closing):
             head = body[:300].decode("utf-8", errors="replace")
             problem = " ".join(f"HTTP {status} {response.reason}".split())
             problem += f": {head}" if head else ""
-        return Outcome(OutcomeKind.CRASH, message=bounded_message(self._unsecret(problem)))
+        message = bounded_message(self._unsecret(problem))
+        detail = named(message)
+        cause = f"http-{status}" + (f" {detail}" if detail else "")
+        return Outcome(OutcomeKind.CRASH, message=message, cause=cause)
 
     def _explain(self, error: BaseException) -> str:
         if isinstance(error, ConnectionRefusedError):

@@ -42,6 +42,7 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.cause import named
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
@@ -83,7 +84,7 @@ class McpHandler(Closing):
         self.config = config
         self.noise = StdoutNoise()
         self._startup_timeout_s = startup_timeout_s
-        self._timeout_s = config.timeout_ms / 1000
+        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout)
         self._session: McpSession | None = None
@@ -150,6 +151,14 @@ class McpHandler(Closing):
             self._discard()
             raise
 
+    def restart(self) -> None:
+        """Stop the server; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_s = self._base_timeout_s * factor
+
     def close(self) -> None:
         session, self._session = self._session, None
         if session is not None:
@@ -162,18 +171,25 @@ class McpHandler(Closing):
     def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
         deadline = time.monotonic() + self._timeout_s
         params = {"name": tool, "arguments": arguments}
+        mark = session.process.stderr_mark()
         reply = session.request("tools/call", params, deadline, self._read_limit)
         if isinstance(reply, Broken):
             return self._broken(session, reply)
         result = reply.get("result")
         if isinstance(result, dict):
-            return _result_outcome(result, tool)
+            outcome = _result_outcome(result, tool)
+            if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
+                return _with_raised(outcome, session.process.stderr_since(mark))
+            return outcome
         error = reply.get("error")
         if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
             message = bounded_message(str(error.get("message", "")))
             return Outcome(kind=OutcomeKind.REJECTED, error_code="invalid-params", message=message)
         if isinstance(error, dict):
-            return Outcome(kind=OutcomeKind.CRASH, message=f"JSON-RPC error {error_text(reply)}")
+            message = f"JSON-RPC error {error_text(reply)}"
+            detail = named(message)
+            cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
+            return Outcome(kind=OutcomeKind.CRASH, message=message, cause=cause)
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
 
     def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
@@ -236,6 +252,21 @@ def _result_outcome(result: dict[str, Any], tool: str) -> Outcome:
         error_path=path if isinstance(path, str) else None,
         message=bounded_message(text or ""),
     )
+
+
+_RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b.*$")
+
+
+def _with_raised(outcome: Outcome, stderr: str) -> Outcome:
+    """A generic crash result made specific by the exception the server logged while
+    answering: the first one of its traceback, the cause the others were raised from (an
+    SDK answers "Error executing tool" whatever the tool raised, and logs the rest)."""
+    for line in stderr.splitlines():
+        if _RAISED.match(line):
+            raised = bounded_message(line.strip(), 200)
+            message = bounded_message(f"{outcome.message}: {raised}")
+            return outcome._replace(message=message, cause=named(raised) or None)
+    return outcome
 
 
 def _output(result: dict[str, Any]) -> JSON:

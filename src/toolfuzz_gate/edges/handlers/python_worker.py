@@ -132,6 +132,7 @@ class PythonWorkerHandler(Closing):
         self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
         self._next_id = 0
+        self._timeout_factor = 1.0
         self._worker: WorkerProcess | None = None
         try:
             self._worker = self._start()
@@ -153,7 +154,8 @@ class PythonWorkerHandler(Closing):
         self._next_id += 1
         request = {"id": self._next_id, "arguments": arguments}
         line = json.dumps(request, allow_nan=False).encode("ascii") + b"\n"
-        deadline = time.monotonic() + self.options.timeout_s
+        timeout_s = self.options.timeout_s * self._timeout_factor
+        deadline = time.monotonic() + timeout_s
         limit = self.options.max_output_bytes + RESPONSE_SLACK_BYTES
         try:
             try:
@@ -165,7 +167,7 @@ class PythonWorkerHandler(Closing):
                 self._discard()
                 return Outcome(
                     kind=OutcomeKind.TIMEOUT,
-                    message=f"no answer within {self.options.timeout_s:g} s",
+                    message=f"no answer within {timeout_s:g} s",
                 )
             if answer is Stop.OVERFLOW:
                 # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
@@ -179,6 +181,14 @@ class PythonWorkerHandler(Closing):
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
             self._discard()
             raise
+
+    def restart(self) -> None:
+        """Stop the worker; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_factor = factor
 
     def close(self) -> None:
         worker, self._worker = self._worker, None
@@ -247,7 +257,12 @@ class PythonWorkerHandler(Closing):
             return self._fail(f"the worker answered id {call_id!r}, expected {self._next_id}")
         crash = response.get("crash")
         if isinstance(crash, dict):
-            return Outcome(kind=OutcomeKind.CRASH, message=_crash_message(crash))
+            kind = crash.get("type")
+            return Outcome(
+                kind=OutcomeKind.CRASH,
+                message=_crash_message(crash),
+                cause=kind if isinstance(kind, str) and kind else None,
+            )
         effects = response.get("effects")
         observed = self.spec.effects is not None and isinstance(effects, dict)
         before: JSON = effects.get("before") if observed and effects else None

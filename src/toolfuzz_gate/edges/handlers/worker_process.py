@@ -19,7 +19,10 @@ import threading
 import time
 from typing import IO, ClassVar
 
-STDERR_TAIL_BYTES = 4096
+STDERR_TAIL_BYTES = 32768
+"""Enough for a traceback of a few frames, so `stderr_since` can name its exception."""
+STDERR_SETTLE_S = 0.03
+STDERR_WAIT_S = 0.3
 _READ_CHUNK = 65536
 
 
@@ -73,6 +76,8 @@ class WorkerProcess:
         self._scanned = 0
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
+        self._stderr_total = 0
+        """Bytes drained from stderr so far: marks for `stderr_since`."""
         drained = self.process.stderr if talks else self.process.stdout
         self._drainer = threading.Thread(target=self._drain, args=(_pipe(drained),), daemon=True)
         self._drainer.start()
@@ -131,6 +136,30 @@ class WorkerProcess:
             if not chunk:
                 return Stop.EOF
             self._buffer += chunk
+
+    def stderr_mark(self) -> int:
+        """Where stderr is now, for `stderr_since`."""
+        with self._tail_lock:
+            return self._stderr_total
+
+    def stderr_since(self, mark: int) -> str:
+        """What the child wrote on stderr after `mark` (as much as the tail still holds).
+
+        The child wrote it before answering, but the drainer may not have read it yet: wait
+        (at most `STDERR_WAIT_S`) until something came and nothing more comes for a moment."""
+        deadline = time.monotonic() + STDERR_WAIT_S
+        seen, quiet_since = self.stderr_mark(), time.monotonic()
+        while time.monotonic() < deadline:
+            time.sleep(0.005)
+            now = self.stderr_mark()
+            if now != seen:
+                seen, quiet_since = now, time.monotonic()
+            elif seen > mark and time.monotonic() - quiet_since >= STDERR_SETTLE_S:
+                break
+        with self._tail_lock:
+            fresh = min(self._stderr_total - mark, len(self._tail))
+            data = bytes(self._tail[len(self._tail) - fresh :]) if fresh > 0 else b""
+        return data.decode("utf-8", errors="replace")
 
     def stderr_tail(self, chars: int) -> str:
         with self._tail_lock:
@@ -220,4 +249,5 @@ class WorkerProcess:
             with self._tail_lock:
                 self._tail += chunk
                 del self._tail[:-STDERR_TAIL_BYTES]
+                self._stderr_total += len(chunk)
         stream.close()
