@@ -5,9 +5,10 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from toolfuzz_gate.cli.diff import command_diff
@@ -32,8 +33,14 @@ def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items, []
 
 
-def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    """The whole command line with injected streams; returns the exit code."""
+def run(
+    argv: Sequence[str],
+    stdout: TextIO,
+    stderr: TextIO,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """The whole command line with injected streams; returns the exit code. `environ` is
+    what `action` reads (default: the process environment)."""
     try:
         head, tail = _split_tail(argv)
         args = build_parser().parse_args(head)
@@ -54,7 +61,7 @@ def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args.command == "action":
             from toolfuzz_gate.cli.action import command_action  # needs requests
 
-            return int(command_action(stdout))
+            return int(command_action(stdout, environ))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
@@ -81,4 +88,11 @@ def interrupt_on_terminate() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     interrupt_on_terminate()
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    environ = None
+    if arguments[:1] == ["action"]:
+        from toolfuzz_gate.edges.secrets import withhold_secrets
+
+        # before anything else runs: the token leaves the process environment
+        environ = withhold_secrets(os.environ, arguments)
+    return run(arguments, sys.stdout, sys.stderr, environ)
