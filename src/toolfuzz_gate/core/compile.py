@@ -176,10 +176,19 @@ def _link_references(state: _Compilation, document: JSON) -> None:
 
 
 def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
-    """Prototype-pollution names are refused anywhere, including inside values."""
+    """Prototype-pollution names are refused anywhere, including inside values, and so are
+    names holding a lone surrogate (JSON can spell one, UTF-8 cannot carry it: no handler
+    could receive the argument, and validators refuse it)."""
     if isinstance(document, dict):
         for key, value in document.items():
             here = jp.join(where, key)
+            if _has_lone_surrogate(key):
+                yield SchemaProblem(
+                    "schema.lone-surrogate",
+                    here.encode("utf-8", "backslashreplace").decode("ascii"),
+                    f"the name {key!r} holds a lone surrogate, which UTF-8 cannot carry",
+                )
+                continue
             if key in UNSAFE_KEYS:
                 yield SchemaProblem(
                     "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
@@ -197,6 +206,14 @@ def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from _unsafe_keys(value, jp.join(where, index))
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -> Node:
