@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import sys
@@ -41,6 +42,7 @@ def run(
 ) -> int:
     """The whole command line with injected streams; returns the exit code. `environ` is
     what `action` reads (default: the process environment)."""
+    args: argparse.Namespace | None = None
     try:
         head, tail = _split_tail(argv)
         args = build_parser().parse_args(head)
@@ -69,9 +71,12 @@ def run(
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
         return int(ExitCode.INTERNAL)
-    except Exception as error:  # a bug in the gate: say so, keep the traceback short
-        print(f"internal error: {type(error).__name__}: {error}", file=stderr)
-        print("this is a bug in toolfuzz-gate; please report it with the command line", file=stderr)
+    except Exception as error:  # a bug in the gate: a short message, the traceback in a file
+        from toolfuzz_gate.cli.internal_error import report_internal_error
+
+        out_dir = getattr(args, "out", None)
+        env = os.environ if environ is None else environ
+        report_internal_error(error, list(argv), env, out_dir, stderr)
         return int(ExitCode.INTERNAL)
 
 
