@@ -21,7 +21,7 @@ from toolfuzz_gate.core.github_names import is_issue_number
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.core.workflow_commands import warning_command
-from toolfuzz_gate.edges.actions_env import Runner
+from toolfuzz_gate.edges.actions_env import Runner, in_workspace
 from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.edges.github.pulls import pull_request_head
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -38,7 +38,7 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
             f"first workflow's results); this is a {event.name} event",
             hint="use mode: run (the default) in the workflow that runs on pull_request",
         )
-    results = runner.workspace / inputs.results_dir
+    results = in_workspace(runner.workspace, "results-dir", inputs.results_dir)
     document = report_document(results, event.run_head_sha)
     failed = event.run_conclusion != "success"
     context = ReportContext(
@@ -49,10 +49,10 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
         key=inputs.comment_key,
     )
     # the body goes beside the downloaded results, never over a file they brought
-    directory = Path(inputs.output_dir) / "report"
-    (runner.workspace / directory).mkdir(parents=True, exist_ok=True)
+    directory = in_workspace(runner.workspace, "output-dir", f"{inputs.output_dir}/report")
+    directory.mkdir(parents=True, exist_ok=True)
     body = render_markdown(document, context)
-    write_atomic(runner.workspace / directory / REPORT_FILES[0], body.encode("utf-8"))
+    write_atomic(directory / REPORT_FILES[0], body.encode("utf-8"))
     posted = _post(runner, inputs, event, results, document, context, out)
     finish(runner, body, document, failed, posted, inputs.results_dir, out)
     return ExitCode.PASSED
