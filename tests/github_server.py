@@ -30,6 +30,7 @@ import json
 import random
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -55,9 +56,9 @@ class Fault:
     matched in full against the path, without the query).
 
     `status`/`headers`/`body`: the answer sent (`body` as JSON, or `raw` bytes as they are).
-    `drop`: close the connection without any
-    answer. `perform`: handle the request for real first, then send the answer above instead
-    of the real one.
+    `drop`: close the connection without any answer. `trickle`: send the headers, then the
+    body one byte every `trickle` seconds. `perform`: handle the request for real first, then
+    send the answer above instead of the real one.
     """
 
     method: str
@@ -69,6 +70,9 @@ class Fault:
     drop: bool = False
     perform: bool = False
     times: int = 1
+    trickle: float = 0.0
+    trickled: int = 0
+    """How many body bytes a trickle has sent so far."""
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -362,9 +366,11 @@ def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 answer = (fault.status, fault.headers, fault.body)
                 if fault.raw is not None:
                     answer = (fault.status, fault.headers, fault.raw)
-            self._send(*answer)
+            self._send(*answer, trickle=fault)
 
-        def _send(self, status: int, headers: dict[str, str], body: Any) -> None:
+        def _send(
+            self, status: int, headers: dict[str, str], body: Any, trickle: Fault | None = None
+        ) -> None:
             if isinstance(body, bytes):
                 data = body
             else:
@@ -375,7 +381,17 @@ def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if trickle is None or not trickle.trickle:
+                self.wfile.write(data)
+                return
+            try:
+                for index in range(len(data)):
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+                    trickle.trickled += 1
+                    time.sleep(trickle.trickle)
+            except OSError:  # the client gave up: what a trickle test wants
+                self.close_connection = True
 
         do_GET = do_POST = do_PATCH = do_DELETE = _handle
 
