@@ -10,6 +10,7 @@
 What it answers, the way GitHub does:
 - `GET /user`: the token's login; 403 `Resource not accessible by integration` for an
   integration token (the workflow's GITHUB_TOKEN); 401 for a missing or unknown token.
+- `POST /graphql`: `viewer { login }` only, unless the account says it is refused.
 - `GET|POST /repos/{o}/{r}/issues/{n}/comments` (`per_page` default 30, at most 100; `page`;
   a `Link` header with next/last/prev/first); a POST from a read-only account (a fork's token)
   is 403; a body longer than `max_body` characters is 422 `Body is too long (maximum is N
@@ -48,6 +49,8 @@ class Account:
     login: str
     integration: bool = False
     read_only: bool = False
+    viewer: bool = True
+    """Does GraphQL's `viewer` answer (a GitHub App's installation token: no)?"""
 
 
 @dataclass
@@ -193,7 +196,8 @@ class FakeGitHub:
             return list(self._state.requests)
 
     def sent(self, method: str) -> list[LoggedRequest]:
-        return [r for r in self.requests if r.method == method]
+        """The REST requests sent with `method` (a GraphQL query is a POST, not counted)."""
+        return [r for r in self.requests if r.method == method and r.path != "/graphql"]
 
     # -- the API, called by the handler under the lock ----------------------------------------
 
@@ -233,6 +237,15 @@ class FakeGitHub:
             if account.integration:
                 return 403, {}, {"message": "Resource not accessible by integration"}
             return 200, {}, {"login": account.login, "id": 1, "type": "User"}
+        if path == "/graphql" and method == "POST":
+            if "viewer" not in body or not account.viewer:
+                refused = "Resource not accessible by integration"
+                return (
+                    200,
+                    {},
+                    {"data": None, "errors": [{"type": "FORBIDDEN", "message": refused}]},
+                )
+            return 200, {}, {"data": {"viewer": {"login": account.login}}}
         if match := _COMMENTS.match(path):
             repo, number = match.group(1), int(match.group(2))
             if method == "GET":

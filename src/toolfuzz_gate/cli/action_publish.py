@@ -87,7 +87,7 @@ def post_comment(
                 comment_bodies(document, context),
                 marker(context),
                 inputs.comment,
-                find_author(client),
+                find_author(client, inputs.comment_author),
             )
         finally:
             for line in client.retries:

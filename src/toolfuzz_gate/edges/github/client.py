@@ -144,6 +144,12 @@ class GitHubClient:
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r})"
 
+    @property
+    def graphql_available(self) -> bool:
+        """GraphQL lives at `/graphql` beside REST only on an API root without a path
+        (api.github.com); GitHub Enterprise puts it outside `/api/v3`."""
+        return not self._prefix
+
     def __enter__(self) -> GitHubClient:
         return self
 
