@@ -1,6 +1,8 @@
 """`mode: report`: the second workflow of the workflow_run pattern, for pull requests from
-forks. It runs no code from the pull request and posts no Markdown the pull request wrote:
-the comment is rendered here from the first workflow's receipts (JSON, checked like any
+forks. It runs no code from the pull request and posts no Markdown the pull request wrote,
+but the results are the first run's, which the fork controls: the comment is labelled as
+"reported by the pull request's own run".
+The comment is rendered here from the first workflow's receipts (JSON, checked like any
 receipt), the verdict is the first workflow's conclusion as GitHub reports it, and the PR
 number (from the event, else the results' `pr.json`) must name a pull request whose head
 is the commit the first workflow ran on.
@@ -29,6 +31,10 @@ from toolfuzz_gate.errors import GitHubError, InputFileError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 MAX_PR_FILE_BYTES = 4096
+REPORTED_BY = "reported by the pull request's own run"
+"""The report's heading says so: a fork controls that run, so its receipts can be forged
+(a receipt's hash is no signature), and only the verdict of a run the fork cannot alter
+(branch protection on the gate's own job) can block a merge."""
 
 
 def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
@@ -47,6 +53,7 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
         head_sha=event.run_head_sha[:7],
         seeds=_seeds(document),
         key=inputs.comment_key,
+        reported_by=REPORTED_BY,
     )
     # the body goes beside the downloaded results, never over a file they brought
     directory = in_workspace(runner.workspace, "output-dir", f"{inputs.output_dir}/report")
