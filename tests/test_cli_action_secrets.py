@@ -130,3 +130,24 @@ def test_the_gate_is_not_dumpable(tmp_path: Path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.stdout.strip() == "0", done.stdout + done.stderr
+
+
+def test_the_restart_imports_nothing_from_the_workspace(venv: Path, tmp_path: Path) -> None:
+    """The entrypoint re-executes itself as `python -m toolfuzz_gate` in the workspace, the
+    pull request's files: the current directory must not come first on the import path."""
+    planted = tmp_path / "shadowed.log"
+    fake = tmp_path / "workspace" / "toolfuzz_gate"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text(f"open({str(planted)!r}, 'w').write('ran')\n")
+    done = subprocess.run(
+        [str(venv / "bin" / "toolfuzz-gate"), "action"],
+        cwd=fake.parent,
+        env={"PATH": "/usr/bin:/bin", "INPUT_GITHUB-TOKEN": TOKEN},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert not planted.exists()
+    assert done.returncode == 2 and "GITHUB_EVENT_NAME is not set" in done.stderr, done.stderr

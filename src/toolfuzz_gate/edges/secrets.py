@@ -76,7 +76,8 @@ def _reexecute(environ: Mapping[str, str], argv: Sequence[str]) -> None:
     clean[CARRIER_VARIABLE] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "toolfuzz_gate", *argv], clean)
+    # -P: the current directory is the pull request's checkout; nothing is imported from it
+    os.execve(sys.executable, [sys.executable, "-P", "-m", "toolfuzz_gate", *argv], clean)
 
 
 def _read_carrier(value: str) -> str:
