@@ -19,6 +19,10 @@ def _bug(*args: Any, **kwargs: Any) -> Any:
     raise RuntimeError("a planted bug")
 
 
+def _quoting_bug(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("a planted bug quoting ghs_secretTokenValue42")
+
+
 def test_the_traceback_is_written_to_the_output_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -38,7 +42,7 @@ def test_the_traceback_is_written_to_the_output_directory(
 def test_the_action_keeps_the_traceback_in_its_results_and_the_step_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(toolfuzz_gate.cli.action, "parse_event", _bug)
+    monkeypatch.setattr(toolfuzz_gate.cli.action, "parse_event", _quoting_bug)
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     environ = {
@@ -47,11 +51,14 @@ def test_the_action_keeps_the_traceback_in_its_results_and_the_step_summary(
         "GITHUB_WORKSPACE": str(tmp_path),
         "GITHUB_STEP_SUMMARY": str(summary),
         "INPUT_OUTPUT-DIR": "results",
+        "INPUT_GITHUB-TOKEN": "ghs_secretTokenValue42",
     }
     out, err = io.StringIO(), io.StringIO()
     assert run(["action"], out, err, environ) == 3
     saved = tmp_path / "results" / "internal-error.txt"
-    assert "RuntimeError: a planted bug" in saved.read_text(encoding="utf-8")
+    assert "RuntimeError: a planted bug quoting ***" in saved.read_text(encoding="utf-8")
     shown = summary.read_text(encoding="utf-8")
+    assert "ghs_secretTokenValue42" not in shown + err.getvalue()
+    assert "internal error: RuntimeError: a planted bug quoting ***" in err.getvalue()
     assert shown.startswith("earlier step\n")
-    assert "<details>" in shown and "```text\n" in shown and "in _bug" in shown
+    assert "<details>" in shown and "```text\n" in shown and "in _quoting_bug" in shown

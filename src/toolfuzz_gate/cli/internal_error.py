@@ -12,6 +12,8 @@ from typing import TextIO
 
 from toolfuzz_gate.core.action_inputs import workspace_path
 from toolfuzz_gate.core.report.untrusted import BLOCK_CAP, fence
+from toolfuzz_gate.edges.actions_env import in_workspace
+from toolfuzz_gate.edges.secrets import is_secret
 from toolfuzz_gate.errors import ToolfuzzError
 
 TRACEBACK_FILE = "internal-error.txt"
@@ -24,8 +26,8 @@ def report_internal_error(
     out_dir: Path | None,
     stderr: TextIO,
 ) -> None:
-    print(f"internal error: {type(error).__name__}: {error}", file=stderr)
-    text = "".join(traceback.format_exception(error))
+    print(_redacted(f"internal error: {type(error).__name__}: {error}", environ), file=stderr)
+    text = _redacted("".join(traceback.format_exception(error)), environ)
     report = f"toolfuzz-gate {' '.join(argv)[:2000]}\n\n{text}"
     written = _write(report, _directory(argv, environ, out_dir))
     where = f" with {written}" if written is not None else ""
@@ -44,17 +46,27 @@ def report_internal_error(
             pass
 
 
+def _redacted(text: str, environ: Mapping[str, str]) -> str:
+    """`text` without the value of any secret variable (a message may quote one)."""
+    for name, value in environ.items():
+        if is_secret(name) and len(value) >= 4:
+            text = text.replace(value, "***")
+    return text
+
+
 def _directory(argv: Sequence[str], environ: Mapping[str, str], out_dir: Path | None) -> Path:
+    """The output directory: the command's `--out`, the action's `output-dir` (inside the
+    workspace once symlinks are resolved), else the temporary directory."""
     if out_dir is not None:
         return out_dir
     if argv[:1] == ["action"] and environ.get("GITHUB_WORKSPACE"):
+        named = environ.get("INPUT_OUTPUT-DIR", "").strip() or "toolfuzz-gate-results"
         try:
-            relative = workspace_path(
-                "output-dir", environ.get("INPUT_OUTPUT-DIR", "").strip() or "toolfuzz-gate-results"
+            return in_workspace(
+                Path(environ["GITHUB_WORKSPACE"]), "output-dir", workspace_path("output-dir", named)
             )
         except ToolfuzzError:
-            relative = "toolfuzz-gate-results"
-        return Path(environ["GITHUB_WORKSPACE"]) / relative
+            pass
     return Path(tempfile.gettempdir())
 
 
