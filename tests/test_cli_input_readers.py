@@ -10,9 +10,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.cli_helpers import FAULTS, POSTER_CONTRACT
 from toolfuzz_gate.cli import run
 
 # Text with what breaks readers: lone surrogates, NULs, format characters, huge numbers.
@@ -103,6 +105,15 @@ def test_a_schema_key_with_a_lone_surrogate_is_a_schema_error(tmp_path: Path) ->
         assert "schema.lone-surrogate" in text and "/properties/" in text, text
 
 
+def test_a_policy_holding_a_character_yaml_refuses_is_a_policy_error(tmp_path: Path) -> None:
+    """Found by `test_policy_files`: YAML's reader refused a NUL before the parse began."""
+    policy = tmp_path / "toolfuzz.yml"
+    policy.write_bytes(b"version: 1\ntools: []\n\x00")
+    code, text = _invoke(["run", "--policy", str(policy), "--out", str(tmp_path / "out")])
+    assert code == 2, text
+    assert f"{policy}:3: (document): not valid YAML: character #x0000" in text, text
+
+
 @SETTINGS
 @given(FILES, st.sampled_from(["schema.json", "tools.json"]))
 def test_schema_and_tools_files(data: bytes, name: str) -> None:
@@ -132,17 +143,46 @@ def test_receipts(base: bytes, head: bytes) -> None:
         _assert_handled(*_invoke(["diff", f"{directory}/base", f"{directory}/head"]))
 
 
+@pytest.fixture(scope="module")
+def receipt(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A receipt the engine wrote, so that `mode: report` reads on to `pr.json`."""
+    out = tmp_path_factory.mktemp("receipt")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(FAULTS)
+        code, text = _invoke(
+            [
+                "fuzz",
+                "--schema",
+                str(FAULTS / "poster_schema.json"),
+                "--tool",
+                "renderPoster",
+                "--handler",
+                "python:correct:render_poster",
+                *POSTER_CONTRACT,
+                "--runs",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
+    assert code == 0, text
+    return (out / "renderPoster.json").read_bytes()
+
+
 @SETTINGS
 @given(
-    FILES,
-    FILES,
-    st.sampled_from(["pull_request", "push", "workflow_dispatch", "workflow_run"]),
+    event=FILES,
+    pr_file=FILES,
+    name=st.sampled_from(["pull_request", "push", "workflow_dispatch", "workflow_run"]),
 )
-def test_event_payloads_and_pr_files(event: bytes, pr_file: bytes, name: str) -> None:
+def test_event_payloads_and_pr_files(
+    receipt: bytes, event: bytes, pr_file: bytes, name: str
+) -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         (root / "event.json").write_bytes(event)
         (root / "results").mkdir()
+        (root / "results" / "renderPoster.json").write_bytes(receipt)
         (root / "results" / "pr.json").write_bytes(pr_file)
         environ: dict[str, Any] = {
             "GITHUB_EVENT_NAME": name,
@@ -154,3 +194,27 @@ def test_event_payloads_and_pr_files(event: bytes, pr_file: bytes, name: str) ->
             "INPUT_BASELINE": "none",
         }
         _assert_handled(*_invoke(["action"], environ))
+
+
+@SETTINGS
+@given(pr_file=FILES)
+def test_pr_files(receipt: bytes, pr_file: bytes) -> None:
+    """A genuine workflow_run event without pull requests: the number comes from pr.json."""
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        run = {"head_sha": "a" * 40, "conclusion": "failure", "pull_requests": []}
+        (root / "event.json").write_text(json.dumps({"workflow_run": run}))
+        (root / "results").mkdir()
+        (root / "results" / "renderPoster.json").write_bytes(receipt)
+        (root / "results" / "pr.json").write_bytes(pr_file)
+        environ = {
+            "GITHUB_EVENT_NAME": "workflow_run",
+            "GITHUB_EVENT_PATH": str(root / "event.json"),
+            "GITHUB_WORKSPACE": str(root),
+            "GITHUB_REPOSITORY": "octo/tools",
+            "INPUT_MODE": "report",
+            "INPUT_RESULTS-DIR": "results",
+        }
+        code, text = _invoke(["action"], environ)
+        _assert_handled(code, text)
+        assert code in (0, 2), text
