@@ -95,7 +95,7 @@ def _assert_handled(code: int, text: str) -> None:
 
 def test_a_schema_key_with_a_lone_surrogate_is_a_schema_error(tmp_path: Path) -> None:
     schema = tmp_path / "schema.json"
-    schema.write_text('{"type": "object", "properties": {"\\ud800": {"type": "integer"}}}')
+    schema.write_text('{"type": "object", "properties": {"\\u0080\\ud800": {"type": "integer"}}}')
     for argv in (
         ["lint", str(schema)],
         ["fuzz", "--schema", str(schema), "--runs", "1", "--handler", "python:json:dumps"],
