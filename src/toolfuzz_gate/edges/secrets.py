@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -86,6 +87,8 @@ def _read_carrier(value: str) -> str:
     descriptor = int(value)
     chunks: list[bytes] = []
     try:
+        if not stat.S_ISFIFO(os.fstat(descriptor).st_mode):
+            return ""  # not the pipe `_reexecute` made: read nothing from it
         while sum(map(len, chunks)) <= MAX_TOKEN_BYTES:
             chunk = os.read(descriptor, MAX_TOKEN_BYTES + 1)
             if not chunk:
