@@ -315,12 +315,20 @@ def _plant(repo: Path, spy: Path) -> list[Path]:
     for hook in ("post-checkout", "reference-transaction", "post-index-change"):
         (hooks / hook).write_text((spy / "hook").read_text(encoding="utf-8"), encoding="utf-8")
         (hooks / hook).chmod(0o755)
+    elsewhere = spy / "hooks"  # and hooks named by the configuration
+    elsewhere.mkdir()
+    (elsewhere / "post-checkout").write_text((spy / "hook").read_text(encoding="utf-8"))
+    (elsewhere / "post-checkout").chmod(0o755)
+    sh(repo, "config", "core.hooksPath", str(elsewhere))
     sh(repo, "config", "core.fsmonitor", str(spy / "fsmonitor"))
+    sh(repo, "config", "filter.a.b.smudge", str(spy / "smudge"))  # a dotted driver name
     sh(repo, "config", "filter.spy.smudge", str(spy / "smudge"))
     sh(repo, "config", "filter.spy.clean", str(spy / "clean"))
     sh(repo, "config", "filter.spy.required", "true")
     (repo / ".git" / "info").mkdir(exist_ok=True)
-    (repo / ".git" / "info" / "attributes").write_text("* filter=spy\n", encoding="utf-8")
+    (repo / ".git" / "info" / "attributes").write_text(
+        "* filter=spy\n*.txt filter=a.b\n", encoding="utf-8"
+    )
     return logs
 
 
@@ -353,3 +361,14 @@ def test_the_git_environment_keeps_no_secret() -> None:
         "GIT_TERMINAL_PROMPT": "0",
         "LC_ALL": "C",
     }
+
+
+def test_the_gate_runs_only_the_git_commands_it_needs(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    """`diff`, `log`, `show` and the like can run an external diff, a textconv or a pager
+    named by the repository's configuration: the Git edge has no way to run them."""
+    repo, _ = history
+    for command in ("diff", "log", "show", "fetch", "-c", ""):
+        with pytest.raises(ValueError):
+            Git(repo)(command)
