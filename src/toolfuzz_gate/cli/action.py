@@ -49,9 +49,9 @@ def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> Exi
     runner = read_runner(env)
     try:
         inputs = read_inputs(env)
-        _check_paths(runner, inputs)
         if runner.on_actions and inputs.token:
             print(mask_command(inputs.token), file=out)
+        _check_paths(runner, inputs)
         event = parse_event(runner.event_name, load_event(runner), runner.repository)
         if inputs.mode == "report":
             return command_report(runner, inputs, event, out)
