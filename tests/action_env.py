@@ -73,9 +73,11 @@ def run_action(
     event: dict[str, Any],
     inputs: dict[str, str],
     repository: str,
+    runtime: dict[str, str] | None = None,
 ) -> ActionRun:
     """One step: `toolfuzz-gate action` from `venv`, in `workspace`, as the runner starts a
-    Docker action (inputs as INPUT_<NAME>, hyphens kept)."""
+    Docker action (inputs as INPUT_<NAME>, hyphens kept; `runtime`: more variables, such
+    as the runner's `ACTIONS_*`)."""
     runner = workspace.parent / f"runner-{workspace.name}"
     runner.mkdir(exist_ok=True)
     (runner / "home").mkdir(exist_ok=True)
@@ -102,6 +104,7 @@ def run_action(
         "RUNNER_TEMP": str(runner),
     }
     env.update({f"INPUT_{name.upper()}": value for name, value in inputs.items()})
+    env.update(runtime or {})
     done = subprocess.run(
         [str(venv / "bin" / "toolfuzz-gate"), "action"],
         cwd=workspace,

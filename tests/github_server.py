@@ -10,6 +10,7 @@
 What it answers, the way GitHub does:
 - `GET /user`: the token's login; 403 `Resource not accessible by integration` for an
   integration token (the workflow's GITHUB_TOKEN); 401 for a missing or unknown token.
+- `POST /graphql`: `viewer { login }` only, unless the account says it is refused.
 - `GET|POST /repos/{o}/{r}/issues/{n}/comments` (`per_page` default 30, at most 100; `page`;
   a `Link` header with next/last/prev/first); a POST from a read-only account (a fork's token)
   is 403; a body longer than `max_body` characters is 422 `Body is too long (maximum is N
@@ -30,6 +31,7 @@ import json
 import random
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -47,6 +49,8 @@ class Account:
     login: str
     integration: bool = False
     read_only: bool = False
+    viewer: bool = True
+    """Does GraphQL's `viewer` answer (a GitHub App's installation token: no)?"""
 
 
 @dataclass
@@ -55,9 +59,9 @@ class Fault:
     matched in full against the path, without the query).
 
     `status`/`headers`/`body`: the answer sent (`body` as JSON, or `raw` bytes as they are).
-    `drop`: close the connection without any
-    answer. `perform`: handle the request for real first, then send the answer above instead
-    of the real one.
+    `drop`: close the connection without any answer. `trickle`: send the headers, then the
+    body one byte every `trickle` seconds. `perform`: handle the request for real first, then
+    send the answer above instead of the real one.
     """
 
     method: str
@@ -69,6 +73,9 @@ class Fault:
     drop: bool = False
     perform: bool = False
     times: int = 1
+    trickle: float = 0.0
+    trickled: int = 0
+    """How many body bytes a trickle has sent so far."""
 
     def matches(self, method: str, path: str) -> bool:
         return (
@@ -189,7 +196,8 @@ class FakeGitHub:
             return list(self._state.requests)
 
     def sent(self, method: str) -> list[LoggedRequest]:
-        return [r for r in self.requests if r.method == method]
+        """The REST requests sent with `method` (a GraphQL query is a POST, not counted)."""
+        return [r for r in self.requests if r.method == method and r.path != "/graphql"]
 
     # -- the API, called by the handler under the lock ----------------------------------------
 
@@ -229,6 +237,15 @@ class FakeGitHub:
             if account.integration:
                 return 403, {}, {"message": "Resource not accessible by integration"}
             return 200, {}, {"login": account.login, "id": 1, "type": "User"}
+        if path == "/graphql" and method == "POST":
+            if "viewer" not in body or not account.viewer:
+                refused = "Resource not accessible by integration"
+                return (
+                    200,
+                    {},
+                    {"data": None, "errors": [{"type": "FORBIDDEN", "message": refused}]},
+                )
+            return 200, {}, {"data": {"viewer": {"login": account.login}}}
         if match := _COMMENTS.match(path):
             repo, number = match.group(1), int(match.group(2))
             if method == "GET":
@@ -362,9 +379,11 @@ def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
                 answer = (fault.status, fault.headers, fault.body)
                 if fault.raw is not None:
                     answer = (fault.status, fault.headers, fault.raw)
-            self._send(*answer)
+            self._send(*answer, trickle=fault)
 
-        def _send(self, status: int, headers: dict[str, str], body: Any) -> None:
+        def _send(
+            self, status: int, headers: dict[str, str], body: Any, trickle: Fault | None = None
+        ) -> None:
             if isinstance(body, bytes):
                 data = body
             else:
@@ -375,7 +394,17 @@ def _handler_for(github: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             for name, value in headers.items():
                 self.send_header(name, value)
             self.end_headers()
-            self.wfile.write(data)
+            if trickle is None or not trickle.trickle:
+                self.wfile.write(data)
+                return
+            try:
+                for index in range(len(data)):
+                    self.wfile.write(data[index : index + 1])
+                    self.wfile.flush()
+                    trickle.trickled += 1
+                    time.sleep(trickle.trickle)
+            except OSError:  # the client gave up: what a trickle test wants
+                self.close_connection = True
 
         do_GET = do_POST = do_PATCH = do_DELETE = _handle
 

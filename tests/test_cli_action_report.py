@@ -6,6 +6,7 @@ never an internal error (the report must not crash on its input)."""
 from __future__ import annotations
 
 import copy
+import io
 import json
 import shutil
 from pathlib import Path
@@ -16,10 +17,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.cli_helpers import FAULTS, POSTER_CONTRACT, invoke
+from toolfuzz_gate.cli import run
 from toolfuzz_gate.cli.action_report import report_document
 from toolfuzz_gate.core.receipt import seal
 from toolfuzz_gate.core.report.context import ReportContext
-from toolfuzz_gate.core.report.markdown import BODY_BUDGET, marker, render_markdown
+from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
 from toolfuzz_gate.core.report.untrusted import utf16_units
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.errors import ToolfuzzError
@@ -104,3 +106,35 @@ def test_a_forged_receipt_is_refused_or_rendered_inert(
     assert body.startswith(marker(context) + "\n")
     assert body.count("<!--") == 1  # nothing in the receipt forged a second marker
     assert utf16_units(body) <= BODY_BUDGET
+
+
+def test_the_report_says_who_vouches_for_the_results(
+    genuine: dict[str, Any], tmp_path: Path
+) -> None:
+    """Issue 12: in the workflow_run pattern the fork controls the run that made the
+    receipts (their hash is no signature), so the comment says whose report it is."""
+    results = tmp_path / "results"
+    write_document(results / "renderPoster.json", genuine)
+    summary = tmp_path / "summary.md"
+    (tmp_path / "event.json").write_text(
+        json.dumps({"workflow_run": {"head_sha": HEAD_SHA, "conclusion": "failure"}})
+    )
+    environ = {
+        "GITHUB_EVENT_NAME": "workflow_run",
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_REPOSITORY": "octo/tools",
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "INPUT_MODE": "report",
+        "INPUT_RESULTS-DIR": "results",
+        "INPUT_OUTPUT-DIR": "out",
+    }
+    out, err = io.StringIO(), io.StringIO()
+    assert run(["action"], out, err, environ) == 0, out.getvalue() + err.getvalue()
+    label = "## toolfuzz-gate: \u274c failed (reported by the pull request's own run)"
+    body = (tmp_path / "out" / "report" / "comment.md").read_text(encoding="utf-8")
+    assert body.splitlines()[2] == label, body[:400]
+    assert label in summary.read_text(encoding="utf-8")
+    document = report_document(results, HEAD_SHA)
+    context = ReportContext(failed=True, reported_by="reported by the pull request's own run")
+    assert label in render_markdown(document, context, MIN_BUDGET)

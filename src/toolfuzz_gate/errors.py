@@ -87,6 +87,10 @@ _SCHEMA_HINTS = {
         "rewrite the pattern without the construct named at that offset (every validator the "
         "gate trusts must read it the same way, without catastrophic backtracking)"
     ),
+    "schema.lone-surrogate": (
+        "a lone surrogate (a \\uD800-\\uDFFF escape without its pair) is no character: "
+        "rename the property, or write the character it was meant to be"
+    ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
     "schema.unknown-type": (

@@ -298,3 +298,77 @@ def test_ctrl_c_or_sigterm_in_a_real_process_removes_the_worktree(
     assert "KeyboardInterrupt" in stderr
     assert not root.exists() and not root.parent.exists()
     assert _worktrees(repo) == [str(repo)]
+
+
+def _plant(repo: Path, spy: Path) -> list[Path]:
+    """What a handler running in the checkout can plant in its `.git` so that the gate's
+    next git command runs it: a hook, an fsmonitor, a filter driver on every file. Each
+    program appends its environment to a file of its own; returns those files."""
+    logs = [spy / f"{name}.log" for name in ("hook", "fsmonitor", "smudge", "clean")]
+    spy.mkdir()
+    for log in logs:
+        program = spy / log.stem
+        program.write_text(f"#!/bin/sh\nenv >> {log}\ncat\n", encoding="utf-8")
+        program.chmod(0o755)
+    hooks = repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for hook in ("post-checkout", "reference-transaction", "post-index-change"):
+        (hooks / hook).write_text((spy / "hook").read_text(encoding="utf-8"), encoding="utf-8")
+        (hooks / hook).chmod(0o755)
+    elsewhere = spy / "hooks"  # and hooks named by the configuration
+    elsewhere.mkdir()
+    (elsewhere / "post-checkout").write_text((spy / "hook").read_text(encoding="utf-8"))
+    (elsewhere / "post-checkout").chmod(0o755)
+    sh(repo, "config", "core.hooksPath", str(elsewhere))
+    sh(repo, "config", "core.fsmonitor", str(spy / "fsmonitor"))
+    sh(repo, "config", "filter.a.b.smudge", str(spy / "smudge"))  # a dotted driver name
+    sh(repo, "config", "filter.spy.smudge", str(spy / "smudge"))
+    sh(repo, "config", "filter.spy.clean", str(spy / "clean"))
+    sh(repo, "config", "filter.spy.required", "true")
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text(
+        "* filter=spy\n*.txt filter=a.b\n", encoding="utf-8"
+    )
+    return logs
+
+
+def test_what_a_handler_plants_in_the_repository_never_runs(
+    history: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: hooks, fsmonitor and filter drivers a handler wrote into `.git` would run
+    with the gate's full environment (its token) when the baseline checks out the base."""
+    repo, shas = history
+    logs = _plant(repo, tmp_path / "spy")
+    monkeypatch.setenv("INPUT_GITHUB-TOKEN", "ghs_plantedHookWouldSeeThis")
+    monkeypatch.setenv("ACTIONS_RUNTIME_TOKEN", "runtime-secret")
+    with temporary_worktree(Git(repo), shas["c3"]) as root:
+        assert (root / "a.txt").read_text(encoding="utf-8") == "three"
+    assert [log.name for log in logs if log.exists()] == []
+
+
+def test_the_git_environment_keeps_no_secret() -> None:
+    environ = {
+        "PATH": "/bin",
+        "HOME": "/home/x",
+        "INPUT_GITHUB-TOKEN": "t",
+        "GITHUB_TOKEN": "t",
+        "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "t",
+        "LD_PRELOAD": "/tmp/evil.so",
+    }
+    assert git_environment(environ) == {
+        "PATH": "/bin",
+        "HOME": "/home/x",
+        "GIT_TERMINAL_PROMPT": "0",
+        "LC_ALL": "C",
+    }
+
+
+def test_the_gate_runs_only_the_git_commands_it_needs(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    """`diff`, `log`, `show` and the like can run an external diff, a textconv or a pager
+    named by the repository's configuration: the Git edge has no way to run them."""
+    repo, _ = history
+    for command in ("diff", "log", "show", "fetch", "-c", ""):
+        with pytest.raises(ValueError):
+            Git(repo)(command)

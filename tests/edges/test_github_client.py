@@ -377,3 +377,59 @@ def test_the_fake_serves_a_configured_pull_request(github: FakeGitHub, clock: Fa
     with pytest.raises(GitHubError) as caught:
         client.get("/repos/o/r/pulls/4")
     assert caught.value.code == "github.not-found"
+
+
+class Ticking:
+    """A monotonic clock that moves on `step` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_an_answer_that_trickles_in_is_cut_at_the_request_deadline(
+    github: FakeGitHub, clock: FakeTime
+) -> None:
+    """Issue 12: headers, then one byte at a time, each well within the read timeout: only a
+    wall-clock deadline ends it. Real time here: the server stops counting when we hang up."""
+    body = b'{"login": "' + b"x" * 400 + b'"}'
+    fault = Fault("GET", "/user", status=200, raw=body, trickle=0.02, times=9)
+    github.add_fault(fault)
+    client = GitHubClient(
+        github.url,
+        TOKEN,
+        policy=RetryPolicy(attempts=2, base_delay=0.0),
+        sleep=clock.sleep,
+        clock=clock.clock,
+        request_deadline=0.3,
+    )
+    with pytest.raises(GitHubError) as raised:
+        client.get("/user")
+    assert raised.value.code == "github.unreachable"
+    assert "no whole answer within 0.3 s" in raised.value.message
+    assert len(github.requests) == 2, "a GET is retried once, each attempt cut short"
+    assert fault.trickled < 2 * len(body), "the client hung up mid-answer"
+
+
+def test_the_client_has_one_deadline_for_everything(github: FakeGitHub, clock: FakeTime) -> None:
+    """However many retries the policy allows, nothing is sent once the client's deadline
+    (the comment phase's) has passed, and no wait runs past it."""
+    github.add_fault(Fault("GET", "/user", status=502, times=100))
+    client = GitHubClient(
+        github.url,
+        TOKEN,
+        policy=RetryPolicy(attempts=50, base_delay=0.0, max_total_wait=1e6),
+        sleep=clock.sleep,
+        clock=clock.clock,
+        rng=HalfRandom(),
+        deadline=10.0,
+        monotonic=Ticking(1.0),
+    )
+    with pytest.raises(GitHubError) as raised:
+        client.get("/user")
+    assert "deadline for talking to GitHub" in raised.value.message
+    assert 1 <= len(github.requests) < 10

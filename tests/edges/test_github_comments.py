@@ -22,6 +22,8 @@ BOT = "github-actions[bot]"
 BOT_TOKEN = "tok-bot-9f8e7d6c5b4a"
 USER_TOKEN = "tok-user-1a2b3c4d"
 FORK_TOKEN = "tok-fork-0f0f0f0f"
+APP = "toolfuzz-app[bot]"
+APP_TOKEN = "ghs-app-installation-5e5e5e"
 MARKER = "<!-- toolfuzz-gate:default -->"
 REPO = "octo/widgets"
 PR = 7
@@ -38,6 +40,7 @@ def github() -> Iterator[FakeGitHub]:
         BOT_TOKEN: Account(BOT, integration=True),
         USER_TOKEN: Account("octocat"),
         FORK_TOKEN: Account(BOT, integration=True, read_only=True),
+        APP_TOKEN: Account(APP, integration=True, viewer=False),
     }
     with FakeGitHub(tokens) as server:  # type: ignore[arg-type]
         yield server
@@ -76,8 +79,8 @@ def methods(github: FakeGitHub) -> list[str]:
 
 def test_the_author_is_the_token_login_or_the_fallback(github: FakeGitHub, clock: FakeTime) -> None:
     assert find_author(client_for(github, clock, USER_TOKEN)) == "octocat"
-    assert find_author(client_for(github, clock, BOT_TOKEN)) == BOT  # 403: integration
-    assert find_author(client_for(github, clock, "tok-unknown")) == BOT  # 401
+    assert find_author(client_for(github, clock, BOT_TOKEN)) == BOT  # 403, then GraphQL
+    assert find_author(client_for(github, clock, "tok-unknown")) == ""  # 401: unknown
     assert find_author(client_for(github, clock, "tok-unknown"), fallback="ghe-bot") == "ghe-bot"
     github.add_fault(Fault("GET", "/user", status=404, body={"message": "Not Found"}))
     with pytest.raises(GitHubError) as caught:
@@ -335,3 +338,45 @@ def test_the_token_appears_nowhere_but_the_authorization_header(
         assert request.headers["Authorization"] == f"Bearer {BOT_TOKEN}"
         for line in request.lines():
             assert BOT_TOKEN not in line or line == f"Authorization: Bearer {BOT_TOKEN}"
+
+
+def app_upsert(github: FakeGitHub, clock: FakeTime, text: str, configured: str = "") -> str:
+    client = client_for(github, clock, APP_TOKEN)
+    author = find_author(client, configured)
+    upsert_comment(client, REPO, PR, [body(text)], MARKER, "update", author)
+    return author
+
+
+def test_an_app_token_that_cannot_say_who_it_is_keeps_one_comment(
+    github: FakeGitHub, clock: FakeTime
+) -> None:
+    """Issue 12: a GitHub App's installation token reads neither /user nor GraphQL's viewer.
+    It used to be taken for github-actions[bot]: a new comment on every push, and edits
+    aimed at github-actions[bot]'s marker comments."""
+    theirs = github.seed_comment(REPO, PR, BOT, body("github-actions' own gate"))
+    mallory = github.seed_comment(REPO, PR, "mallory", f"{MARKER}\nclaims: {APP}")
+    assert app_upsert(github, clock, "first") == ""  # unknown: learned when creating
+    app_upsert(github, clock, "second")
+    app_upsert(github, clock, "second")
+    comments = github.comments(REPO, PR)
+    assert [(c["user"]["login"], c["body"]) for c in comments] == [
+        (BOT, theirs["body"]),
+        ("mallory", mallory["body"]),
+        (APP, body("second")),
+    ]
+
+
+def test_the_comment_author_input_is_taken_as_the_login(
+    github: FakeGitHub, clock: FakeTime
+) -> None:
+    assert app_upsert(github, clock, "first", configured=APP) == APP
+    before = len(github.requests)
+    app_upsert(github, clock, "second", configured=APP)
+    assert methods(github)[before:] == ["GET", "PATCH"], "found its comment: no create or delete"
+    assert [c["body"] for c in github.comments(REPO, PR)] == [body("second")]
+
+
+def test_graphql_viewer_names_the_workflow_token(github: FakeGitHub, clock: FakeTime) -> None:
+    client = client_for(github, clock, BOT_TOKEN)
+    assert find_author(client) == BOT
+    assert [(r.method, r.path) for r in github.requests] == [("GET", "/user"), ("POST", "/graphql")]

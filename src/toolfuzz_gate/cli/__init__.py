@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TextIO, cast
 
 from toolfuzz_gate.cli.diff import command_diff
@@ -33,19 +35,28 @@ def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
     return items, []
 
 
-def run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
-    """The whole command line with injected streams; returns the exit code. Both streams
-    go through `output.CommandGuard`: nothing printed becomes a workflow command unless
-    the gate emits it as one (`output.emit`)."""
+def run(
+    argv: Sequence[str],
+    stdout: TextIO,
+    stderr: TextIO,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """The whole command line with injected streams; returns the exit code. `environ` is
+    what `action` reads (default: the process environment). Both streams go through
+    `output.CommandGuard`: nothing printed becomes a workflow command unless the gate emits
+    it as one (`output.emit`)."""
     guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
     try:
-        return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err))
+        return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err), environ)
     finally:
         guarded_out.flush()
         guarded_err.flush()
 
 
-def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
+def _run(
+    argv: Sequence[str], stdout: TextIO, stderr: TextIO, environ: Mapping[str, str] | None
+) -> int:
+    args: argparse.Namespace | None = None
     try:
         head, tail = _split_tail(argv)
         args = build_parser().parse_args(head)
@@ -66,7 +77,7 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
         if args.command == "action":
             from toolfuzz_gate.cli.action import command_action  # needs requests
 
-            return int(command_action(stdout))
+            return int(command_action(stdout, environ))
         return int(command_run(args, argv, stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
@@ -74,9 +85,12 @@ def _run(argv: Sequence[str], stdout: TextIO, stderr: TextIO) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
         return int(ExitCode.INTERNAL)
-    except Exception as error:  # a bug in the gate: say so, keep the traceback short
-        print(f"internal error: {type(error).__name__}: {error}", file=stderr)
-        print("this is a bug in toolfuzz-gate; please report it with the command line", file=stderr)
+    except Exception as error:  # a bug in the gate: a short message, the traceback in a file
+        from toolfuzz_gate.cli.internal_error import report_internal_error
+
+        out_dir = getattr(args, "out", None)
+        env = os.environ if environ is None else environ
+        report_internal_error(error, list(argv), env, out_dir, stderr)
         return int(ExitCode.INTERNAL)
 
 
@@ -93,4 +107,11 @@ def interrupt_on_terminate() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     interrupt_on_terminate()
-    return run(sys.argv[1:] if argv is None else argv, sys.stdout, sys.stderr)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    environ = None
+    if arguments[:1] == ["action"]:
+        from toolfuzz_gate.edges.secrets import withhold_secrets
+
+        # before anything else runs: the token leaves the process environment
+        environ = withhold_secrets(os.environ, arguments)
+    return run(arguments, sys.stdout, sys.stderr, environ)

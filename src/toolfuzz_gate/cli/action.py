@@ -30,6 +30,7 @@ from toolfuzz_gate.core.github_event import Event, parse_event
 from toolfuzz_gate.core.workflow_commands import error_command, mask_command, notice_command
 from toolfuzz_gate.edges.actions_env import (
     Runner,
+    in_workspace,
     load_event,
     read_runner,
     write_outputs,
@@ -37,7 +38,7 @@ from toolfuzz_gate.edges.actions_env import (
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
-from toolfuzz_gate.errors import ToolfuzzError
+from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
@@ -51,6 +52,7 @@ def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> Exi
         inputs = read_inputs(env)
         if runner.on_actions and inputs.token:
             emit(out, mask_command(inputs.token))
+        _check_paths(runner, inputs)
         event = parse_event(runner.event_name, load_event(runner), runner.repository)
         if inputs.mode == "report":
             return command_report(runner, inputs, event, out)
@@ -62,12 +64,25 @@ def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> Exi
         raise
 
 
+def _check_paths(runner: Runner, inputs: ActionInputs) -> None:
+    """Each path input stays in the workspace once symlinks are resolved."""
+    for name, value in (
+        ("policy", inputs.policy),
+        ("output-dir", inputs.output_dir),
+        ("results-dir", inputs.results_dir),
+        ("baseline", inputs.baseline_dir),
+    ):
+        if value is not None:
+            in_workspace(runner.workspace, name, value)
+
+
 def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
     workspace = runner.workspace
-    directory = workspace / inputs.output_dir
+    directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
     overrides = _override_flags(inputs)
-    policy, root = str(workspace / inputs.policy), str(workspace)
+    policy = str(in_workspace(workspace, "policy", inputs.policy))
+    root = str(workspace)
     args = build_parser().parse_args(
         ["run", "--policy", policy, "--root", root, "--out", str(directory), *overrides]
     )
@@ -79,6 +94,10 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
     corpus = replay_corpus(loaded, build_overrides(args), out)
     written = run_policy(loaded, args, replay, directory, progress=Progress(out))
     diff = _baseline(runner, inputs, event, loaded, args, receipt_set(written), replay, out)
+    if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
+        raise UsageError(  # the handlers ran in the workspace: they could have planted one
+            f"the output directory {inputs.output_dir!r} became a symlink during the run"
+        )
     outcome = gate(loaded, written, diff, directory, out, corpus, inputs.comment_key)
     pull = event.pull_request
     if pull is not None:
@@ -126,7 +145,7 @@ def _baseline(
         return None
     if inputs.baseline == "dir":
         assert inputs.baseline_dir is not None
-        directory = runner.workspace / inputs.baseline_dir
+        directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
         return stored_baseline_diff(directory, head, loaded, build_overrides(args))
     git = Git(runner.workspace, safe_directory=str(runner.workspace))
     if event.pull_request is not None:

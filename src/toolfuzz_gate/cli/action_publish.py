@@ -52,8 +52,16 @@ def comment_bodies(document: Mapping[str, Any], context: ReportContext) -> list[
     return bodies
 
 
+COMMENT_DEADLINE_S = 180.0
+"""The most the comment may take, retries and rate-limit waits included: the verdict is
+already decided and never waits longer on GitHub."""
+REQUEST_DEADLINE_S = 60.0
+
+
 def build_client(runner: Runner, token: str) -> GitHubClient:
-    return GitHubClient(runner.api_url, token)
+    return GitHubClient(
+        runner.api_url, token, request_deadline=REQUEST_DEADLINE_S, deadline=COMMENT_DEADLINE_S
+    )
 
 
 def post_comment(
@@ -80,7 +88,7 @@ def post_comment(
                 comment_bodies(document, context),
                 marker(context),
                 inputs.comment,
-                find_author(client),
+                find_author(client, inputs.comment_author),
             )
         finally:
             for line in client.retries:

@@ -1,6 +1,8 @@
 """`mode: report`: the second workflow of the workflow_run pattern, for pull requests from
-forks. It runs no code from the pull request and posts no Markdown the pull request wrote:
-the comment is rendered here from the first workflow's receipts (JSON, checked like any
+forks. It runs no code from the pull request and posts no Markdown the pull request wrote,
+but the results are the first run's, which the fork controls: the comment is labelled as
+"reported by the pull request's own run".
+The comment is rendered here from the first workflow's receipts (JSON, checked like any
 receipt), the verdict is the first workflow's conclusion as GitHub reports it, and the PR
 number (from the event, else the results' `pr.json`) must name a pull request whose head
 is the commit the first workflow ran on.
@@ -22,7 +24,7 @@ from toolfuzz_gate.core.github_names import is_issue_number
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.core.workflow_commands import warning_command
-from toolfuzz_gate.edges.actions_env import Runner
+from toolfuzz_gate.edges.actions_env import Runner, in_workspace
 from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.edges.github.pulls import pull_request_head
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -30,6 +32,10 @@ from toolfuzz_gate.errors import GitHubError, InputFileError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 MAX_PR_FILE_BYTES = 4096
+REPORTED_BY = "reported by the pull request's own run"
+"""The report's heading says so: a fork controls that run, so its receipts can be forged
+(a receipt's hash is no signature), and only the verdict of a run the fork cannot alter
+(branch protection on the gate's own job) can block a merge."""
 
 
 def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
@@ -39,7 +45,7 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
             f"first workflow's results); this is a {event.name} event",
             hint="use mode: run (the default) in the workflow that runs on pull_request",
         )
-    results = runner.workspace / inputs.results_dir
+    results = in_workspace(runner.workspace, "results-dir", inputs.results_dir)
     document = report_document(results, event.run_head_sha)
     failed = event.run_conclusion != "success"
     context = ReportContext(
@@ -48,12 +54,13 @@ def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: Text
         head_sha=event.run_head_sha[:7],
         seeds=_seeds(document),
         key=inputs.comment_key,
+        reported_by=REPORTED_BY,
     )
     # the body goes beside the downloaded results, never over a file they brought
-    directory = Path(inputs.output_dir) / "report"
-    (runner.workspace / directory).mkdir(parents=True, exist_ok=True)
+    directory = in_workspace(runner.workspace, "output-dir", f"{inputs.output_dir}/report")
+    directory.mkdir(parents=True, exist_ok=True)
     body = render_markdown(document, context)
-    write_atomic(runner.workspace / directory / REPORT_FILES[0], body.encode("utf-8"))
+    write_atomic(directory / REPORT_FILES[0], body.encode("utf-8"))
     posted = _post(runner, inputs, event, results, document, context, out)
     finish(runner, body, document, failed, posted, inputs.results_dir, out)
     return ExitCode.PASSED

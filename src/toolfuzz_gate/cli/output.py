@@ -21,9 +21,13 @@ _LEGACY_COMMAND = "##["
 
 
 def inert(line: str) -> str:
-    """`line` (one line, no newline) as the runner will not read it as a command."""
-    line = _LEADING_COMMAND.sub(lambda m: m.group(1) + ":" + ZERO_WIDTH_SPACE, line)
-    return line.replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
+    """`line` (no newline) as the runner will not read it as a command; a carriage return
+    may start a line for a reader too, so each part after one is judged as a line."""
+    parts = [
+        _LEADING_COMMAND.sub(lambda m: m.group(1) + ":" + ZERO_WIDTH_SPACE, part)
+        for part in line.split("\r")
+    ]
+    return "\r".join(parts).replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
 
 
 class CommandGuard(io.TextIOBase):
@@ -63,7 +67,7 @@ class CommandGuard(io.TextIOBase):
         """Write `line`, a workflow command the gate means, on a line of its own."""
         if self._line or self._written:
             self.write("\n")
-        self.inner.write(line.replace("\r", "").replace("\n", "") + "\n")
+        self.inner.write(_one_command(line) + "\n")
 
     def _inert_rest(self, rest: str) -> str:
         """`rest` made inert as the continuation of what this line already showed."""
@@ -78,4 +82,11 @@ def emit(out: TextIO, line: str) -> None:
     if isinstance(out, CommandGuard):
         out.command(line)
     else:
-        print(line, file=out)
+        print(_one_command(line), file=out)
+
+
+def _one_command(line: str) -> str:
+    """`line` as exactly one command: on one line, and no legacy `##[` command inside its
+    data (which the runner would run too)."""
+    flat = line.replace("\r", "").replace("\n", "")
+    return flat.replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")

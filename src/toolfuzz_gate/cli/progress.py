@@ -30,7 +30,7 @@ class Progress:
             return
         title = f"{self._label(tool)}: seed {seed}, {runs} runs"
         if self.grouped:
-            emit(self.out, f"::group::{workflow_data(_inert(title))}")
+            emit(self.out, f"::group::{_inert(workflow_data(title))}")
         print(f"{_inert(title)} ...", file=self.out, flush=True)
         self._started = time.monotonic()
 

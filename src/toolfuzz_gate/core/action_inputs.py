@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal, TypeVar
 
+from toolfuzz_gate.core.github_names import is_login
 from toolfuzz_gate.core.policy import FAIL_ON
 from toolfuzz_gate.errors import UsageError
 
@@ -34,6 +35,7 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("fail-on", ""),
     InputSpec("comment", "update"),
     InputSpec("comment-key", "default"),
+    InputSpec("comment-author", ""),
     InputSpec("output-dir", "toolfuzz-gate-results"),
     InputSpec("seed", ""),
     InputSpec("runs", ""),
@@ -58,6 +60,7 @@ class ActionInputs:
     fail_on: tuple[str, ...] | None
     comment: Literal["update", "recreate", "off"]
     comment_key: str
+    comment_author: str
     output_dir: str
     seed: int | None
     runs: int | None
@@ -83,6 +86,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         fail_on=_fail_on(raw["fail-on"]),
         comment=_choice("comment", raw["comment"], ("update", "recreate", "off")),
         comment_key=_key(raw["comment-key"]),
+        comment_author=_login(raw["comment-author"]),
         output_dir=output_dir,
         seed=_integer("seed", raw["seed"], *SEED_RANGE),
         runs=_integer("runs", raw["runs"], 1, MAX_RUNS),
@@ -152,6 +156,14 @@ def _key(value: str) -> str:
         return value
     raise UsageError(
         f"input comment-key must be 1-64 letters, digits, '.', '_' or '-': got {value[:200]!r}"
+    )
+
+
+def _login(value: str) -> str:
+    if not value or is_login(value):
+        return value
+    raise UsageError(
+        f"input comment-author must be a GitHub login (such as my-app[bot]): got {value[:200]!r}"
     )
 
 

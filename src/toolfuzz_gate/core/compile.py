@@ -108,6 +108,9 @@ def compile_schema(
                 )
             ]
         )
+    surrogates = list(_lone_surrogates(document, ""))
+    if surrogates:
+        raise SchemaError(surrogates)
     state = _Compilation(limits, options, draft or options.default_draft)
     size = len(canonical_compact(document).encode("ascii"))
     if size > limits.max_schema_bytes:
@@ -197,6 +200,34 @@ def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from _unsafe_keys(value, jp.join(where, index))
+
+
+def _lone_surrogates(document: Any, where: str) -> Iterator[SchemaProblem]:
+    """Names holding a lone surrogate, anywhere: JSON can spell one, UTF-8 cannot carry it
+    (no handler could receive the argument, validators refuse it, no report could print
+    the name), so they are refused before anything else is read."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            here = jp.join(where, key)
+            if _has_lone_surrogate(key):
+                yield SchemaProblem(
+                    "schema.lone-surrogate",
+                    here.encode("utf-8", "backslashreplace").decode("utf-8"),
+                    f"the name {key!r} holds a lone surrogate, which UTF-8 cannot carry",
+                )
+            else:
+                yield from _lone_surrogates(value, here)
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _lone_surrogates(value, jp.join(where, index))
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -> Node:

@@ -56,6 +56,20 @@ def read_runner(environ: Mapping[str, str]) -> Runner:
     )
 
 
+def in_workspace(workspace: Path, name: str, relative: str) -> Path:
+    """`workspace / relative` with every symlink resolved; a path that leaves the workspace
+    that way is refused (the inputs were checked as text, which a symlink fools)."""
+    root = workspace.resolve()
+    resolved = (root / relative).resolve()
+    if not resolved.is_relative_to(root):
+        raise UsageError(
+            f"input {name} ({relative[:200]!r}) leads out of the workspace through a symlink",
+            hint="name a path inside the workspace that is not, or does not pass, a symlink "
+            "leading out of it",
+        )
+    return resolved
+
+
 def load_event(runner: Runner) -> Any:
     """The event payload (None when the runner names no event file)."""
     if runner.event_path is None:

@@ -1,7 +1,11 @@
 """git for the baseline: which commit is the base, and a throwaway worktree at it (edge).
 
-git runs from an argv list (never a shell), with a timeout and an environment without the
-`GIT_*` variables that could point it at another repository, index or object store.
+git runs from an argv list (never a shell), with a timeout and an allowlisted environment
+(no `GIT_*` variable that could point it at another repository, index or object store, and
+none of the gate's secrets). The handlers ran in this repository before the baseline's
+checkout, so its configuration is theirs to write: every call turns off what lets
+repository configuration run a program (hooks, `core.fsmonitor`, `core.sshCommand`, the
+filter drivers a checkout would run).
 Base resolution on a pull request: the first parent of a merge commit (what GitHub checks
 out), else the merge base with `origin/<base branch>`, else the event's base sha, with a
 warning. A shallow clone lacking that commit is an error saying to fetch more history.
@@ -31,6 +35,20 @@ FETCH_DEPTH_HINT = (
     "(or a depth deep enough to reach the base) on actions/checkout"
 )
 
+HARDENING = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.sshCommand=ssh",
+    "protocol.allow=never",
+)
+"""`-c` settings on every call: no hook, fsmonitor, ssh wrapper or transport named by the
+repository's configuration runs."""
+COMMANDS = frozenset({"rev-list", "rev-parse", "merge-base", "cat-file", "worktree", "config"})
+"""The only subcommands the gate runs: none of them runs `diff.external`, a textconv, a
+pager, an editor or a credential helper."""
+_FILTERS = ("config", "--null", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$")
+_GIT_ENVIRONMENT = frozenset({"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TZ"})
+
 _Result = TypeVar("_Result")
 
 
@@ -44,10 +62,24 @@ class Git:
     timeout_s: float = GIT_TIMEOUT_S
 
     def __call__(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        if not args or args[0] not in COMMANDS:
+            raise ValueError(f"the gate runs no `git {args[:1]}`")
+        argv = self._argv()
+        if args[:1] == ("worktree",):  # a checkout: no filter driver may run
+            listed = self._run([*argv, "-C", str(self.repo), *_FILTERS], "config")
+            argv += _filter_overrides(listed)
+        done = self._run([*argv, "-C", str(self.repo), *args], args[0])
+        return self._checked(done, args, check)
+
+    def _argv(self) -> list[str]:
         argv = ["git"]
         if self.safe_directory is not None:
             argv += ["-c", f"safe.directory={self.safe_directory}"]
-        argv += ["-C", str(self.repo), *args]
+        for setting in HARDENING:
+            argv += ["-c", setting]
+        return argv
+
+    def _run(self, argv: list[str], command: str) -> subprocess.CompletedProcess[str]:
         try:
             done = subprocess.run(
                 argv,
@@ -62,7 +94,12 @@ class Git:
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         except subprocess.TimeoutExpired:
-            raise GitError(f"`git {args[0]}` took longer than {self.timeout_s:g} s") from None
+            raise GitError(f"`git {command}` took longer than {self.timeout_s:g} s") from None
+        return done
+
+    def _checked(
+        self, done: subprocess.CompletedProcess[str], args: tuple[str, ...], check: bool
+    ) -> subprocess.CompletedProcess[str]:
         if check and done.returncode != 0:
             raise GitError(
                 f"`git {' '.join(args)[:200]}` failed in {self.repo}: "
@@ -78,11 +115,29 @@ class Git:
 
 
 def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """`environ` without `GIT_*` (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_*, ...
-    would make git act on another repository); no prompts, stable messages."""
-    kept = {k: v for k, v in environ.items() if not k.startswith("GIT_")}
+    """The part of `environ` git needs (PATH, HOME, TMPDIR, locale): never `GIT_*` (GIT_DIR,
+    GIT_WORK_TREE, GIT_CONFIG_*, ... would make git act on another repository or run another
+    program) nor the gate's secrets, which a hook or filter would see; no prompts, stable
+    messages."""
+    kept = {k: v for k, v in environ.items() if k in _GIT_ENVIRONMENT}
     kept.update({"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
     return kept
+
+
+def _filter_overrides(listed: subprocess.CompletedProcess[str]) -> list[str]:
+    """`-c` settings that empty every configured filter driver (an empty command is no
+    filter) and make none required; `listed` is `git config --get-regexp` of them."""
+    names = set()
+    for entry in listed.stdout.split("\0") if listed.returncode == 0 else []:
+        key = entry.split("\n", 1)[0]
+        for suffix in (".clean", ".smudge", ".process", ".required"):
+            if key.startswith("filter.") and key.endswith(suffix):
+                names.add(key[len("filter.") : -len(suffix)])
+    overrides: list[str] = []
+    for name in sorted(names):
+        for setting in ("clean=", "smudge=", "process=", "required=false"):
+            overrides += ["-c", f"filter.{name}.{setting}"]
+    return overrides
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,18 @@ def _read_yaml(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise PolicyError("not UTF-8", file=file, line=line, key="(document)") from None
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)  # its reader refuses non-printable characters here
+    except yaml.reader.ReaderError as error:
+        line = text[: error.position].count("\n") + 1
+        raise PolicyError(
+            f"not valid YAML: character #x{error.character:04x} is not allowed in YAML"
+            if isinstance(error.character, int)
+            else "not valid YAML: a character YAML does not allow",
+            file=file,
+            line=line,
+            key="(document)",
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:

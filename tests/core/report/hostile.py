@@ -50,6 +50,13 @@ ATOMS = (
     '"',
     "$(rm -rf ~)",
     "\U0001f600",
+    "https://evil.example/x",
+    "www.evil.example",
+    "\u200b",
+    "\u200d",
+    "\ufeff",
+    "\U000e0041",
+    "\u2060",
 )
 
 atoms = st.sampled_from(ATOMS)

@@ -192,7 +192,11 @@ def test_a_budget_below_the_minimum_is_refused() -> None:
 _MENTION = re.compile(r"@[A-Za-z0-9]")
 _ISSUE = re.compile(r"#[0-9]")
 _TAG = re.compile(r"<[^>]*>")
-_INVISIBLE = re.compile("[\u202a-\u202e\u2066-\u2069\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_INVISIBLE = re.compile(
+    "[\u202a-\u202e\u2066-\u2069\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029"
+    "\u200b-\u200f\u2060-\u2064\ufeff\u061c\U000e0000-\U000e007f]"
+)
+_LINK = re.compile(r"(?i)://|www\.")
 
 
 @st.composite
@@ -214,6 +218,7 @@ def test_hostile_text_never_escapes_its_fence_mentions_or_overflows(case: Any) -
     outside = "\n".join(rest)
     assert "<!--" not in outside and "-->" not in outside
     assert not _MENTION.search(outside) and not _ISSUE.search(outside)
+    assert not _LINK.search(outside)
     assert set(_TAG.findall(outside)) <= ALLOWED_TAGS
     assert not _INVISIBLE.search(body)
     for info, content in parsed.blocks:

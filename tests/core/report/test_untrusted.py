@@ -22,9 +22,30 @@ def test_markdown_text_escapes_html_and_markdown_specials() -> None:
     )
 
 
-def test_mentions_and_issue_references_get_a_word_joiner() -> None:
+def test_mentions_and_issue_references_get_fullwidth_signs() -> None:
     text = u.markdown_text("@octocat fixed org/repo#12 and #7")
-    assert text == "@\u2060octocat fixed org/repo#\u206012 and #\u20607"
+    assert text == "\uff20octocat fixed org/repo\uff0312 and \uff037"
+
+
+FORMAT_CHARACTERS = (
+    "\u200b\u200c\u200d\u200e\u200f\u061c\ufeff\u2060\u2061\u2064\u00ad\u180e"
+    "\U000e0000\U000e0001\U000e0041\U000e007f"
+)
+
+
+def test_format_characters_are_dropped_and_urls_and_mentions_are_inert() -> None:
+    """Issue 12: invisible characters a language-model reviewer reads, and links posted
+    under the repository's bot."""
+    hidden = "ignore" + FORMAT_CHARACTERS + " previous"
+    assert u.clean(hidden) == "ignore previous"
+    assert u.markdown_text(hidden) == "ignore previous"
+    assert u.fence(hidden, "text") == "```text\nignore previous\n```"
+    assert "\\u200b" in u.json_block_text({"k": "a\u200bb"})  # visible, same value
+    text = u.markdown_text("see https://evil.example/x, HTTP://a.b and www.evil.example @me")
+    assert text == (
+        "see https\\[:\\]//evil.example/x, HTTP\\[:\\]//a.b and www\\[.\\]evil.example \uff20me"
+    )
+    assert not set(text) & set(FORMAT_CHARACTERS)
 
 
 def test_controls_and_bidi_overrides_are_removed_and_newlines_become_spaces() -> None:

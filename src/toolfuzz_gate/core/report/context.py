@@ -41,6 +41,9 @@ class ReportContext:
     key: str = "default"
     sources: Mapping[str, SchemaSource] = field(default_factory=dict)
     replay_from: ReplayFrom = ReplayFrom()
+    reported_by: str = ""
+    """Who vouches for the results, said in the heading when it is not the gate itself (the
+    workflow_run report: the pull request's own run, which a fork controls)."""
 
 
 @dataclass(frozen=True)

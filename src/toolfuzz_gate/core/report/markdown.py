@@ -149,7 +149,9 @@ def _last_resort(context: ReportContext) -> str:
 
 
 def _verdict_header(context: ReportContext) -> str:
-    return f"## {ENGINE_NAME}: " + ("\u274c failed" if context.failed else "\u2705 passed")
+    verdict = "\u274c failed" if context.failed else "\u2705 passed"
+    by = f" ({markdown_text(context.reported_by)})" if context.reported_by else ""
+    return f"## {ENGINE_NAME}: {verdict}{by}"
 
 
 def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> str:

@@ -2,14 +2,18 @@
 
 Everything that comes from schemas, handlers and inputs (tool names, paths, reasons, error
 codes, file names, inputs) is untrusted: it may try to close a fence, forge the comment's
-hidden marker, mention people, link issues, reorder text with bidi overrides, or start a
-workflow command. Renderers pass every such field through these functions and nothing else.
+hidden marker, mention people, link issues or URLs, reorder text with bidi overrides, hide
+words from people with format characters (zero-width spaces and joiners, tag characters)
+that language-model reviewers still read, or start a workflow command. Renderers pass every
+such field through these functions and nothing else.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import unicodedata
 
 from toolfuzz_gate.core.canonical import JSON
 
@@ -18,12 +22,16 @@ FIELD_CAP = 200
 BLOCK_CAP = 4000
 """Characters kept of one fenced block's content (a minimized input, a replay command)."""
 ELLIPSIS = "\u2026"
-WORD_JOINER = "\u2060"
-"""Invisible, and not a username or issue-number character: `@\u2060name` mentions nobody."""
+MENTION_SIGNS = {"@": "\uff20", "#": "\uff03"}
+"""`@` and `#` in untrusted text are shown as their fullwidth forms (visible, and not what
+GitHub reads as a mention or an issue reference): `\uff20name` mentions nobody."""
+_LINKS = re.compile(r"://|(?i:www)\.")
+"""What GitHub autolinks in text: `scheme://...` and `www.` (e-mail addresses need an `@`)."""
 
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
 _LINE_SEPARATORS = frozenset((0x2028, 0x2029))
 _NONCHARACTERS = frozenset((0xFFFE, 0xFFFF))
+_TAGS = range(0xE0000, 0xE0080)
 _MARKDOWN_SPECIALS = frozenset("\\|*_[]`~")
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 
@@ -40,11 +48,14 @@ def _dropped(code: int, keep_newlines: bool) -> bool:
         or code in _LINE_SEPARATORS
         or code in _NONCHARACTERS
         or 0xD800 <= code <= 0xDFFF
+        or code in _TAGS
+        or unicodedata.category(chr(code)) == "Cf"
     )
 
 
 def clean(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` without C0/C1 controls, bidi overrides, line separators, lone surrogates.
+    """`text` without C0/C1 controls, format characters (bidi overrides and marks,
+    zero-width spaces and joiners, BOM, tag characters), line separators, lone surrogates.
 
     Tabs stay; CR and LF stay only with `keep_newlines`, otherwise each becomes a space (a
     field then stays on one line, e.g. in a table cell).
@@ -76,20 +87,25 @@ def markdown_text(value: object, limit: int = FIELD_CAP) -> str:
     """An untrusted field as inert Markdown text, safe in a table cell and in running text.
 
     HTML specials become entities (so no comment, tag or marker can be forged), Markdown
-    specials are backslash-escaped, and a word joiner follows every `@` and `#` so that no
-    `@mention`, `#123` or `owner/repo#123` reference is linked.
+    specials are backslash-escaped, `@` and `#` become their fullwidth forms so that no
+    `@mention`, `#123` or `owner/repo#123` reference is linked, and bare URLs are defanged
+    (`https[:]//`, `www[.]`) so that none is autolinked.
     """
     out: list[str] = []
-    for char in field(value, limit):
+    for char in defang(field(value, limit)):
         if char in _HTML:
             out.append(_HTML[char])
         elif char in _MARKDOWN_SPECIALS:
             out.append("\\" + char)
-        elif char in "@#":
-            out.append(char + WORD_JOINER)
         else:
-            out.append(char)
+            out.append(MENTION_SIGNS.get(char, char))
     return "".join(out)
+
+
+def defang(text: str) -> str:
+    """`text` with `://` written `[:]//` and `www.` written `www[.]`: read the same by
+    people, linked by nobody."""
+    return _LINKS.sub(lambda found: "[:]//" if found[0] == "://" else found[0][:-1] + "[.]", text)
 
 
 def longest_backtick_run(text: str) -> int:
@@ -123,10 +139,18 @@ def json_block_text(value: JSON) -> str:
     for char in text:
         code = ord(char)
         if char in "<>&" or (char not in "\n" and _dropped(code, keep_newlines=False)):
-            out.append(f"\\u{code:04x}")
+            out.append(_json_escape(code))
         else:
             out.append(char)
     return "".join(out)
+
+
+def _json_escape(code: int) -> str:
+    """`\\uXXXX`, or the surrogate pair JSON spells an astral character with."""
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
 def shell_word(value: str) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+import urllib3
 
 from toolfuzz_gate.errors import GitHubError
 
@@ -40,18 +42,50 @@ def origin(url: str) -> tuple[str, str, int | None]:
     return (scheme, (parts.hostname or "").lower(), port)
 
 
-def read_bounded(response: requests.Response) -> bytes:
+def read_bounded(
+    response: requests.Response,
+    give_up_at: float | None = None,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> bytes:
+    """The body, at most `MAX_RESPONSE_BYTES`; past `give_up_at` (a `monotonic` time) the
+    read stops with `AnswerTooSlow`, checked after each network read (a server can keep a
+    connection alive forever with a byte every few seconds, each within the read timeout)."""
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
         raise GitHubError(f"GitHub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
     chunks: list[bytes] = []
     size = 0
-    for chunk in response.iter_content(chunk_size=65536):
+    for chunk in _chunks(response):
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
             raise GitHubError(f"GitHub's answer is larger than {MAX_RESPONSE_BYTES} bytes")
         chunks.append(chunk)
+        if give_up_at is not None and monotonic() > give_up_at:
+            raise AnswerTooSlow
     return b"".join(chunks)
+
+
+class AnswerTooSlow(Exception):
+    """The answer did not arrive whole before the request's deadline."""
+
+
+def _chunks(response: requests.Response) -> Iterator[bytes]:
+    """The body as each network read returns it (`read1`: one read, not "until 64 KiB"),
+    where urllib3 offers that; else in chunks."""
+    read1 = getattr(response.raw, "read1", None)
+    if read1 is None:
+        yield from response.iter_content(chunk_size=65536)
+        return
+    while True:
+        try:
+            chunk = read1(65536)
+        except urllib3.exceptions.ReadTimeoutError:  # as iter_content would say them
+            raise requests.ReadTimeout("no answer within the read timeout") from None
+        except urllib3.exceptions.HTTPError as error:
+            raise requests.exceptions.ChunkedEncodingError(str(error)) from None
+        if not chunk:
+            return
+        yield chunk
 
 
 def parse_json(raw: bytes, status: int) -> Any:

@@ -8,7 +8,10 @@ Retry rules, by what a failure proves about the request:
   secondary-rate-limit wait, doubled each time;
 - any other 4xx is final.
 Every wait counts against `RetryPolicy.max_total_wait`: a wait that would pass it is an error
-now, not an hour's sleep. The token lives only in the `Authorization` header.
+now, not an hour's sleep. Time is bounded twice more, on the wall clock: each request (its
+attempt's connection, headers and whole body) by `request_deadline` seconds, and everything
+the client does by `deadline` seconds from its creation (a server that sends a byte every
+20 s never times out a socket read). The token lives only in the `Authorization` header.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from requests.auth import AuthBase
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.edges.github.answers import (
+    AnswerTooSlow,
     Reply,
     github_message,
     is_rate_limit,
@@ -104,6 +108,9 @@ class GitHubClient:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         session: requests.Session | None = None,
+        request_deadline: float = 60.0,
+        deadline: float | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         root = api_url.strip().rstrip("/")
         parts = urlsplit(root)
@@ -128,11 +135,20 @@ class GitHubClient:
         self._rng = rng or random.Random()
         self._session = session or requests.Session()
         self._last_mutation: float | None = None
+        self._monotonic = monotonic
+        self.request_deadline = request_deadline
+        self._end = None if deadline is None else monotonic() + deadline
         self.retries: list[str] = []
         """One line per retry taken ("GET /user: HTTP 502, waited 1.0s"), for the log."""
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r})"
+
+    @property
+    def graphql_available(self) -> bool:
+        """GraphQL lives at `/graphql` beside REST only on an API root without a path
+        (api.github.com); GitHub Enterprise puts it outside `/api/v3`."""
+        return not self._prefix
 
     def __enter__(self) -> GitHubClient:
         return self
@@ -204,6 +220,7 @@ class GitHubClient:
         state = _Attempts()
         for attempt in range(1, self.policy.attempts + 1):
             last = attempt == self.policy.attempts
+            self._check_deadline(label)
             if method in _MUTATING:
                 self._space()
             try:
@@ -227,10 +244,14 @@ class GitHubClient:
                     raise error
                 if last:
                     raise error
-            if state.waited + wait > self.policy.max_total_wait:
+            if state.waited + wait > self.policy.max_total_wait or self._past(wait):
+                bound = (
+                    "it would pass the deadline for talking to GitHub"
+                    if self._past(wait)
+                    else f"the bound is {self.policy.max_total_wait:.0f}s"
+                )
                 raise GitHubError(
-                    f"{label}: giving up rather than wait {wait:.0f}s more "
-                    f"(the bound is {self.policy.max_total_wait:.0f}s)",
+                    f"{label}: giving up rather than wait {wait:.0f}s more ({bound})",
                     code=error.code,
                     status=error.status,
                     github_message=error.github_message,
@@ -251,11 +272,19 @@ class GitHubClient:
             "Accept": "application/vnd.github+json",
             "X-GitHub-Api-Version": "2022-11-28",
             "User-Agent": f"toolfuzz-gate/{__version__}",
+            # no compression: each network read is then bytes of the body, so the deadline
+            # is checked as they come (a decoder could read on without yielding any)
+            "Accept-Encoding": "identity",
         }
         if data is not None:
             headers["Content-Type"] = "application/json; charset=utf-8"
+        give_up_at = self._monotonic() + self.request_deadline
+        if self._end is not None:
+            give_up_at = min(give_up_at, self._end)
         try:
             for _ in range(MAX_REDIRECTS + 1):
+                remaining = max(give_up_at - self._monotonic(), 0.001)
+                timeout = (min(self.timeout[0], remaining), min(self.timeout[1], remaining))
                 response = self._session.request(
                     method,
                     url,
@@ -263,12 +292,12 @@ class GitHubClient:
                     data=data,
                     headers=headers,
                     auth=self._auth,
-                    timeout=self.timeout,
+                    timeout=timeout,
                     stream=True,
                     allow_redirects=False,
                 )
                 try:
-                    raw = read_bounded(response)
+                    raw = read_bounded(response, give_up_at, self._monotonic)
                 finally:
                     response.close()
                 location = response.headers.get("location", "")
@@ -285,6 +314,10 @@ class GitHubClient:
                 )
         except requests.Timeout:
             raise _NetworkError("no answer within the timeout") from None
+        except AnswerTooSlow:
+            raise _NetworkError(
+                f"no whole answer within {self.request_deadline:g} s (or the client's deadline)"
+            ) from None
         except requests.ConnectionError as exc:
             raise _NetworkError(f"the connection failed ({type(exc).__name__})") from None
         except requests.exceptions.ChunkedEncodingError:
@@ -300,6 +333,17 @@ class GitHubClient:
         raise GitHubError(f"{method}: more than {MAX_REDIRECTS} redirects")
 
     # -- waits -------------------------------------------------------------------------------
+
+    def _past(self, wait: float) -> bool:
+        """Would waiting `wait` seconds pass the client's deadline?"""
+        return self._end is not None and self._monotonic() + wait > self._end
+
+    def _check_deadline(self, label: str) -> None:
+        if self._past(0.0):
+            raise GitHubError(
+                f"{label}: the deadline for talking to GitHub has passed",
+                code="github.unreachable",
+            )
 
     def _space(self) -> None:
         """GitHub asks for a pause between mutating requests (secondary rate limits)."""

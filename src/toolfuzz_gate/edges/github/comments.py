@@ -8,7 +8,6 @@ comments are listed again so that two racing runs end with one comment (the olde
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,11 +19,10 @@ from toolfuzz_gate.core.comment_plan import (
     plan_comment,
     same_body,
 )
-from toolfuzz_gate.core.github_names import is_issue_number, is_repository
+from toolfuzz_gate.core.github_names import is_issue_number, is_login, is_repository
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.errors import GitHubError
 
-_LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,99}(?:\[bot\])?$")
 TOO_LONG = "is too long"
 
 
@@ -39,17 +37,37 @@ class CommentResult:
     notes: tuple[str, ...]
 
 
-def find_author(client: GitHubClient, fallback: str = "github-actions[bot]") -> str:
-    """The login the token posts as; the workflow token may not read `/user` (401/403), and
-    then it posts as `fallback`."""
+def find_author(client: GitHubClient, configured: str = "", fallback: str = "") -> str:
+    """The login the token posts as: `configured` (the `comment-author` input) when given,
+    else `GET /user`, else GraphQL's `viewer` (an installation token may read neither: 403),
+    else `fallback`. "" means unknown: `upsert_comment` then learns it from the comment it
+    creates (GitHub says who wrote it), never from what a comment claims."""
+    if configured:
+        return configured
     try:
         data = client.get("/user")
     except GitHubError as error:
-        if error.status in (401, 403):
-            return fallback
-        raise
+        if error.status not in (401, 403):
+            raise
+        return _viewer(client) or fallback
     login = data.get("login") if isinstance(data, dict) else None
-    return login if isinstance(login, str) and _LOGIN.match(login) else fallback
+    return login if is_login(login) else fallback
+
+
+def _viewer(client: GitHubClient) -> str:
+    """GraphQL's `viewer { login }`, or "" (not offered, refused, or not a login)."""
+    if not client.graphql_available:
+        return ""
+    try:
+        data = client.post("/graphql", {"query": "query { viewer { login } }"})
+    except GitHubError as error:
+        if error.code == "github.unreachable" or (error.status or 0) >= 500:
+            raise
+        return ""
+    data = data.get("data") if isinstance(data, dict) else None
+    viewer = data.get("viewer") if isinstance(data, dict) else None
+    login = viewer.get("login") if isinstance(viewer, dict) else None
+    return login if is_login(login) else ""
 
 
 def list_comments(client: GitHubClient, repository: str, number: int) -> list[Comment]:
@@ -70,14 +88,16 @@ def upsert_comment(
     author: str,
 ) -> CommentResult:
     """Make the PR carry exactly one comment of ours for `marker`, with the first of `bodies`
-    (the renderings, longest first) that GitHub accepts."""
+    (the renderings, longest first) that GitHub accepts. `author` "" (unknown) creates the
+    comment, takes the login GitHub answers with as ours, and then settles as after a race:
+    the oldest of ours keeps the body (with `recreate`, the new one stays)."""
     _comments_path(repository, number)  # validates both before anything is sent
     if not bodies:
         raise ValueError("upsert_comment needs at least one body")
     for body in bodies:
         if body.replace("\r\n", "\n").split("\n", 1)[0] != marker:
             raise ValueError("every body must start with the marker line")
-    run = _Upsert(client, repository, number, tuple(bodies), marker, author)
+    run = _Upsert(client, repository, number, tuple(bodies), marker, author, mode)
     plan = plan_comment(run.list(), marker, author, bodies[0], mode)
     for comment_id in plan.delete:
         run.delete(comment_id, "removed old comment" if mode == "recreate" else "removed duplicate")
@@ -99,8 +119,10 @@ class _Upsert:
         bodies: tuple[str, ...],
         marker: str,
         author: str,
+        mode: Literal["update", "recreate"] = "update",
     ) -> None:
         self.client = client
+        self.mode = mode
         self.repository = repository
         self.number = number
         self.path = _comments_path(repository, number)
@@ -154,10 +176,27 @@ class _Upsert:
                 self.notes.append(f"the create's answer was lost; found comment {created.id}")
             if created is None:
                 raise GitHubError("POST: GitHub answered the create without a comment")
+            if not self.author:
+                return self._learn(action, created, body, index)
             return self._settle(action, created, body, index)
         raise _all_too_long(len(self.bodies))
 
+    def _learn(self, action: str, created: Comment, body: str, index: int) -> CommentResult:
+        """The token's login was unknown: it is the login of the comment just created."""
+        if not is_login(created.author):
+            raise GitHubError("POST: GitHub answered the create without the comment's author")
+        self.author = created.author
+        self.notes.append(f"the token posts as {created.author} (learned from its comment)")
+        if self.mode == "update":
+            return self._settle(action, created, body, index)
+        for comment in self.list():
+            if is_ours(comment, self.marker, self.author) and comment.id != created.id:
+                self.delete(comment.id, "removed old comment")
+        return self._result(action, created.id, created.url, index)
+
     def _went_through(self, body: str) -> Comment | None:
+        if not self.author:
+            return None  # nothing tells ours from anyone else's
         listed = self.list()
         mine = [c for c in listed if is_ours(c, self.marker, self.author)]
         matching = [c for c in mine if same_body(c.body, body)]
