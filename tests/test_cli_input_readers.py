@@ -101,8 +101,17 @@ def test_a_schema_key_with_a_lone_surrogate_is_a_schema_error(tmp_path: Path) ->
     for argv, expected in (
         (["lint", str(schema)], 2),
         (
-            ["fuzz", "--schema", str(schema), "--runs", "1", "--handler", "python:json:dumps"]
-            + ["--out", str(tmp_path / "out")],
+            [
+                "fuzz",
+                "--schema",
+                str(schema),
+                "--runs",
+                "1",
+                "--handler",
+                "python:json:dumps",
+                "--out",
+                str(tmp_path / "out"),
+            ],
             1,
         ),
     ):
