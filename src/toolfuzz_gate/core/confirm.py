@@ -62,9 +62,19 @@ def fails_alike(
     """Does `value`, run as `case` was, fail with `found`'s class, path and cause? None
     when the call could not tell: a failure judged from committed state, on a call whose
     state was not observed (the first call of a fresh process that does not announce it)."""
+    alike = failing_alike(found, case, value, handler, tool)
+    return alike if alike is None or isinstance(alike, bool) else True
+
+
+def failing_alike(
+    found: Finding, case: Case, value: JSON, handler: Handler, tool: ToolSpec
+) -> Finding | bool | None:
+    """`fails_alike`, with the finding itself when it does: what the handler said about
+    `value` (not about the input the failure was first found with)."""
     observed = observe(replace(case, input=value), handler)
-    if any(f.identity == found.identity for f in check_observation(observed, tool)):
-        return True
+    for finding in check_observation(observed, tool):
+        if finding.identity == found.identity:
+            return finding
     unseen = observed.outcome is not None and not observed.outcome.effects_observed
     return None if found.failure in EFFECT_FAILURES and unseen else False
 
@@ -93,11 +103,17 @@ def restart(handler: Handler) -> None:
 
 
 def replay(
-    found: Finding, case: Case, value: JSON, handler: Handler, tool: ToolSpec, times: int
+    found: Finding,
+    case: Case,
+    value: JSON,
+    handler: Handler,
+    tool: ToolSpec,
+    times: int,
+    seen: list[Finding] | None = None,
 ) -> Reproduction:
     """Run `value` `times` more times; a timeout with the longer budget, stopping at the
     first answer (one is enough to dismiss it). A run that could not tell is not counted,
-    and is tried once more."""
+    and is tried once more. The findings of the runs that failed alike go into `seen`."""
     timeout = found.failure is Failure.TIMEOUT
     stretching = handler if timeout and isinstance(handler, Replaying) else None
     if stretching is not None:
@@ -107,12 +123,14 @@ def replay(
         for _ in range(times + 1):
             if runs == times:
                 break
-            verdict = fails_alike(found, case, value, handler, tool)
+            verdict = failing_alike(found, case, value, handler, tool)
             if verdict is None:
                 continue
             runs += 1
             if verdict:
                 failed += 1
+                if seen is not None and isinstance(verdict, Finding):
+                    seen.append(verdict)
             elif timeout:
                 break
     finally:

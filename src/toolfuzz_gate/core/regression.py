@@ -26,7 +26,7 @@ from toolfuzz_gate.core.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle
 from toolfuzz_gate.core.outcome import Handler
-from toolfuzz_gate.core.redact import is_complete
+from toolfuzz_gate.core.redact import bounded_message, is_complete
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict
 from toolfuzz_gate.errors import ReceiptError, SchemaError, UsageError
@@ -88,6 +88,8 @@ class Replayed:
     findings: tuple[Finding, ...]
     observed: str
     """What the handler did with the input (`accepted`, `rejected`, `crash`, `timeout`)."""
+    said: str = ""
+    """The handler's own words about it (its error code and message), when it said any."""
 
 
 def case_location(tool: str, fingerprint: str) -> tuple[str, str]:
@@ -282,8 +284,13 @@ def replay_case(
         outcome = CHANGED
     else:
         outcome = FIXED
-    observed = observation.outcome.kind.value if observation.outcome else "not-run"
-    return Replayed(case, outcome, findings, observed)
+    answer = observation.outcome
+    observed = answer.kind.value if answer else "not-run"
+    said = ""
+    if answer is not None and (answer.error_code or answer.message):
+        code, message = answer.error_code or "", answer.message or ""
+        said = f"{code}: {message}" if code and message else code or message
+    return Replayed(case, outcome, findings, observed, said)
 
 
 def render_replayed(replayed: Replayed, where: str) -> str:
@@ -303,6 +310,8 @@ def render_replayed(replayed: Replayed, where: str) -> str:
     if replayed.outcome == CHANGED:
         now = sorted({f"{f.failure.value} at {f.path or '/'}" for f in replayed.findings})
         text += f"; now: {', '.join(now)}"
+    if replayed.said:
+        text += f"; it said: {bounded_message(' '.join(replayed.said.split()), 200)}"
     return text
 
 

@@ -171,7 +171,12 @@ def _confirm(example: Counterexample, campaign: Campaign) -> Counterexample | No
         return example
     handler, tool = campaign.handler, campaign.tool
     if found.failure is not Failure.TIMEOUT:
-        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        seen: list[Finding] = []
+        evidence = FOUND_ONCE + replay(
+            found, case, example.minimal, handler, tool, CONFIRMATIONS, seen
+        )
+        if seen:  # the handler's words about the minimized input, not the original
+            example = replace(example, finding=replace(found, error=dict(seen[0].error)))
         return replace(example, reproduced=evidence)
     # The campaign already replayed the original input once with the longer budget.
     original = campaign.timeouts.get((case.stream, case.index), FOUND_ONCE)
