@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from toolfuzz_gate.cli.progress import Progress
 from toolfuzz_gate.core.canonical import JSONObject
 from toolfuzz_gate.core.diff import ReceiptSet, Reproduced, Revision, diff_sets
+from toolfuzz_gate.edges.dependencies import lend_dependencies
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
@@ -84,6 +85,10 @@ def rerun_baseline_diff(
         if not policy.is_file():
             print(f"note: the base has no {relative}; every tool is new", file=out)
             return ReceiptSet({}), frozenset()
+        lent = lend_dependencies(top, worktree)
+        if lent:
+            shown = ", ".join(lent[:3]) + (f" and {len(lent) - 3} more" if len(lent) > 3 else "")
+            print(f"note: the base uses the head's installed dependencies: {shown}", file=out)
         base_loaded = base_policy(policy, worktree)
         told = Progress(out, side="base")
         if keep is not None:
