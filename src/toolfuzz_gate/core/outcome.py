@@ -43,6 +43,8 @@ class Outcome(NamedTuple):
     effects_after: JSON = None
     effects_observed: bool = False
     """True when a state probe ran before and after the call."""
+    exhausted: str | None = None
+    """For a CRASH: the resource limit the call ran into (`memory 2048 MB`, `cpu 300 s`)."""
 
     @property
     def committed_change(self) -> bool:
@@ -54,6 +56,8 @@ class Outcome(NamedTuple):
         data: JSONObject = {"kind": self.kind.value}
         if self.error_code is not None:
             data["code"] = self.error_code
+        if self.exhausted is not None:
+            data["limit"] = self.exhausted
         if self.kind is OutcomeKind.ACCEPTED:
             data["outputBytes"] = self.output_bytes
         return data

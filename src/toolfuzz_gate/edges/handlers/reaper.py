@@ -60,22 +60,60 @@ def become_subreaper() -> bool:
 
 
 def process_table() -> dict[int, Entry]:
-    """Every visible process: pid -> parent, session and state (empty without /proc)."""
-    table: dict[int, Entry] = {}
+    """The gate and every process below it: pid -> parent, session and state.
+
+    Everything the gate ends is below it (a subreaper's orphans too), so where the kernel
+    lists each thread's children the walk reads only the gate's tree, not the whole
+    system's; elsewhere every process is read. Empty without /proc.
+    """
     if not HAS_PROC:
-        return table
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
+        return {}
+    if not _lists_children():
+        pids = (int(name) for name in os.listdir("/proc") if name.isdigit())
+        return {pid: entry for pid in pids if (entry := _entry(pid)) is not None}
+    table: dict[int, Entry] = {}
+    pending = [os.getpid()]
+    while pending:
+        pid = pending.pop()
+        entry = _entry(pid)
+        if entry is None or pid in table:
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue  # gone meanwhile
-        # The command name may hold spaces and parentheses: fields follow the last ")".
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        table[int(name)] = Entry(int(fields[1]), int(fields[3]), fields[0].decode())
+        table[pid] = entry
+        pending.extend(_children(pid))
     return table
+
+
+def _entry(pid: int) -> Entry | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None  # gone meanwhile
+    # The command name may hold spaces and parentheses: fields follow the last ")".
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return Entry(int(fields[1]), int(fields[3]), fields[0].decode())
+
+
+@functools.cache
+def _lists_children() -> bool:
+    """Does /proc list each thread's children (Linux 3.5+, CONFIG_PROC_CHILDREN)?"""
+    return Path(f"/proc/self/task/{os.getpid()}/children").exists()
+
+
+def _children(pid: int) -> list[int]:
+    """The children of every thread of `pid` (an orphan's new parent may be any thread)."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(child) for child in handle.read().split()]
+        except OSError:
+            continue
+    return found
 
 
 def descendants(roots: Iterable[int], table: Mapping[int, Entry]) -> set[int]:

@@ -22,12 +22,14 @@ import threading
 import time
 from typing import IO, ClassVar
 
-from toolfuzz_gate.edges.handlers import reaper
+from toolfuzz_gate.edges.handlers import reaper, rlimits
 
 STDERR_TAIL_BYTES = 4096
 _READ_CHUNK = 65536
 _EXIT_POLL_S = 0.05
 """Without a pidfd, how often a waiting read checks whether the child exited."""
+_COUNT_EVERY_S = 0.1
+"""With a process limit, how often a waiting read counts the child's processes."""
 
 
 class Stop(enum.Enum):
@@ -36,6 +38,8 @@ class Stop(enum.Enum):
     TIMEOUT = "timeout"
     EOF = "eof"
     OVERFLOW = "overflow"
+    CROWD = "crowd"
+    """The child and what it started passed the process limit (see `crowd_limit`)."""
 
 
 def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
@@ -50,10 +54,22 @@ class WorkerProcess:
     _live: ClassVar[set[WorkerProcess]] = set()
 
     def __init__(
-        self, argv: list[str], env: dict[str, str], cwd: str, *, talks: bool = True
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str,
+        *,
+        talks: bool = True,
+        cpu_budget_s: int | None = None,
+        process_limit: int | None = None,
     ) -> None:
         """`talks`: spoken to over stdin/stdout; else (a server reached another way) its
-        stdin is empty and its stdout joins stderr in the drained tail."""
+        stdin is empty and its stdout joins stderr in the drained tail. `cpu_budget_s`: the
+        CPU seconds the child may use from each `write` on (`rlimits.allow_cpu`).
+        `process_limit`: how many processes the child may have below it while a read waits
+        (counted through /proc every 0.1 s; past it the read returns `Stop.CROWD`)."""
+        self._cpu_budget_s = cpu_budget_s
+        self.crowd_limit = process_limit if reaper.HAS_PROC else None
         self._subreaper = reaper.become_subreaper()
         reaper.reap_zombies(self.live_pids())
         self.process = subprocess.Popen(
@@ -73,6 +89,9 @@ class WorkerProcess:
         self._pidfd: int | None = None
         self._gone = False
         """The child has exited: nothing more can come from it, whoever holds the pipe."""
+        self._counted_at = time.monotonic()
+        """When the current call began, or the process was last counted (`crowd_limit`)."""
+        self._cpu_renewed_at = -float("inf")
         self._tracked: set[int] = set()
         """Descendants seen while their parent lived (only without a subreaper)."""
         if talks:
@@ -108,6 +127,13 @@ class WorkerProcess:
         (even while a process it started holds the pipe open)."""
         if self.exited():
             raise BrokenPipeError("the child exited")
+        self._counted_at = now = time.monotonic()
+        budget = self._cpu_budget_s
+        # Renewed when a tenth of the budget may have gone since: each call gets at least
+        # nine tenths of it (one thread), without a /proc read and two syscalls per call.
+        if budget and now >= self._cpu_renewed_at + budget / 10:
+            self._cpu_renewed_at = now
+            rlimits.allow_cpu(self.pid, budget)
         view = memoryview(data)
         while view:
             remaining = deadline - time.monotonic()
@@ -151,6 +177,10 @@ class WorkerProcess:
             if remaining <= 0:
                 return Stop.TIMEOUT
             wait_s = remaining if self._pidfd is not None else min(remaining, _EXIT_POLL_S)
+            if self.crowd_limit is not None:
+                if self._crowded():
+                    return Stop.CROWD
+                wait_s = min(wait_s, _COUNT_EVERY_S)
             ready = {key.fd for key, _ in self._readable.select(wait_s)}
             if self._stdout.fileno() in ready:
                 chunk = self._read_now(wanted)
@@ -159,6 +189,16 @@ class WorkerProcess:
                 self._buffer += chunk or b""
             elif self._pidfd in ready or (self._pidfd is None and self.exited()):
                 self._gone = True
+
+    def _crowded(self) -> bool:
+        """More processes below the child than `crowd_limit`? Counted at most every 0.1 s."""
+        now = time.monotonic()
+        if now < self._counted_at + _COUNT_EVERY_S or self.crowd_limit is None:
+            return False
+        self._counted_at = now
+        table = reaper.process_table()
+        below = reaper.descendants([self.pid], table) | reaper.strays(self.live_pids(), table)
+        return len(below) > self.crowd_limit
 
     def _read_now(self, wanted: int) -> bytes | None:
         """Up to `wanted` bytes, b"" at end of file, None when nothing is there yet."""
