@@ -106,6 +106,15 @@ def test_helpers_of_a_handler_that_stays_up_end_when_it_is_closed(pids: Path) ->
     assert left_behind(pids) == []
 
 
+def test_helpers_of_a_python_handler_end_with_its_worker(pids: Path) -> None:
+    config = HandlerConfig("python", "escaping:spawn", cwd=str(ESCAPING.parents[1] / "handlers"))
+    with build_handler(config) as handler:
+        for _ in range(3):
+            assert handler.call({"pids": str(pids)}).kind is OutcomeKind.ACCEPTED
+        assert len(recorded(pids)) == 3
+    assert left_behind(pids) == []
+
+
 def test_a_handler_exit_is_noticed_although_a_helper_holds_its_stdout(pids: Path) -> None:
     with build_handler(escaping("session", pids, timeout_ms=30_000)) as handler:
         assert handler.call({"n": 1}).kind is OutcomeKind.ACCEPTED

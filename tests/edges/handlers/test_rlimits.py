@@ -81,6 +81,7 @@ def test_memory_limit_turns_a_large_allocation_into_resource_exhaustion() -> Non
         assert handler.call({"mb": 1}).kind is OutcomeKind.ACCEPTED  # restarted
     assert outcome.kind is OutcomeKind.CRASH
     assert outcome.exhausted == "memory 256 MB"
+    assert outcome.message.startswith("memory 256 MB limit reached: ")  # in every report
     with build_handler(command(memory_limit_mb=0)) as handler:
         assert handler.call({"mb": 300}).kind is OutcomeKind.ACCEPTED  # no limit: it fits
 

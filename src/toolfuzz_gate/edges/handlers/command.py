@@ -236,11 +236,7 @@ class CommandHandler(Closing):
             worker.kill()
         if not self._vouched:
             self._probe_startup()
-        return Outcome(
-            OutcomeKind.CRASH,
-            message=bounded_message(message, _MESSAGE_CHARS),
-            exhausted=self.limits.reached(message),
-        )
+        return self.limits.crash(bounded_message(message, _MESSAGE_CHARS))
 
     def _probe_startup(self) -> None:
         """Start a process and watch it without input: HandlerError if it cannot run at all."""

@@ -175,12 +175,7 @@ class McpHandler(Closing):
             message = bounded_message(str(error.get("message", "")))
             return Outcome(kind=OutcomeKind.REJECTED, error_code="invalid-params", message=message)
         if isinstance(error, dict):
-            message = f"JSON-RPC error {error_text(reply)}"
-            return Outcome(
-                kind=OutcomeKind.CRASH,
-                message=message,
-                exhausted=self._launch.limits.reached(message),
-            )
+            return self._launch.limits.crash(f"JSON-RPC error {error_text(reply)}")
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
 
     def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
@@ -216,11 +211,7 @@ class McpHandler(Closing):
             return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
         message = f"the MCP server {session.describe(broken, tail_chars=280)}"
         session.kill()
-        return Outcome(
-            kind=OutcomeKind.CRASH,
-            message=bounded_message(message),
-            exhausted=self._launch.limits.reached(message),
-        )
+        return self._launch.limits.crash(bounded_message(message))
 
     def _discard(self) -> None:
         session, self._session = self._session, None

@@ -269,9 +269,7 @@ class PythonWorkerHandler(Closing):
             return self._fail(f"the worker answered id {call_id!r}, expected {self._next_id}")
         crash = response.get("crash")
         if isinstance(crash, dict):
-            message = _crash_message(crash)
-            exhausted = self._limits.reached(message)
-            return Outcome(kind=OutcomeKind.CRASH, message=message, exhausted=exhausted)
+            return self._limits.crash(_crash_message(crash))
         effects = response.get("effects")
         observed = self.spec.effects is not None and isinstance(effects, dict)
         before: JSON = effects.get("before") if observed and effects else None
@@ -307,8 +305,7 @@ class PythonWorkerHandler(Closing):
         if worker is not None:
             message = worker.describe_exit(problem, tail_chars=CRASH_TAIL_CHARS)
             worker.kill()
-        exhausted = self._limits.reached(message)
-        return Outcome(kind=OutcomeKind.CRASH, message=message, exhausted=exhausted)
+        return self._limits.crash(message)
 
     def _discard(self) -> None:
         worker, self._worker = self._worker, None

@@ -83,6 +83,14 @@ class Limits:
         memory = str(self.memory_bytes or 0)
         return (sys.executable, "-c", _SHIM, memory, str(self.cpu_s or 0), *argv)
 
+    def crash(self, message: str) -> Outcome:
+        """A crash described by `message` (already bounded); at a limit, the limit named
+        first, so every report that shows the handler's words shows it too."""
+        limit = self.reached(message)
+        if limit is not None:
+            message = f"{limit} limit reached: {message}"
+        return Outcome(OutcomeKind.CRASH, message=message, exhausted=limit)
+
     def reached(self, message: str) -> str | None:
         """The limit a crash with this description (exit status, stderr tail) ran into."""
         if self.cpu_s and "SIGXCPU" in message:
@@ -94,11 +102,9 @@ class Limits:
 
 def crowded(limits: Limits) -> Outcome:
     """The outcome of a call during which the handler passed its process limit."""
-    return Outcome(
-        OutcomeKind.CRASH,
-        message=f"the handler had more than {limits.processes} processes running",
-        exhausted=f"processes {limits.processes}",
-    )
+    limit = f"processes {limits.processes}"
+    message = f"{limit} limit reached: the handler had more than {limits.processes} running"
+    return Outcome(OutcomeKind.CRASH, message=message, exhausted=limit)
 
 
 def require_executable(program: str, env: Mapping[str, str], cwd: str) -> None:
