@@ -176,7 +176,7 @@ _GATE = [sys.executable, "-m", "toolfuzz_gate", "fuzz", "--runs", "1000", "--tim
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-@pytest.mark.parametrize("mode", ["serve", "daemon", "hungry"])
+@pytest.mark.parametrize("mode", ["session", "serve", "daemon", "hungry"])
 def test_interrupting_the_gate_leaves_nothing_behind(
     mode: str, signum: signal.Signals, pids: Path, tmp_path: Path
 ) -> None:
