@@ -162,7 +162,7 @@ class CommandHandler(Closing):
             )
         except OSError as exc:
             raise HandlerError(
-                f"{self.label}: cannot start {self.argv[0]!r}: {exc.strerror or exc}",
+                f"{self.label}: cannot start {self._program!r}: {exc.strerror or exc}",
                 hint="name an existing executable file; a name without a slash is looked up "
                 "on PATH",
             ) from exc
