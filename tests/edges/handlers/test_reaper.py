@@ -95,6 +95,8 @@ def test_helpers_that_escape_the_group_are_ended_and_no_call_waits_for_them(
     assert OutcomeKind.CRASH in kinds and OutcomeKind.ACCEPTED in kinds
     assert len(recorded(pids)) > 10
     assert left_behind(pids) == []
+    # Reaped too, not zombies: as PID 1 in a container nobody else would reap them.
+    assert [pid for pid in recorded(pids) if Path(f"/proc/{pid}").exists()] == []
 
 
 def test_helpers_of_a_handler_that_stays_up_end_when_it_is_closed(pids: Path) -> None:

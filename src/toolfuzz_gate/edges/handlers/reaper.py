@@ -145,7 +145,8 @@ def strays(managed: Iterable[int], table: Mapping[int, Entry]) -> set[int]:
 
 def end(pids: Iterable[int], grace_s: float = TERM_GRACE_S) -> None:
     """SIGTERM `pids`, give them `grace_s` to exit, SIGKILL the rest; reap the gate's own."""
-    doomed = set(pids)
+    everyone = set(pids)
+    doomed = set(everyone)
     if not doomed:
         return
     for pid in doomed:
@@ -165,6 +166,7 @@ def end(pids: Iterable[int], grace_s: float = TERM_GRACE_S) -> None:
         doomed = {pid for pid in doomed if _running(pid)}
         if doomed:
             time.sleep(0.01)
+    _reap(everyone)  # those that died between a reap and a look
 
 
 def sweep(
