@@ -188,6 +188,10 @@ def test_receipts_are_deterministic_through_the_worker(
         (["run", "--runs", "1001"], "runs 1001 is outside 1..1000"),
         (["run", "--seed", str(2**31)], "not a signed 32-bit integer"),
         (["fuzz", "--handler", "python:x:y"], "required"),
+        (
+            ["fuzz", "--schema", "s.json", "--process-limit", "-1", "--command", "--", "x"],
+            "--process-limit must be 0 (no limit) or positive",
+        ),
         (["nope"], "invalid choice"),
     ],
 )

@@ -290,6 +290,26 @@ def test_without_a_vocabulary_any_code_is_fine() -> None:
     assert findings(Observation(hostile_case(), rejected("whatever")), ToolSpec("t")) == []
 
 
+# --- within-limits ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", [valid_case(), hostile_case()])
+def test_a_crash_at_a_limit_is_resource_exhaustion_naming_it_and_not_also_a_crash(
+    case: Case,
+) -> None:
+    outcome = Outcome(OutcomeKind.CRASH, message="MemoryError", exhausted="memory 2048 MB")
+    (found,) = findings(Observation(case, outcome))
+    assert found.failure is Failure.RESOURCE_EXHAUSTION
+    assert found.error["limit"] == "memory 2048 MB"
+    assert found.error["inputValid"] is case.valid
+    assert outcome.summary() == {"kind": "crash", "limit": "memory 2048 MB"}
+
+
+def test_a_crash_without_a_limit_stays_a_crash() -> None:
+    outcome = Outcome(OutcomeKind.CRASH, message="MemoryError")
+    assert failures(Observation(valid_case(), outcome)) == [Failure.CRASH]
+
+
 # --- oracle-agreement and the ledger -------------------------------------------------------------
 
 
@@ -310,6 +330,7 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "key-order-invariant",
         "error-vocabulary",
         "oracle-agreement",
+        "within-limits",
     }
     assert invariant_ledger(set()) == dict.fromkeys(names, True)
     covered = {failure for invariant in INVARIANTS for failure in invariant.failures}

@@ -126,6 +126,20 @@ def test_defaults_when_the_policy_says_little() -> None:
     assert policy.tools[0].pick is None and policy.corpus is None
 
 
+def test_resource_limits_are_set_per_tool_and_zero_turns_one_off() -> None:
+    limits = {"memory_limit_mb": 0, "cpu_limit_s": 30, "process_limit": 0}
+    handler = {"command": ["x"], **limits}
+    policy = parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": handler}]})
+    assert policy.tools[0].handler == HandlerPolicy("command", argv=("x",), **limits)
+    unset = parse(
+        {"version": 1, "tools": [{"name": "t", "schema": "s", "handler": {"command": ["x"]}}]}
+    )
+    assert unset.tools[0].handler.process_limit is None  # the adapters' default
+    with pytest.raises(PolicyError, match="process_limit"):
+        bad = {"command": ["x"], "process_limit": -1}
+        parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": bad}]})
+
+
 def test_a_tools_file_entry_picks_one_tool_or_stands_for_all() -> None:
     entry = {"name": "t", "tools": "tools.json", "handler": {"python": "m:f"}}
     assert parse({"version": 1, "tools": [entry]}).tools[0].pick is None

@@ -99,9 +99,10 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
     for flag, value in (
         ("--memory-limit-mb", args.memory_limit_mb),
         ("--cpu-limit-s", args.cpu_limit_s),
+        ("--process-limit", args.process_limit),
     ):
-        if value is not None and value <= 0:
-            raise UsageError(f"{flag} must be positive")
+        if value is not None and value < 0:
+            raise UsageError(f"{flag} must be 0 (no limit) or positive")
     if args.rejects and args.handler is None:
         raise UsageError("--rejects goes with --handler python:...")
     if args.effects and args.handler is None and not args.mcp:
@@ -123,6 +124,7 @@ def build_handler_config(args: argparse.Namespace, tail: Sequence[str]) -> Handl
         "cwd": args.cwd,
         "memory_limit_mb": args.memory_limit_mb,
         "cpu_limit_s": args.cpu_limit_s,
+        "process_limit": args.process_limit,
         "effects_directory": args.effects_directory,
         "effects_command": tuple(shlex.split(args.effects_command or "")),
     }

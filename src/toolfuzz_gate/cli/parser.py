@@ -10,6 +10,11 @@ from typing import Any, NoReturn
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.dialects import DIALECTS
 from toolfuzz_gate.core.options import DRAFT_2020_12, DRAFTS, SchemaOptions
+from toolfuzz_gate.edges.handlers.rlimits import (
+    DEFAULT_CPU_LIMIT_S,
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+)
 from toolfuzz_gate.errors import UsageError
 
 DEFAULT_SEED = 41
@@ -158,9 +163,23 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
     one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
-    one.add_argument("--memory-limit-mb", type=int, action=_Once, help="RLIMIT_AS per handler")
     one.add_argument(
-        "--cpu-limit-s", type=int, action=_Once, help="RLIMIT_CPU (command and MCP processes)"
+        "--memory-limit-mb",
+        type=int,
+        action=_Once,
+        help=f"memory per handler process (default {DEFAULT_MEMORY_LIMIT_MB}; 0: no limit)",
+    )
+    one.add_argument(
+        "--cpu-limit-s",
+        type=int,
+        action=_Once,
+        help=f"CPU seconds per call (default {DEFAULT_CPU_LIMIT_S}; 0: no limit)",
+    )
+    one.add_argument(
+        "--process-limit",
+        type=int,
+        action=_Once,
+        help=f"processes below a handler process (default {DEFAULT_PROCESS_LIMIT}; 0: no limit)",
     )
     one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
     one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")

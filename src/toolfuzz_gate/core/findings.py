@@ -23,6 +23,7 @@ class Failure(StrEnum):
     OUTPUT_UNBOUNDED = "output-unbounded"
     ERROR_VOCABULARY = "error-vocabulary"
     ORACLE_DISAGREEMENT = "oracle-disagreement"
+    RESOURCE_EXHAUSTION = "resource-exhaustion"
 
 
 class InputKind(StrEnum):

@@ -79,7 +79,8 @@ def _hostile_rejected(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 
 def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
     def check(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
-        if obs.outcome is not None and obs.outcome.kind is kind:
+        # A crash at a resource limit is reported once, as resource-exhaustion.
+        if obs.outcome is not None and obs.outcome.kind is kind and not obs.outcome.exhausted:
             what = "schema-valid" if obs.case.valid else "schema-invalid"
             yield finding(
                 obs,
@@ -168,6 +169,21 @@ def _error_vocabulary(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
             )
 
 
+def _within_limits(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is not None and out.exhausted:
+        what = "schema-valid" if obs.case.valid else "schema-invalid"
+        yield finding(
+            obs,
+            Failure.RESOURCE_EXHAUSTION,
+            {
+                "limit": out.exhausted,
+                "inputValid": obs.case.valid,
+                "reason": f"a {what} call ran into the handler's {out.exhausted} limit",
+            },
+        )
+
+
 def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if obs.outcome is None:
         yield finding(
@@ -191,6 +207,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),
     Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),
     Invariant("oracle-agreement", (Failure.ORACLE_DISAGREEMENT,), _oracle_agreement),
+    Invariant("within-limits", (Failure.RESOURCE_EXHAUSTION,), _within_limits),
 )
 
 

@@ -46,6 +46,8 @@ class Outcome(NamedTuple):
     cause: str | None = None
     """What a crash was, in stable words, when the adapter knows it structurally: the
     exception type, the server's error code (`core.cause` reads the message otherwise)."""
+    exhausted: str | None = None
+    """For a CRASH: the resource limit the call ran into (`memory 2048 MB`, `cpu 300 s`)."""
 
     @property
     def committed_change(self) -> bool:
@@ -57,6 +59,8 @@ class Outcome(NamedTuple):
         data: JSONObject = {"kind": self.kind.value}
         if self.error_code is not None:
             data["code"] = self.error_code
+        if self.exhausted is not None:
+            data["limit"] = self.exhausted
         if self.kind is OutcomeKind.ACCEPTED:
             data["outputBytes"] = self.output_bytes
         return data

@@ -78,6 +78,7 @@ class HandlerPolicy:
     cwd: str | None = None
     memory_limit_mb: int | None = None
     cpu_limit_s: int | None = None
+    process_limit: int | None = None
     effects_directory: str | None = None
     effects_command: tuple[str, ...] = ()
 
@@ -340,6 +341,7 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerPoli
         cwd=given.get("cwd"),
         memory_limit_mb=given.get("memory_limit_mb"),
         cpu_limit_s=given.get("cpu_limit_s"),
+        process_limit=given.get("process_limit"),
         effects_directory=given.get("effects_directory"),
         effects_command=tuple(given.get("effects_command", ())),
     )

@@ -27,7 +27,9 @@ from toolfuzz_gate.core.jsonvalue import is_integer, is_number
 from toolfuzz_gate.core.mutate import copy_json
 from toolfuzz_gate.core.node import Node
 
-RUNTIME_FAILURES = frozenset({Failure.CRASH, Failure.TIMEOUT, Failure.VALID_REJECTED})
+RUNTIME_FAILURES = frozenset(
+    {Failure.CRASH, Failure.TIMEOUT, Failure.VALID_REJECTED, Failure.RESOURCE_EXHAUSTION}
+)
 BISECTION_STEPS = 60
 ABSENT: Any = object()
 

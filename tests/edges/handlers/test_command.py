@@ -291,8 +291,10 @@ def test_stderr_flood_does_not_block_the_process(make_handler: MakeHandler) -> N
 def test_a_command_that_cannot_be_started_is_a_handler_error(
     make_handler: MakeHandler, argv: tuple[str, ...]
 ) -> None:
-    with pytest.raises(HandlerError, match="cannot start"):
+    with pytest.raises(HandlerError, match="cannot start") as raised:
         make_handler(argv)
+    # The program itself is named, not the shim that sets the resource limits before it.
+    assert f"cannot start {argv[0]!r}" in raised.value.message
 
 
 def test_an_empty_command_is_a_handler_error(make_handler: MakeHandler) -> None:

@@ -174,6 +174,20 @@ def test_a_server_that_never_answers_initialize_is_a_handler_error(tmp_path: Pat
     assert process_gone(int((tmp_path / "grandchild.pid").read_text()))
 
 
+def test_a_server_that_exits_is_a_crash_at_once_and_its_escaped_helper_ends(
+    tmp_path: Path,
+) -> None:
+    argv = paged_server("--grandchild", "--escaped")
+    with McpHandler(config(argv, "exit", cwd=str(tmp_path), timeout_ms=30_000)) as handler:
+        helper = int((tmp_path / "grandchild.pid").read_text())
+        started = time.monotonic()
+        outcome = handler.call({})
+        waited = time.monotonic() - started
+        assert outcome.kind is OutcomeKind.CRASH and "exited" in outcome.message
+        assert waited < 15  # not the 30 s timeout: the helper holds the server's stdout
+        assert process_gone(helper)
+
+
 def test_a_command_that_cannot_run_is_a_handler_error() -> None:
     with pytest.raises(HandlerError, match="cannot start the MCP server"):
         McpHandler(config(("/nonexistent/mcp-server",), "echo"))

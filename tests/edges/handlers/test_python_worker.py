@@ -228,13 +228,18 @@ def test_worker_exit_is_a_crash_and_the_next_call_restarts(make_handler: MakeHan
     assert handler.call({}).kind is OutcomeKind.CRASH
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
-def test_memory_limit_turns_a_big_allocation_into_a_crash(make_handler: MakeHandler) -> None:
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="the memory limit is enforced on Linux"
+)
+def test_memory_limit_turns_a_big_allocation_into_resource_exhaustion(
+    make_handler: MakeHandler,
+) -> None:
     handler = make_handler("python:faulty:allocate", memory_limit_bytes=512 * 2**20)
     assert handler.call({"size": 2**20}).kind is OutcomeKind.ACCEPTED
     outcome = handler.call({"size": 2 * 2**30})
     assert outcome.kind is OutcomeKind.CRASH
-    assert outcome.message.startswith("MemoryError")
+    assert outcome.exhausted == "memory 512 MB"
+    assert outcome.message.startswith("memory 512 MB limit reached: MemoryError")
 
 
 # --- startup, environment, cleanup --------------------------------------------------------

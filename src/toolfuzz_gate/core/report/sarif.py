@@ -49,6 +49,7 @@ _DESCRIPTIONS = {
     Failure.OUTPUT_UNBOUNDED: "The output exceeded its size limit.",
     Failure.ERROR_VOCABULARY: "A rejection code is outside the declared vocabulary.",
     Failure.ORACLE_DISAGREEMENT: "The independent validator rejected a value generated as valid.",
+    Failure.RESOURCE_EXHAUSTION: "The handler ran into a memory, CPU or process limit.",
 }
 
 

@@ -41,6 +41,7 @@ from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded, require_executable
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
@@ -68,7 +69,12 @@ class CommandHandler(Closing):
         if config.timeout_ms <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"invalid command handler limits: {config}")
         # Popen would resolve a relative executable against the new working directory.
-        self.argv = config.checkout.argv(config.argv, config.cwd)
+        self.limits = Limits.resolve(
+            config.memory_limit_mb, config.cpu_limit_s, config.process_limit
+        )
+        resolved = config.checkout.argv(config.argv, config.cwd)
+        self._program = resolved[0]
+        self.argv = self.limits.wrap(resolved)
         self.label = f"command: {shlex.join(config.argv)}"
         self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
@@ -129,6 +135,9 @@ class CommandHandler(Closing):
                 return Outcome(OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
             if answer is Stop.EOF:
                 return self._broken("the process exited during the call", exited=True)
+            if answer is Stop.CROWD:
+                self._discard()
+                return crowded(self.limits)
             return self._outcome(answer)
         except BaseException:
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
@@ -151,10 +160,17 @@ class CommandHandler(Closing):
 
     def _spawn(self) -> WorkerProcess:
         try:
-            worker = WorkerProcess(self.argv, self._env, self.cwd)
+            require_executable(self._program, self._env, self.cwd)
+            worker = WorkerProcess(
+                list(self.argv),
+                self._env,
+                self.cwd,
+                cpu_budget_s=self.limits.cpu_s,
+                process_limit=self.limits.processes,
+            )
         except OSError as exc:
             raise HandlerError(
-                f"{self.label}: cannot start {self.argv[0]!r}: {exc.strerror or exc}",
+                f"{self.label}: cannot start {self._program!r}: {exc.strerror or exc}",
                 hint="name an existing executable file; a name without a slash is looked up "
                 "on PATH",
             ) from exc
@@ -228,7 +244,7 @@ class CommandHandler(Closing):
             worker.kill()
         if not self._vouched:
             self._probe_startup()
-        return Outcome(OutcomeKind.CRASH, message=bounded_message(message, _MESSAGE_CHARS))
+        return self.limits.crash(bounded_message(message, _MESSAGE_CHARS))
 
     def _probe_startup(self) -> None:
         """Start a process and watch it without input: HandlerError if it cannot run at all."""
@@ -263,6 +279,10 @@ class CommandHandler(Closing):
 
 def _startup_problem(line: bytes | Stop) -> tuple[str, str]:
     """What a process that spoke or ended before any request did wrong, and the advice."""
+    if line is Stop.CROWD:
+        return "the command starts too many processes before any request", (
+            "raise the handler's process_limit, or 0 for none"
+        )
     if line is Stop.EOF:
         return "the command exits on start without reading a request", (
             "run it by hand: it runs in a fresh temporary directory (give paths as absolute "

@@ -55,6 +55,7 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     list_session_tools,
 )
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
@@ -86,7 +87,8 @@ class McpHandler(Closing):
         self._startup_timeout_s = startup_timeout_s
         self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
-        self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout)
+        limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+        self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
         self._session: McpSession | None = None
         try:
             self._session = self._start()
@@ -189,7 +191,7 @@ class McpHandler(Closing):
             message = f"JSON-RPC error {error_text(reply)}"
             detail = named(message)
             cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
-            return Outcome(kind=OutcomeKind.CRASH, message=message, cause=cause)
+            return self._launch.limits.crash(message, cause)
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
 
     def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
@@ -215,6 +217,9 @@ class McpHandler(Closing):
             return Outcome(
                 kind=OutcomeKind.TIMEOUT, message=f"no answer within {self._timeout_s:g} s"
             )
+        if broken.stop is Stop.CROWD:
+            session.kill()
+            return crowded(self._launch.limits)
         if broken.stop is Stop.OVERFLOW:
             # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
             read = session.process.pending_bytes
@@ -222,7 +227,7 @@ class McpHandler(Closing):
             return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
         message = f"the MCP server {session.describe(broken, tail_chars=280)}"
         session.kill()
-        return Outcome(kind=OutcomeKind.CRASH, message=bounded_message(message))
+        return self._launch.limits.crash(bounded_message(message))
 
     def _discard(self) -> None:
         session, self._session = self._session, None
@@ -293,7 +298,8 @@ def list_tools(
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """
-    launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout)
+    limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+    launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
     try:
         session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
         try:

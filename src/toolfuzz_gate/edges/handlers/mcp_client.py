@@ -18,12 +18,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
@@ -77,20 +78,30 @@ class Launch:
     label: str
     """The command as configured, shortened, for messages."""
     tempdir: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    program: str = ""
+    """The executable as resolved, before the limits shim (`rlimits.require_executable`)."""
 
     @classmethod
     def prepare(
-        cls, argv: Sequence[str], passthrough: Sequence[str], cwd: str | None, checkout: Checkout
+        cls,
+        argv: Sequence[str],
+        passthrough: Sequence[str],
+        cwd: str | None,
+        checkout: Checkout,
+        limits: Limits | None = None,
     ) -> Launch:
         if not argv:
             raise HandlerError("the mcp handler needs the server's command (argv)")
+        limits = limits or Limits()
         env = checkout.environment(passthrough)
-        resolved = checkout.argv(argv, cwd)
+        program = checkout.argv(argv, cwd)
+        resolved = list(limits.wrap(program))
         label = bounded_message(shlex.join(argv), 100)
         if cwd is not None:
-            return cls(resolved, env, os.path.abspath(cwd), label)
+            return cls(resolved, env, os.path.abspath(cwd), label, None, limits, program[0])
         tempdir = tempfile.mkdtemp(prefix="toolfuzz-mcp-")
-        return cls(resolved, env, tempdir, label, tempdir)
+        return cls(resolved, env, tempdir, label, tempdir, limits, program[0])
 
     def cleanup(self) -> None:
         if self.tempdir is not None:
@@ -110,7 +121,15 @@ class McpSession:
         self.noise = noise
         self._next_id = 0
         try:
-            self.process = WorkerProcess(launch.argv, launch.env, launch.cwd)
+            if launch.program:
+                require_executable(launch.program, launch.env, launch.cwd)
+            self.process = WorkerProcess(
+                launch.argv,
+                launch.env,
+                launch.cwd,
+                cpu_budget_s=launch.limits.cpu_s,
+                process_limit=launch.limits.processes,
+            )
         except OSError as exc:
             raise HandlerError(
                 f"{self.name}: cannot start the MCP server: {exc}",

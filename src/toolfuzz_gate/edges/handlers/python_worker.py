@@ -26,6 +26,7 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, di
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
+from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits, crowded
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
@@ -103,8 +104,12 @@ class WorkerOptions:
     env_passthrough: tuple[str, ...] = ()
     """Variable names passed on top of the allowlist in `environment.scrubbed_environment`."""
     memory_limit_bytes: int | None = None
-    """RLIMIT_AS for the worker. Off by default: some libraries reserve large address
-    ranges up front and fail under it; macOS does not enforce it."""
+    """The worker's memory limit (`rlimits`: RLIMIT_DATA on Linux). None here; the registry
+    gives handlers the default."""
+    cpu_limit_s: int | None = None
+    """CPU seconds per call (`rlimits`); None here, the registry gives the default."""
+    process_limit: int | None = None
+    """Processes below the worker during a call (`rlimits`); None here, as above."""
     startup_timeout_s: float = 30.0
     """For the handshake, separate from `timeout_s`: importing a handler can be slow."""
 
@@ -123,6 +128,12 @@ class PythonWorkerHandler(Closing):
     def __init__(self, spec: PythonSpec, options: WorkerOptions | None = None) -> None:
         self.spec = spec
         self.options = options or WorkerOptions()
+        memory = self.options.memory_limit_bytes
+        self._limits = Limits(
+            memory // (1024 * 1024) if memory else None,
+            self.options.cpu_limit_s,
+            self.options.process_limit,
+        )
         # Modules are imported from the configured directory (default: where the gate
         # runs); the worker itself runs in a fresh temporary directory unless one is
         # configured, so a handler's relative writes cannot land in the checkout.
@@ -176,6 +187,9 @@ class PythonWorkerHandler(Closing):
                 return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
             if answer is Stop.EOF:
                 return self._fail("the worker exited during the call")
+            if answer is Stop.CROWD:
+                self._discard()
+                return crowded(self._limits)
             return self._outcome(answer)
         except BaseException:
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
@@ -220,10 +234,18 @@ class PythonWorkerHandler(Closing):
             "rejects": list(self.spec.rejects),
             "effects": self.spec.effects,
             "memory_limit_bytes": self.options.memory_limit_bytes,
+            "memory_rlimit": MEMORY_RLIMIT,
+            "cpu_limit_s": self.options.cpu_limit_s,
         }
         argv = [sys.executable, "-m", _WORKER_MODULE, json.dumps(config)]
         try:
-            worker = WorkerProcess(argv, self._env, self._cwd)
+            worker = WorkerProcess(
+                argv,
+                self._env,
+                self._cwd,
+                cpu_budget_s=self.options.cpu_limit_s,
+                process_limit=self.options.process_limit,
+            )
         except OSError as exc:
             raise HandlerError(f"{self.spec.text}: cannot start the worker: {exc}") from exc
         deadline = time.monotonic() + self.options.startup_timeout_s
@@ -258,11 +280,8 @@ class PythonWorkerHandler(Closing):
         crash = response.get("crash")
         if isinstance(crash, dict):
             kind = crash.get("type")
-            return Outcome(
-                kind=OutcomeKind.CRASH,
-                message=_crash_message(crash),
-                cause=kind if isinstance(kind, str) and kind else None,
-            )
+            cause = kind if isinstance(kind, str) and kind else None
+            return self._limits.crash(_crash_message(crash), cause)
         effects = response.get("effects")
         observed = self.spec.effects is not None and isinstance(effects, dict)
         before: JSON = effects.get("before") if observed and effects else None
@@ -298,7 +317,7 @@ class PythonWorkerHandler(Closing):
         if worker is not None:
             message = worker.describe_exit(problem, tail_chars=CRASH_TAIL_CHARS)
             worker.kill()
-        return Outcome(kind=OutcomeKind.CRASH, message=message)
+        return self._limits.crash(message)
 
     def _discard(self) -> None:
         worker, self._worker = self._worker, None

@@ -3,7 +3,8 @@
 Started by `python_worker.PythonWorkerHandler` as
 `python -m toolfuzz_gate.edges.handlers.python_worker_main CONFIG`, where CONFIG is one
 JSON object on argv: `{"module", "function", "rejects": ["MOD:CLASS", ...],
-"effects": "MOD:FUNC" | null, "memory_limit_bytes": int | null}`. It then speaks JSON
+"effects": "MOD:FUNC" | null, "memory_limit_bytes": int | null, "memory_rlimit": NAME,
+"cpu_limit_s": int | null}`. It then speaks JSON
 lines, one object per line, over its original stdin and stdout:
 
     -> {"ready": true}  or  {"ready": false, "error": "Type: message"}    once, at start
@@ -61,24 +62,32 @@ def _claim_protocol_channel() -> tuple[IO[bytes], IO[bytes]]:
     return requests, responses
 
 
-def _limit_resources(memory_limit_bytes: int | None) -> None:
+def _limit_resources(config: dict[str, Any]) -> None:
     """Apply rlimits to this process (inherited by anything the handler starts).
 
-    No CPU limit: RLIMIT_CPU counts over the worker's whole life, not per call; the gate's
-    per-call wall-clock timeout is what stops a runaway call. RLIMIT_AS is opt-in because
-    some libraries reserve large address ranges up front, and macOS does not enforce it.
+    Memory is the limit the gate names (`rlimits.MEMORY_RLIMIT`: RLIMIT_DATA on Linux, which
+    leaves address ranges reserved but unused alone). The CPU limit is only the soft one: on
+    Linux the gate moves it before every call, so it is a budget per call.
     """
     import resource
 
     # A crashing native extension must not drop core files into the user's checkout.
     with contextlib.suppress(OSError, ValueError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    memory_limit_bytes = config.get("memory_limit_bytes")
     if memory_limit_bytes is not None:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        which = getattr(resource, config.get("memory_rlimit") or "RLIMIT_AS")
+        _, hard = resource.getrlimit(which)
         soft = memory_limit_bytes
         if hard != resource.RLIM_INFINITY:
             soft = min(soft, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        resource.setrlimit(which, (soft, hard))
+    cpu_limit_s = config.get("cpu_limit_s")
+    if cpu_limit_s:
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard != resource.RLIM_INFINITY:
+            cpu_limit_s = min(cpu_limit_s, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit_s, hard))
 
 
 def _watch_parent() -> None:
@@ -239,7 +248,7 @@ def main(argv: Sequence[str]) -> int:
     sys.argv = [config["module"]]  # the handler should not see the gate's plumbing
     _watch_parent()
     try:
-        _limit_resources(config.get("memory_limit_bytes"))
+        _limit_resources(config)
         loaded = _load(config)
     except BaseException as exc:
         traceback.print_exc()

@@ -6,7 +6,7 @@ Adding an adapter is one entry in `ADAPTERS` and one module beside this one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol
 
@@ -44,9 +44,13 @@ class HandlerConfig:
     effects_command: tuple[str, ...] = ()
     """A command printing the committed state (works with any adapter)."""
     memory_limit_mb: int | None = None
-    """RLIMIT_AS for handler processes (python, command, mcp)."""
+    """Memory per handler process (python, command, mcp), in MiB; None: the default, 0: none
+    (`rlimits`)."""
     cpu_limit_s: int | None = None
-    """RLIMIT_CPU for command and MCP processes, over the process's life."""
+    """CPU seconds per call (python, command, mcp); None: the default, 0: none (`rlimits`)."""
+    process_limit: int | None = None
+    """Processes below one handler process during a call (python, command, mcp; Linux);
+    None: the default, 0: none (`rlimits`)."""
     root: str | None = None
     """The checkout the handler's code is read from (`checkout.Checkout`); None: the
     gate's current directory. Not part of the label: receipts say what was configured."""
@@ -127,34 +131,34 @@ def _python(config: HandlerConfig) -> ManagedHandler:
         PythonWorkerHandler,
         WorkerOptions,
     )
+    from toolfuzz_gate.edges.handlers.rlimits import Limits
 
     rejects = config.rejects or ("builtins:ValueError",)
     spec = PythonSpec.parse(config.spec, rejects=rejects, effects=config.effects)
+    limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
     options = WorkerOptions(
         timeout_s=config.timeout_ms / 1000,
         max_output_bytes=config.max_output_bytes,
         cwd=config.cwd,
         checkout=config.checkout,
         env_passthrough=config.env,
-        memory_limit_bytes=config.memory_limit_mb * 1024 * 1024 if config.memory_limit_mb else None,
+        memory_limit_bytes=limits.memory_bytes,
+        cpu_limit_s=limits.cpu_s,
+        process_limit=limits.processes,
     )
     return PythonWorkerHandler(spec, options)
 
 
 def _command(config: HandlerConfig) -> ManagedHandler:
     from toolfuzz_gate.edges.handlers.command import CommandHandler
-    from toolfuzz_gate.edges.handlers.rlimits import limited
 
-    argv = limited(config.argv, config.memory_limit_mb, config.cpu_limit_s)
-    return CommandHandler(replace(config, argv=argv))
+    return CommandHandler(config)
 
 
 def _mcp(config: HandlerConfig) -> ManagedHandler:
     from toolfuzz_gate.edges.handlers.mcp import McpHandler
-    from toolfuzz_gate.edges.handlers.rlimits import limited
 
-    argv = limited(config.argv, config.memory_limit_mb, config.cpu_limit_s)
-    return McpHandler(replace(config, argv=argv))
+    return McpHandler(config)
 
 
 def _http(config: HandlerConfig) -> ManagedHandler:

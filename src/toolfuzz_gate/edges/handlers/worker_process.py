@@ -3,7 +3,10 @@
 Shared plumbing for adapters that keep a handler process alive between calls: the child
 runs in its own session so its whole process group can be killed; stdin and stdout are
 non-blocking and driven by `selectors` against a deadline; stderr is drained by a thread
-into a bounded tail, so a chatty child never blocks on a full pipe. Every live process is
+into a bounded tail, so a chatty child never blocks on a full pipe. The child's exit is
+watched too (a pidfd, else polling), so a child that exits while a helper it started still
+holds its stdout is noticed at once, not when the pipe closes. Ending a child ends every
+process it started, in its group or escaped from it (`reaper`). Every live process is
 tracked so the gate can kill them all on exit, including after Ctrl-C.
 """
 
@@ -19,11 +22,17 @@ import threading
 import time
 from typing import IO, ClassVar
 
+from toolfuzz_gate.edges.handlers import reaper, rlimits
+
 STDERR_TAIL_BYTES = 32768
 """Enough for a traceback of a few frames, so `stderr_since` can name its exception."""
 STDERR_SETTLE_S = 0.03
 STDERR_WAIT_S = 0.3
 _READ_CHUNK = 65536
+_EXIT_POLL_S = 0.05
+"""Without a pidfd, how often a waiting read checks whether the child exited."""
+_COUNT_EVERY_S = 0.1
+"""With a process limit, how often a waiting read counts the child's processes."""
 
 
 class Stop(enum.Enum):
@@ -32,6 +41,8 @@ class Stop(enum.Enum):
     TIMEOUT = "timeout"
     EOF = "eof"
     OVERFLOW = "overflow"
+    CROWD = "crowd"
+    """The child and what it started passed the process limit (see `crowd_limit`)."""
 
 
 def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
@@ -46,10 +57,24 @@ class WorkerProcess:
     _live: ClassVar[set[WorkerProcess]] = set()
 
     def __init__(
-        self, argv: list[str], env: dict[str, str], cwd: str, *, talks: bool = True
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str,
+        *,
+        talks: bool = True,
+        cpu_budget_s: int | None = None,
+        process_limit: int | None = None,
     ) -> None:
         """`talks`: spoken to over stdin/stdout; else (a server reached another way) its
-        stdin is empty and its stdout joins stderr in the drained tail."""
+        stdin is empty and its stdout joins stderr in the drained tail. `cpu_budget_s`: the
+        CPU seconds the child may use from each `write` on (`rlimits.allow_cpu`).
+        `process_limit`: how many processes the child may have below it while a read waits
+        (counted through /proc every 0.1 s; past it the read returns `Stop.CROWD`)."""
+        self._cpu_budget_s = cpu_budget_s
+        self.crowd_limit = process_limit if reaper.HAS_PROC else None
+        self._subreaper = reaper.become_subreaper()
+        reaper.reap_zombies(self.live_pids())
         self.process = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if talks else subprocess.DEVNULL,
@@ -64,6 +89,14 @@ class WorkerProcess:
         self._readable = selectors.DefaultSelector()
         self._writable = selectors.DefaultSelector()
         self._streams: list[IO[bytes]] = []
+        self._pidfd: int | None = None
+        self._gone = False
+        """The child has exited: nothing more can come from it, whoever holds the pipe."""
+        self._counted_at = time.monotonic()
+        """When the current call began, or the process was last counted (`crowd_limit`)."""
+        self._cpu_renewed_at = -float("inf")
+        self._tracked: set[int] = set()
+        """Descendants seen while their parent lived (only without a subreaper)."""
         if talks:
             self._stdin = _pipe(self.process.stdin)
             self._stdout = _pipe(self.process.stdout)
@@ -72,6 +105,9 @@ class WorkerProcess:
             self._readable.register(self._stdout.fileno(), selectors.EVENT_READ)
             self._writable.register(self._stdin.fileno(), selectors.EVENT_WRITE)
             self._streams = [self._stdin, self._stdout]
+            with contextlib.suppress(AttributeError, OSError):  # Linux 5.3+
+                self._pidfd = os.pidfd_open(self.pid)
+                self._readable.register(self._pidfd, selectors.EVENT_READ)
         self._buffer = bytearray()
         self._scanned = 0
         self._tail = bytearray()
@@ -92,7 +128,17 @@ class WorkerProcess:
         return len(self._buffer)
 
     def write(self, data: bytes, deadline: float) -> bool:
-        """Write all of `data`: False if the deadline passes first, OSError if the child is gone."""
+        """Write all of `data`: False if the deadline passes first, OSError if the child is gone
+        (even while a process it started holds the pipe open)."""
+        if self.exited():
+            raise BrokenPipeError("the child exited")
+        self._counted_at = now = time.monotonic()
+        budget = self._cpu_budget_s
+        # Renewed when a tenth of the budget may have gone since: each call gets at least
+        # nine tenths of it (one thread), without a /proc read and two syscalls per call.
+        if budget and now >= self._cpu_renewed_at + budget / 10:
+            self._cpu_renewed_at = now
+            rlimits.allow_cpu(self.pid, budget)
         view = memoryview(data)
         while view:
             remaining = deadline - time.monotonic()
@@ -119,23 +165,60 @@ class WorkerProcess:
                 line = bytes(self._buffer[:newline])
                 del self._buffer[: newline + 1]
                 self._scanned = 0
+                self.track()
                 return line
             self._scanned = len(self._buffer)
             if len(self._buffer) > limit:
                 return Stop.OVERFLOW
+            wanted = min(_READ_CHUNK, limit + 1 - len(self._buffer))
+            if self._gone:
+                # What the child wrote before it exited is in the pipe; take it without waiting.
+                chunk = self._read_now(wanted)
+                if not chunk:
+                    return Stop.EOF
+                self._buffer += chunk
+                continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Stop.TIMEOUT
-            if not self._readable.select(remaining):
-                continue
-            wanted = min(_READ_CHUNK, limit + 1 - len(self._buffer))
-            try:
-                chunk = os.read(self._stdout.fileno(), wanted)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                return Stop.EOF
-            self._buffer += chunk
+            wait_s = remaining if self._pidfd is not None else min(remaining, _EXIT_POLL_S)
+            if self.crowd_limit is not None:
+                if self._crowded():
+                    return Stop.CROWD
+                wait_s = min(wait_s, _COUNT_EVERY_S)
+            ready = {key.fd for key, _ in self._readable.select(wait_s)}
+            if self._stdout.fileno() in ready:
+                chunk = self._read_now(wanted)
+                if chunk == b"":
+                    return Stop.EOF
+                self._buffer += chunk or b""
+            elif self._pidfd in ready or (self._pidfd is None and self.exited()):
+                self._gone = True
+
+    def _crowded(self) -> bool:
+        """More processes below the child than `crowd_limit`? Counted at most every 0.1 s."""
+        now = time.monotonic()
+        if now < self._counted_at + _COUNT_EVERY_S or self.crowd_limit is None:
+            return False
+        self._counted_at = now
+        table = reaper.process_table()
+        below = reaper.descendants([self.pid], table) | reaper.strays(self.live_pids(), table)
+        return len(below) > self.crowd_limit
+
+    def _read_now(self, wanted: int) -> bytes | None:
+        """Up to `wanted` bytes, b"" at end of file, None when nothing is there yet."""
+        try:
+            return os.read(self._stdout.fileno(), wanted)
+        except BlockingIOError:
+            return None
+
+    def track(self) -> None:
+        """Note the child's current descendants, to end them even after they are orphaned.
+
+        Only needed without a subreaper: with one, orphans come to the gate by themselves.
+        """
+        if not self._subreaper:
+            self._tracked |= reaper.descendants([self.pid], reaper.process_table())
 
     def stderr_mark(self) -> int:
         """Where stderr is now, for `stderr_since`."""
@@ -171,7 +254,9 @@ class WorkerProcess:
         status = self._exit_status(wait_s)
         if status is not None:
             problem += f" ({status})"
-            # The pipe reaches EOF once the child is gone; let the drainer catch the last words.
+            # The pipe reaches EOF once the child and whatever it started (and may hold the
+            # pipe) are gone; then the drainer has caught the last words.
+            self._end_descendants()
             self._drainer.join(timeout=0.5)
         # The end of a traceback names the exception: keep the end, within the budget
         # messages are capped to (`redact.bounded_message`), so nothing cuts it off later.
@@ -193,26 +278,47 @@ class WorkerProcess:
         self.kill()
 
     def kill(self) -> None:
-        """SIGKILL the whole process group, reap the child, release the pipes."""
+        """SIGKILL the whole process group, end every process the child started (SIGTERM, a
+        short grace, SIGKILL), reap them all, release the pipes."""
         WorkerProcess._live.discard(self)
         if self.process.returncode is None:
+            # Found while the tree is whole: once the group dies, its escapees are orphans.
+            escaped = reaper.descendants([self.pid], reaper.process_table())
             # Not yet reaped, so the group id is still ours: nothing can have reused it.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=5.0)
+            self._tracked |= escaped
+        self._end_descendants()
         for stream in self._streams:
             with contextlib.suppress(OSError):
                 stream.close()
         self._readable.close()
         self._writable.close()
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
         self._drainer.join(timeout=1.0)
 
     @classmethod
+    def live_pids(cls) -> set[int]:
+        return {worker.pid for worker in cls._live}
+
+    @classmethod
     def kill_all(cls) -> None:
-        """Kill every live child; registered with `atexit` by the adapters."""
+        """Kill every live child and every stray; registered with `atexit` by the adapters."""
         for worker in list(cls._live):
             worker.kill()
+        reaper.sweep(cls.live_pids())
+
+    def _end_descendants(self) -> None:
+        """End what the child started: those seen below it, and orphans the gate adopted."""
+        tracked, self._tracked = self._tracked, set()
+        if self.process.returncode is None:
+            tracked |= reaper.descendants([self.pid], reaper.process_table())
+        reaper.sweep(self.live_pids() | {self.pid}, tracked)
 
     def _exit_status(self, wait_s: float) -> str | None:
         """How the child exited, waiting up to `wait_s`, without reaping it.
