@@ -293,6 +293,7 @@ def test_crash_past_64_characters_gets_a_verified_maxlength_64(tmp_path: Path) -
 MCP_SERVER = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
 
 
+@pytest.mark.slow
 def test_fuzz_mcp_fuzzes_every_listed_tool_and_names_each(tmp_path: Path) -> None:
     import sys
 

@@ -129,6 +129,7 @@ def ours(github: FakeGitHub) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.slow
 def test_create_then_update_in_place_then_leave_unchanged(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -182,6 +183,7 @@ def test_create_then_update_in_place_then_leave_unchanged(
     assert not [r for r in github.requests if r.path.endswith(f"/comments/{forged['id']}")]
 
 
+@pytest.mark.slow
 def test_each_comment_key_keeps_its_own_comment(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -193,6 +195,7 @@ def test_each_comment_key_keeps_its_own_comment(
     assert not github.sent("PATCH") and not github.sent("DELETE")
 
 
+@pytest.mark.slow
 def test_recreate_replaces_the_comment(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -207,6 +210,7 @@ def test_recreate_replaces_the_comment(
     ]
 
 
+@pytest.mark.slow
 def test_a_5xx_on_listing_is_retried(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -219,6 +223,7 @@ def test_a_5xx_on_listing_is_retried(
     assert "HTTP 502" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_429_with_retry_after_is_honoured(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -252,6 +257,7 @@ def test_a_fork_gets_the_summary_and_no_comment_attempt(
     assert json.loads((results / "pr.json").read_text())["number"] == NUMBER
 
 
+@pytest.mark.slow
 def test_a_body_too_long_falls_back_to_a_shorter_rendering(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -276,6 +282,7 @@ def test_a_comment_that_cannot_be_posted_is_a_warning_not_a_verdict(
     assert "::warning::toolfuzz-gate: the PR comment could not be posted" in done.stdout
 
 
+@pytest.mark.slow
 def test_an_unreachable_api_is_a_warning_not_a_verdict(
     venv: Path, workspace: Path, repository: Repository
 ) -> None:
@@ -299,6 +306,7 @@ def test_an_unreachable_api_is_a_warning_not_a_verdict(
     assert TOKEN not in done.stderr
 
 
+@pytest.mark.slow
 def test_stored_baselines_no_token_and_comment_off(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -325,6 +333,7 @@ def test_stored_baselines_no_token_and_comment_off(
     assert github.requests == []
 
 
+@pytest.mark.slow
 def test_push_diffs_against_before_and_dispatch_runs_alone(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -366,6 +375,7 @@ def report(
     )
 
 
+@pytest.mark.slow
 def test_report_mode_comments_from_the_results_alone(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
 ) -> None:
@@ -380,6 +390,7 @@ def test_report_mode_comments_from_the_results_alone(
     assert done.outputs["new-counterexamples"] == "1"
 
 
+@pytest.mark.slow
 def test_report_mode_refuses_a_number_that_is_not_the_runs(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository, tmp_path: Path
 ) -> None:
@@ -391,6 +402,7 @@ def test_report_mode_refuses_a_number_that_is_not_the_runs(
     assert "does not have the head" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_ci_self_test_steps(venv: Path, github: FakeGitHub, tmp_path: Path) -> None:
     """The `uses: ./` steps of ci.yml's self-test job, with their own inputs, as the runner
     would run them (from a push to main: no pull request, nothing to comment on)."""

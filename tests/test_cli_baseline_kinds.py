@@ -70,6 +70,7 @@ def _repository(root: Path, kind: str) -> tuple[str, str]:
     return base, commit(root, "an off-by-one")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["python", "command", "mcp", "http"])
 @pytest.mark.parametrize("start_in", ["root", "elsewhere"])
 def test_the_base_runs_its_own_code(

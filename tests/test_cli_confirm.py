@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_helpers import invoke
 
 CONFIRM = Path(__file__).parent / "fixtures" / "confirm"
@@ -54,6 +56,7 @@ def valid_crashes(receipt: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.slow
 def test_two_independent_bugs_in_one_tool_are_both_reported(tmp_path: Path) -> None:
     code, receipt = fuzz_listing(tmp_path, "two-bugs", "--runs", "12")
     assert code == 1
@@ -78,6 +81,7 @@ def test_two_independent_bugs_in_one_tool_are_both_reported(tmp_path: Path) -> N
         assert crash["flaky"] is False
 
 
+@pytest.mark.slow
 def test_confirmed_receipts_of_a_deterministic_process_are_byte_identical(
     tmp_path: Path,
 ) -> None:
@@ -101,6 +105,7 @@ def test_a_crash_on_one_call_in_three_is_flaky_with_its_rate_and_fails_the_gate(
         assert 1 <= crash["reproduced"]["failed"] <= 2, crash
 
 
+@pytest.mark.slow
 def test_a_call_slow_only_under_load_is_not_reported(tmp_path: Path) -> None:
     code, receipt = fuzz_listing(
         tmp_path, "slow-once", "--runs", "3", "--timeout-ms", "300", "--diagnostics"
@@ -112,6 +117,7 @@ def test_a_call_slow_only_under_load_is_not_reported(tmp_path: Path) -> None:
     assert receipt["diagnostics"]["dismissedTimeouts"] >= 3
 
 
+@pytest.mark.slow
 def test_the_breaker_stops_a_tool_that_always_times_out(tmp_path: Path) -> None:
     code, receipt, printed = fuzz_listing_printed(
         tmp_path, "hang", "--runs", "50", "--timeout-ms", "200"

@@ -517,6 +517,7 @@ def test_a_tool_from_a_tools_file(repo: Path) -> None:
     assert code == 2 and "tools/0/tool: the tools file declares no tool named 'absent'" in err
 
 
+@pytest.mark.slow
 def test_an_mcp_tool_takes_its_schema_from_tools_list(repo: Path) -> None:
     server = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
     entry = (

@@ -112,6 +112,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     return result
 
 
+@pytest.mark.slow
 def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -> None:
     unsharded = files(built.unsharded)
     assert len(unsharded) == 15 and "summary.json" in unsharded and "results.sarif" in unsharded
@@ -130,6 +131,7 @@ def test_three_shards_merged_are_the_unsharded_run_byte_for_byte(built: Built) -
     assert text.endswith("gate: FAILED\n")
 
 
+@pytest.mark.slow
 def test_more_shards_than_units_merge_too(built: Built) -> None:
     shards = [built.shard(f"{index}/8") for index in range(1, 9)]
     assert len(files(shards[7])) == 2
@@ -139,6 +141,7 @@ def test_more_shards_than_units_merge_too(built: Built) -> None:
     assert files(out) == unsharded
 
 
+@pytest.mark.slow
 def test_one_shard_of_one_is_the_whole_run(built: Built) -> None:
     unsharded = files(built.unsharded)
     code, _, err, out = built.merge(built.shard("1/1"), into=built.unsharded)
@@ -239,6 +242,7 @@ def test_shard_goes_with_a_policy_and_without_a_baseline(built: Built) -> None:
     assert code == 2 and "--shard runs part of the tools, so it cannot diff" in err
 
 
+@pytest.mark.slow
 def test_merge_with_a_stored_baseline_is_the_unsharded_run_with_it(built: Built) -> None:
     single = built.root / "single.yml"
     single.write_text(

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +62,7 @@ def _gate(*argv: str) -> str:
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.slow
 @given(name=HOSTILE, said=HOSTILE)
 def test_fuzz_prints_no_command_from_names_or_messages(
     name: str, said: str, tmp_path: Path, monkeypatch: object

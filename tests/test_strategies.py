@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from jsonschema import Draft202012Validator
 
@@ -127,6 +128,7 @@ CORNERS: dict[str, Callable[[dict[str, Any]], bool]] = {
 }
 
 
+@pytest.mark.slow
 def test_strategy_reaches_the_awkward_corners() -> None:
     """Escaped and non-ASCII names, full depth, type lists, mixed enums... all occur."""
     seen: set[str] = set()

@@ -130,6 +130,7 @@ def test_a_receipt_set_against_itself_is_empty(side: dict[str, JSONObject]) -> N
     assert not gate_failed(diff)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(receipt_sets(), receipt_sets())
 def test_swapping_base_and_head_swaps_the_verdicts(
@@ -176,6 +177,7 @@ def test_swapping_base_and_head_swaps_the_verdicts(
     assert totals["stillFailing"] == back["stillFailing"]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(receipt_sets(), receipt_sets())
 def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(

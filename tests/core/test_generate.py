@@ -41,6 +41,7 @@ def _errors(validator: Draft202012Validator, instance: Any) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(schema=subset_schemas(), seed=seeds)
 def test_every_generated_value_is_valid_under_jsonschema(schema: dict[str, Any], seed: int) -> None:

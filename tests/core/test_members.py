@@ -46,6 +46,7 @@ def _twins(seed: int, index: int) -> tuple[Generator, Generator]:
     return generator_for(seed, index, DEFAULT_LIMITS), generator_for(seed, index, DEFAULT_LIMITS)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=subset_schemas(), seed=seeds, index=st.integers(min_value=0, max_value=50))
 def test_the_table_builds_what_the_plan_builds(

@@ -97,6 +97,7 @@ def _mutants(compiled: CompiledSchema, seed: int) -> list[tuple[Operator, Any, A
     return found
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(schema=subset_schemas(), seed=seeds)
 def test_confirmed_mutants_are_invalid_exactly_there(schema: dict[str, Any], seed: int) -> None:
@@ -143,6 +144,7 @@ def test_apply_changes_one_axis_and_nothing_else(schema: dict[str, Any], seed: i
     assert _text(bases) == _text(snapshots), "apply modified its base case"
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(schema=subset_schemas(), seed=seeds)
 def test_type_mutants_always_break_type_at_their_path(schema: dict[str, Any], seed: int) -> None:

@@ -101,6 +101,7 @@ def test_directory_probe_is_quiet_when_files_are_written_after_validation(
     assert any(state_dir.iterdir())  # it did commit, on accepted non-dry runs
 
 
+@pytest.mark.slow
 def test_command_probe_sees_a_row_inserted_before_validation(state_db: Path) -> None:
     receipt = run_fuzz(command_config("insert_row_first", state_db))
     assert "mutation-on-rejection" in failures(receipt)
@@ -108,6 +109,7 @@ def test_command_probe_sees_a_row_inserted_before_validation(state_db: Path) -> 
     assert rows > 0
 
 
+@pytest.mark.slow
 def test_command_probe_is_quiet_when_rows_are_inserted_after_validation(state_db: Path) -> None:
     receipt = run_fuzz(command_config("insert_row_after", state_db))
     assert failures(receipt) == set()

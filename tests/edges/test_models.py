@@ -52,6 +52,7 @@ def test_unusable_models_are_tools_errors(reference: str, words: str) -> None:
     assert caught.value.source == f"--model {reference}"
 
 
+@pytest.mark.slow
 def test_a_model_that_hangs_is_cut_off() -> None:
     with pytest.raises(ToolsError) as caught:
         load_model_schema("search_models:Slow", timeout_s=3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -48,6 +49,7 @@ def hostile_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     return diff, draw(contexts(diff))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hostile_cases())
 def test_no_text_ends_a_line_or_starts_a_second_command(case: Any) -> None:

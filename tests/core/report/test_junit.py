@@ -5,6 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Any
 
+import pytest
 from hypothesis import given
 
 from tests.core.report import scenario
@@ -51,6 +52,7 @@ def test_a_removed_tool_is_skipped() -> None:
     assert suite.get("skipped") == "1" and suite.find("testcase/skipped") is not None
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(diffs)
 def test_hostile_documents_give_well_formed_deterministic_xml(diff: dict[str, Any]) -> None:

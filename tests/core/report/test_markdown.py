@@ -205,6 +205,7 @@ def hostile_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any, int]:
     return diff, draw(contexts(diff)), draw(st.integers(MIN_BUDGET, 60_000))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hostile_cases())
 def test_hostile_text_never_escapes_its_fence_mentions_or_overflows(case: Any) -> None:

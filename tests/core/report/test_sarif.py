@@ -13,6 +13,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft4Validator
@@ -102,6 +103,7 @@ def hostile_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     return diff, draw(contexts(diff))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hostile_cases())
 def test_hostile_documents_give_a_sound_log(case: Any) -> None:

@@ -158,6 +158,7 @@ def no_new_children() -> Iterator[None]:
     raise AssertionError(f"processes left behind: {sorted(left)}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", list(EXPECTED))
 @pytest.mark.parametrize("adapter", list(ADAPTERS))
 def test_adapter_finds_the_planted_fault(

@@ -369,6 +369,7 @@ def test_close_leaves_no_process(make_handler: MakeHandler) -> None:
     assert process_gone(pid)
 
 
+@pytest.mark.slow
 def test_timeout_kills_processes_the_command_started(
     make_handler: MakeHandler, tmp_path: Path
 ) -> None:

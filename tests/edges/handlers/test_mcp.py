@@ -284,6 +284,7 @@ def test_a_crash_in_a_typed_tool_is_the_sdks_crash_result(make_handler: MakeHand
     assert handler.call(GOOD).kind is OutcomeKind.ACCEPTED
 
 
+@pytest.mark.slow
 def test_hang_fault_times_out_and_the_next_call_gets_a_fresh_server(
     make_handler: MakeHandler,
 ) -> None:
@@ -315,6 +316,7 @@ def test_commit_first_fault_is_seen_through_the_effects_tool(make_handler: MakeH
     assert outcome.committed_change
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trigger", [{"width": 66}, {"height": 65}])
 def test_flood_fault_is_capped_and_the_server_restarts(
     make_handler: MakeHandler, trigger: JSONObject
@@ -342,6 +344,7 @@ def test_garbage_fault_is_skipped_and_counted(
 @pytest.mark.parametrize(
     "trigger", [{"width": 68}, {"palette": ["#aaa0", "#bbb0", "#ccc0", "#ddd0", "#eee0"]}]
 )
+@pytest.mark.slow
 def test_exit_fault_is_a_crash_and_the_next_call_restarts(
     make_handler: MakeHandler, trigger: JSONObject
 ) -> None:
@@ -509,6 +512,7 @@ def test_fuzzing_the_correct_sdk_server_finds_nothing(make_handler: MakeHandler)
     assert _fuzz(handler) == set()
 
 
+@pytest.mark.slow
 def test_fuzzing_the_typed_sdk_server_finds_nothing_but_its_own_vocabulary(
     make_handler: MakeHandler,
 ) -> None:
@@ -527,6 +531,7 @@ def test_fuzzing_the_typed_sdk_server_finds_nothing_but_its_own_vocabulary(
         (("--typed", "--fault", "coerce"), ("hostile-accepted", "/width")),
     ],
 )
+@pytest.mark.slow
 def test_fuzzing_a_faulty_sdk_server_finds_the_fault(
     make_handler: MakeHandler, flags: tuple[str, ...], expected: tuple[str, str]
 ) -> None:

@@ -196,6 +196,7 @@ def test_a_call_that_never_returns_times_out_every_time(make_handler: MakeHandle
     assert [handler.call({}).kind for _ in range(2)] == [OutcomeKind.TIMEOUT] * 2
 
 
+@pytest.mark.slow
 def test_timeout_kills_processes_the_handler_started(
     make_handler: MakeHandler, tmp_path: Path
 ) -> None:

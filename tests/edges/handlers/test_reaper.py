@@ -84,6 +84,7 @@ def fuzz_five_runs(config: HandlerConfig) -> list[OutcomeKind]:
     return kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["session", "daemon"])
 def test_helpers_that_escape_the_group_are_ended_and_no_call_waits_for_them(
     mode: str, pids: Path
@@ -177,6 +178,7 @@ def test_descendants_follow_parent_links_and_strays_skip_the_gates_session() -> 
 _GATE = [sys.executable, "-m", "toolfuzz_gate", "fuzz", "--runs", "1000", "--timeout-ms", "1000"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize("mode", ["session", "serve", "daemon", "hungry"])
 def test_interrupting_the_gate_leaves_nothing_behind(

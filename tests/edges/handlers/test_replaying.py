@@ -57,6 +57,7 @@ def test_command_restart_starts_a_fresh_process_on_the_next_call(closing: list[C
     assert handler.worker_pid not in (None, first)
 
 
+@pytest.mark.slow
 def test_command_scale_timeout_gives_a_slow_call_the_longer_budget(closing: list[Closer]) -> None:
     handler = command(closing, timeout_ms=300)
     slow = {"sleep": 0.6}

@@ -86,6 +86,7 @@ def test_memory_limit_turns_a_large_allocation_into_resource_exhaustion() -> Non
         assert handler.call({"mb": 300}).kind is OutcomeKind.ACCEPTED  # no limit: it fits
 
 
+@pytest.mark.slow
 def test_cpu_limit_ends_a_spinning_process_before_the_timeout() -> None:
     config = command(cpu_limit_s=1, timeout_ms=20_000)
     with build_handler(config) as handler:
@@ -107,6 +108,7 @@ def test_passing_the_process_limit_ends_the_call_and_every_process() -> None:
     assert all(process_gone(child) for child in children) and process_gone(pid)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prlimit is Linux only")
 def test_the_cpu_budget_is_per_call_not_per_process_life() -> None:
     with build_handler(command(cpu_limit_s=1, timeout_ms=20_000)) as handler:
@@ -129,6 +131,7 @@ def _exhaustion(config: HandlerConfig) -> list[tuple[str, object]]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["python", "command"])
 def test_a_handler_allocating_without_bound_is_stopped_at_the_default_limit(
     kind: str, tmp_path: Path
