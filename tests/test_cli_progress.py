@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import re
+from typing import TextIO, cast
 
 import pytest
 
+from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.progress import Progress
 
 HOSTILE = "evil\n::warning::owned ##[set-output name=x;]y %0A::error::z"
@@ -25,9 +27,11 @@ def test_a_tool_is_told_as_it_starts_and_as_it_ends() -> None:
 @pytest.mark.parametrize("grouped", [True, False])
 def test_a_hostile_tool_name_never_becomes_a_workflow_command(grouped: bool) -> None:
     out = io.StringIO()
-    progress = Progress(out, grouped=grouped)
+    guard = CommandGuard(out)  # what `run` prints through
+    progress = Progress(cast(TextIO, guard), grouped=grouped)
     progress.start(HOSTILE, 41, 24)
     progress.done(HOSTILE, {"refused": True})
+    guard.flush()
     lines = out.getvalue().splitlines()
     assert "##[" not in out.getvalue()  # the legacy form works anywhere in a line
     commands = [line for line in lines if line.lstrip().startswith("::")]

@@ -18,6 +18,7 @@ from toolfuzz_gate.cli.policy_run import replay_setup
 from toolfuzz_gate.core.canonical import JSON
 from toolfuzz_gate.core.regression import Replayed, render_replayed
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases
 from toolfuzz_gate.errors import HandlerError
@@ -57,13 +58,14 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     files: list[str] = []
     unrun: list[StoredCase] = []
     notes: list[str] = []
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] = {}
     for name, tool in tools.items():
         mine = [item for item in stored if item.case.tool == name]
         if not mine:
             continue
         options = replace(tool.options, **overrides)
         try:
-            setup = replay_setup(tool, options, loaded)
+            setup = replay_setup(tool, options, loaded, listings)
             cases = [item.case for item in mine]
             results = replay_cases(setup.handler, setup.spec, cases, setup.judge)
         except HandlerError as error:

@@ -24,9 +24,10 @@ from toolfuzz_gate.core.regression import (
     build_case,
     parse_case,
 )
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases
-from toolfuzz_gate.errors import ToolfuzzError
+from toolfuzz_gate.errors import HandlerError, ToolfuzzError
 
 Unmatched = dict[str, list[JSONObject]]
 """Counterexamples by receipt key."""
@@ -57,6 +58,7 @@ def reproduced_on(
     the same name in `loaded` fails the same way."""
     tools = {tool.name: tool for tool in policy_tools(loaded)}
     failing: set[tuple[str, str]] = set()
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] = {}
     for key, examples in sorted(wanted.items()):
         receipt = receipts.receipts[key]
         tool = tools.get(str(receipt.get("tool")))
@@ -64,7 +66,7 @@ def reproduced_on(
         if tool is None or not cases:
             continue
         try:
-            setup = replay_setup(tool, replace(tool.options, **overrides), loaded)
+            setup = replay_setup(tool, replace(tool.options, **overrides), loaded, listings)
             results = replay_cases(setup.handler, setup.spec, cases, setup.judge)
         except ToolfuzzError:
             continue  # the handler does not start here: the fingerprints decide

@@ -22,7 +22,7 @@ from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, execute
 from toolfuzz_gate.edges.files import load_json, write_document
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode

@@ -41,7 +41,7 @@ from toolfuzz_gate.core.verdict import Verdict, decide
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.files import load_json, write_document
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.errors import HandlerError, PolicyError, UsageError
@@ -295,10 +295,17 @@ class ReplaySetup:
     judge: Callable[[JSON], bool] | None
 
 
-def replay_setup(tool: ToolPolicy, options: RunOptions, loaded: LoadedPolicy) -> ReplaySetup:
+def replay_setup(
+    tool: ToolPolicy,
+    options: RunOptions,
+    loaded: LoadedPolicy,
+    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] | None = None,
+) -> ReplaySetup:
+    """`listings`: as for `tool_schema`, shared by the tools a caller sets up in turn."""
     handler = build_policy_handler(tool.handler, tool.name, options, loaded)
     reading = SchemaOptions(options.default_draft, options.format_assertion)
-    judge = schema_judge(tool_schema(tool, handler, loaded), reading, options.dialect)
+    schema = tool_schema(tool, handler, loaded, listings)
+    judge = schema_judge(schema, reading, options.dialect)
     return ReplaySetup(handler, build_policy_spec(tool, options), judge)
 
 

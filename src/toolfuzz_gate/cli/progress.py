@@ -2,7 +2,8 @@
 
 In GitHub Actions (`GITHUB_ACTIONS=true`) each tool's lines are a collapsible
 `::group::`; the tool's name is untrusted text, so it goes into the command escaped
-(`workflow_data`) and printed lines never start a workflow command of their own.
+(`workflow_data`, then `output.emit`), and the lines printed around it are made inert by
+the output layer (`output.CommandGuard`) like everything else the CLI prints.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ class Progress:
             return
         title = f"{self._label(tool)}: seed {seed}, {runs} runs"
         if self.grouped:
-            emit(self.out, f"::group::{_inert(workflow_data(title))}")
-        print(f"{_inert(title)} ...", file=self.out, flush=True)
+            emit(self.out, f"::group::{workflow_data(title)}")
+        print(f"{clean(title)} ...", file=self.out, flush=True)
         self._started = time.monotonic()
 
     def done(self, tool: str, receipt: JSONObject) -> None:
@@ -45,20 +46,9 @@ class Progress:
         )
         found = len(examples) if isinstance(examples, list) else 0
         state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
-        print(f"{_inert(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
+        print(f"{clean(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
         if self.grouped:
             emit(self.out, "::endgroup::")
 
     def _label(self, tool: str) -> str:
         return f"[{self.side}] {tool}" if self.side else tool
-
-
-def _inert(text: str) -> str:
-    """A line the runner will not read as a command: controls dropped, and a leading
-    `::` or any `##[` broken by a zero-width space."""
-    line = clean(text)
-    return (
-        line.replace("##[", "#\u200b#[").replace("::", ":\u200b:")
-        if "::" in line or "##[" in line
-        else line
-    )

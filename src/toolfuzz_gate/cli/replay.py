@@ -30,7 +30,7 @@ from toolfuzz_gate.core.regression import (
 )
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt
 from toolfuzz_gate.edges.replay import replay_cases

@@ -84,3 +84,10 @@ class Replaying(Protocol):
     def restart(self) -> None: ...
 
     def scale_timeout(self, factor: float) -> None: ...
+
+
+def handler_words(code: str | None, message: str | None) -> str:
+    """What a handler said about a call, as reports show it: `code: message`, either one
+    alone, or "" when it said nothing."""
+    code, message = code or "", message or ""
+    return f"{code}: {message}" if code and message else code or message

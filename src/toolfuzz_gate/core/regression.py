@@ -25,7 +25,7 @@ from toolfuzz_gate.core.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.options import SchemaOptions
 from toolfuzz_gate.core.oracle import JsonschemaOracle
-from toolfuzz_gate.core.outcome import Handler
+from toolfuzz_gate.core.outcome import Handler, handler_words
 from toolfuzz_gate.core.redact import bounded_message, is_complete
 from toolfuzz_gate.core.tool import ToolSpec
 from toolfuzz_gate.core.verdict import Verdict
@@ -286,10 +286,7 @@ def replay_case(
         outcome = FIXED
     answer = observation.outcome
     observed = answer.kind.value if answer else "not-run"
-    said = ""
-    if answer is not None and (answer.error_code or answer.message):
-        code, message = answer.error_code or "", answer.message or ""
-        said = f"{code}: {message}" if code and message else code or message
+    said = handler_words(answer.error_code, answer.message) if answer is not None else ""
     return Replayed(case, outcome, findings, observed, said)
 
 

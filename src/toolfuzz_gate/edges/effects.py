@@ -20,8 +20,8 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject
 from toolfuzz_gate.core.outcome import Outcome, Replaying
 from toolfuzz_gate.core.redact import bounded_message
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.config import ManagedHandler
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
-from toolfuzz_gate.edges.handlers.registry import ManagedHandler
 from toolfuzz_gate.errors import HandlerError
 
 MAX_FILES = 10_000

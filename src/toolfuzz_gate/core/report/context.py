@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core import pointer as jp
+from toolfuzz_gate.core.outcome import handler_words
 from toolfuzz_gate.core.report.untrusted import shell_word
 
 
@@ -138,8 +139,7 @@ def evidence(cx: Mapping[str, Any]) -> str:
     error = cx.get("error")
     if not isinstance(error, Mapping):
         return ""
-    code, message = text_of(error.get("code")), text_of(error.get("message"))
-    return f"{code}: {message}" if code and message else code or message
+    return handler_words(text_of(error.get("code")), text_of(error.get("message")))
 
 
 def evidence_line(cx: Mapping[str, Any]) -> str:

@@ -39,8 +39,8 @@ from typing import Any
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded, require_executable
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess

@@ -30,12 +30,12 @@ from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.cause import named
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import MASK, bounded_message
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.environment import is_refused
 from toolfuzz_gate.edges.handlers.http_connection import DeadlineConnection, new_connection
 from toolfuzz_gate.edges.handlers.http_server import SERVER_STARTUP_S, ManagedServer
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.errors import HandlerError
 

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 
 from toolfuzz_gate.core.redact import bounded_message
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 

@@ -42,9 +42,10 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
-from toolfuzz_gate.core.cause import named
+from toolfuzz_gate.core.cause import EXCEPTION, named
 from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.mcp_client import (
     Broken,
@@ -54,7 +55,6 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
@@ -259,15 +259,12 @@ def _result_outcome(result: dict[str, Any], tool: str) -> Outcome:
     )
 
 
-_RAISED = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b.*$")
-
-
 def _with_raised(outcome: Outcome, stderr: str) -> Outcome:
     """A generic crash result made specific by the exception the server logged while
     answering: the first one of its traceback, the cause the others were raised from (an
     SDK answers "Error executing tool" whatever the tool raised, and logs the rest)."""
     for line in stderr.splitlines():
-        if _RAISED.match(line):
+        if EXCEPTION.match(line):  # a traceback's exception line starts with its name
             raised = bounded_message(line.strip(), 200)
             message = bounded_message(f"{outcome.message}: {raised}")
             return outcome._replace(message=message, cause=named(raised) or None)
