@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from toolfuzz_gate.core.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.command import CommandHandler
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 

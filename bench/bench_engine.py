@@ -15,8 +15,8 @@ import statistics
 import time
 
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers.builtin import SPEC, BuiltinPosterHandler
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers.http import HttpHandler
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 

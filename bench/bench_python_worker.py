@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from toolfuzz_gate.core.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 
 ECHO = "def echo(**arguments):\n    return arguments\n"

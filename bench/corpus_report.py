@@ -36,15 +36,15 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.cli import run as run_cli
-from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
-from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Failure
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.options import SchemaOptions
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.refusal import codes_of
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.refusal import codes_of
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.schema.dialects import normalize
+from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import SchemaError
 
 BENCH = Path(__file__).resolve().parent

@@ -13,12 +13,16 @@ from typing import Any
 
 import jsonschema
 
-from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.generate import generate, generator_for
-from toolfuzz_gate.core.limits import DEFAULT_LIMITS
-from toolfuzz_gate.core.mutate import apply, iter_operators
-from toolfuzz_gate.core.oracle import JsonschemaOracle, JsonschemaRsOracle, fails_exactly_at
-from toolfuzz_gate.core.validate import validate
+from toolfuzz_gate.core.campaign.oracle import (
+    JsonschemaOracle,
+    JsonschemaRsOracle,
+    fails_exactly_at,
+)
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.engine.generate import generate, generator_for
+from toolfuzz_gate.core.engine.mutate import apply, iter_operators
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.core.schema.validate import validate
 
 DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 

@@ -11,8 +11,8 @@ from typing import Any
 from tests.cli_helpers import commit, git, init_repository
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
-from toolfuzz_gate.core.diff import ReceiptSet
-from toolfuzz_gate.core.receipt import seal
+from toolfuzz_gate.core.campaign.receipt import seal
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 

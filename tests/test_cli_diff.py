@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import POSTER_CONTRACT, invoke
-from toolfuzz_gate.core.canonical import JSONObject, digest
-from toolfuzz_gate.core.receipt import seal
+from toolfuzz_gate.core.campaign.receipt import seal
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, git_environment, temporary_worktree
 

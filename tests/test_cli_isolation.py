@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import POSTER_CONTRACT, invoke, poster_repository
-from toolfuzz_gate.core.receipt import problems
+from toolfuzz_gate.core.campaign.receipt import problems
 
 MCP = Path(__file__).parent / "fixtures" / "mcp_tool"
 POSTER_REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
-from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.dialects import normalize
-from toolfuzz_gate.core.findings import Failure
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.schema.dialects import normalize
 from toolfuzz_gate.errors import SchemaError
 
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"

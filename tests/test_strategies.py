@@ -23,8 +23,8 @@ from tests.strategies import (
     schema_depth,
     subset_schemas,
 )
-from toolfuzz_gate.core.compile import compile_schema
-from toolfuzz_gate.core.validate import validate
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.schema.validate import validate
 
 SETTINGS = settings(
     max_examples=50,

@@ -1,6 +1,6 @@
 """The gate's own failures: one root exception, grouped by who must act (pure).
 
-Findings about a handler are data (see `core.findings`), never exceptions. These
+Findings about a handler are data (see `core.campaign.findings`), never exceptions. These
 exceptions are for problems that stop the gate: bad usage, a bad schema, a handler
 that cannot start. Each carries a stable `code` (an API: add, never repurpose) and
 structured fields; the message is built from them.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from toolfuzz_gate.core.canonical import canonical_document
+from toolfuzz_gate.core.jsonutil.canonical import canonical_document
 from toolfuzz_gate.edges.corpus import load_corpus, write_case
 from toolfuzz_gate.errors import CorpusError
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.effects import CommandProbe, DirectoryProbe
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.errors import HandlerError

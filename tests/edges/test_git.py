@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfuzz_gate.core.diff import ReceiptSet
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.git import (
     FETCH_DEPTH_HINT,
     Git,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.core.test_receipt import run_fuzz
-from toolfuzz_gate.core.canonical import JSONObject, canonical_document
+from tests.core.campaign.test_receipt import run_fuzz
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.handlers.builtin import BuiltinPosterHandler
 from toolfuzz_gate.edges.receipts import load_receipts

@@ -23,11 +23,11 @@ from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.cli.policy_run import GateOutcome, build_overrides, gate, receipt_set, run_policy
 from toolfuzz_gate.cli.progress import Progress
 from toolfuzz_gate.cli.reports import REPORT_FILES
-from toolfuzz_gate.core.action_inputs import ActionInputs, read_inputs
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet
-from toolfuzz_gate.core.github_event import Event, parse_event
-from toolfuzz_gate.core.workflow_commands import error_command, mask_command, notice_command
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
+from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
+from toolfuzz_gate.core.github.event import Event, parse_event
+from toolfuzz_gate.core.github.workflow_commands import error_command, mask_command, notice_command
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.actions_env import (
     Runner,
     in_workspace,

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.output import emit
-from toolfuzz_gate.core.action_inputs import ActionInputs
+from toolfuzz_gate.core.github.action_inputs import ActionInputs
+from toolfuzz_gate.core.github.workflow_commands import warning_command
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
 from toolfuzz_gate.core.report.untrusted import markdown_text
-from toolfuzz_gate.core.workflow_commands import warning_command
 from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.edges.github.comments import find_author, upsert_comment

@@ -16,14 +16,14 @@ from typing import Any, TextIO
 from toolfuzz_gate.cli.action_publish import Posted, build_client, finish, post_comment
 from toolfuzz_gate.cli.output import emit
 from toolfuzz_gate.cli.reports import REPORT_FILES
-from toolfuzz_gate.core.action_inputs import ActionInputs
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, Revision, diff_sets
-from toolfuzz_gate.core.github_event import Event
-from toolfuzz_gate.core.github_names import is_issue_number
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.core.github.action_inputs import ActionInputs
+from toolfuzz_gate.core.github.event import Event
+from toolfuzz_gate.core.github.names import is_issue_number
+from toolfuzz_gate.core.github.workflow_commands import warning_command
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
-from toolfuzz_gate.core.workflow_commands import warning_command
 from toolfuzz_gate.edges.actions_env import Runner, in_workspace
 from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.edges.github.pulls import pull_request_head

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.progress import Progress
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, Reproduced, Revision, diff_sets
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base

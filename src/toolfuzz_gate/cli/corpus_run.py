@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.policy_run import replay_setup
-from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.regression import Replayed, render_replayed
+from toolfuzz_gate.core.gate.regression import Replayed, render_replayed
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy

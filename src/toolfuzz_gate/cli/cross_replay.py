@@ -4,7 +4,7 @@ A counterexample only one side's receipt holds is replayed, as its minimized inp
 the other side's handler: a head counterexample the base fails the same way (same
 failure class at the same path, judged as the campaign judges) was not introduced by the
 pull request, and a base counterexample the head still fails was not fixed. The answers
-feed `core.diff.Reproduced`. An input that cannot be replayed faithfully (elided in the
+feed `core.gate.receipt_diff.Reproduced`. An input that cannot be replayed faithfully (elided in the
 receipt, an engine disagreement, valid on one side and not the other) or a tool whose
 handler does not start keeps the fingerprint's answer.
 """
@@ -16,14 +16,14 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.cli.policy_run import policy_tools, replay_setup
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet
-from toolfuzz_gate.core.regression import (
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
+from toolfuzz_gate.core.gate.regression import (
     STILL_FAILING,
     RegressionCase,
     build_case,
     parse_case,
 )
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.replay import replay_cases

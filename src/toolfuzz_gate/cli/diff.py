@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from toolfuzz_gate.core.canonical import canonical_document
-from toolfuzz_gate.core.diff import diff_sets, gate_failed
+from toolfuzz_gate.core.gate.receipt_diff import diff_sets, gate_failed
+from toolfuzz_gate.core.jsonutil.canonical import canonical_document
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.edges.receipts import load_receipts

@@ -12,12 +12,12 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.cli.parser import DEFAULT_OUT, schema_options
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.discover import ToolDeclaration
-from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult
-from toolfuzz_gate.core.locate import line_index
-from toolfuzz_gate.core.summary import render_receipt_summary, render_refused_summary
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.locate import line_index
+from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
+from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, execute
 from toolfuzz_gate.edges.files import load_json, write_document

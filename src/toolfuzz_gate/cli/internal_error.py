@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.core.action_inputs import workspace_path
+from toolfuzz_gate.core.github.action_inputs import workspace_path
 from toolfuzz_gate.core.report.untrusted import BLOCK_CAP, fence
 from toolfuzz_gate.edges.actions_env import in_workspace
 from toolfuzz_gate.edges.secrets import is_secret

@@ -6,15 +6,15 @@ import argparse
 from typing import TextIO
 
 from toolfuzz_gate.cli.parser import schema_options
-from toolfuzz_gate.core.canonical import JSON, canonical_document
-from toolfuzz_gate.core.discover import ToolDeclaration
-from toolfuzz_gate.core.lint_report import (
+from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
+from toolfuzz_gate.core.lint.tool_report import (
     ToolReport,
     render_lint_json,
     render_lint_text,
     report_tool,
     unreadable,
 )
+from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import InputFileError, ToolsError, UsageError

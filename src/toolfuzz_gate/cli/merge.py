@@ -1,6 +1,6 @@
 """`merge DIR... --out DIR --policy FILE`: combine shard outputs into one run's results.
 
-The shards' manifests must belong together (`core.shard_manifest.check_together`) and to
+The shards' manifests must belong together (`core.gate.shard_manifest.check_together`) and to
 the policy file given (its sha256); the receipts are copied byte for byte, and the verdict,
 `summary.json` and reports come from the same code an unsharded `run --policy` uses, over
 the receipts in the plan's order. The policy is needed, not just the shards' artifacts:
@@ -18,9 +18,9 @@ from toolfuzz_gate.cli.baseline import stored_baseline_diff
 from toolfuzz_gate.cli.corpus_run import replay_corpus
 from toolfuzz_gate.cli.policy_run import Written, gate, policy_tools, receipt_set
 from toolfuzz_gate.cli.reports import schema_source
+from toolfuzz_gate.core.gate.shard_manifest import check_together
+from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
 from toolfuzz_gate.core.report.context import SchemaSource
-from toolfuzz_gate.core.shard import MAX_SHARDS
-from toolfuzz_gate.core.shard_manifest import check_together
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.shards import load_shard, load_shard_receipt, policy_digest

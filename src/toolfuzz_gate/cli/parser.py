@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolfuzz_gate import __version__
-from toolfuzz_gate.core.dialects import DIALECTS
-from toolfuzz_gate.core.options import DRAFT_2020_12, DRAFTS, SchemaOptions
+from toolfuzz_gate.core.schema.dialects import DIALECTS
+from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS, SchemaOptions
 from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_CPU_LIMIT_S,
     DEFAULT_MEMORY_LIMIT_MB,
@@ -294,7 +294,8 @@ def _fingerprints(parser: argparse.ArgumentParser) -> None:
 
 
 def _schema_reading(parser: argparse.ArgumentParser) -> None:
-    """How schemas are read (`core.options.SchemaOptions`): the same for fuzz, run and lint."""
+    """How schemas are read (`core.schema.options.SchemaOptions`): the same for fuzz, run and
+    lint."""
     parser.add_argument(
         "--format-assertion",
         action=_OnceSwitch,

@@ -4,7 +4,7 @@ Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` 
 tool has several. One tool's problem never stops the others: a tool whose schema is
 refused (for any schema error) or whose handler cannot be reached (its MCP server does not
 start, or lists no such tool) is not fuzzed, and its refused receipt says why
-(`edges.execute.attempt`). The verdict is `core.verdict.decide`.
+(`edges.execute.attempt`). The verdict is `core.gate.verdict.decide`.
 `--shard I/N` runs part of the plan (`cli.shard`); `gate`, the verdict, summary and
 reports, is shared with `merge`, so merged shards write what the unsharded run writes.
 """
@@ -26,18 +26,18 @@ from toolfuzz_gate.cli.reports import (
     schema_source,
     write_reports,
 )
-from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.fuzz import FuzzConfig
-from toolfuzz_gate.core.options import SchemaOptions
-from toolfuzz_gate.core.policy import HandlerPolicy, RunOptions, ToolPolicy
-from toolfuzz_gate.core.refusal import Refusal, error_refusal, reasons_of
-from toolfuzz_gate.core.regression import gate_on_regressions, schema_judge
+from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, reasons_of
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
+from toolfuzz_gate.core.gate.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
+from toolfuzz_gate.core.gate.regression import gate_on_regressions, schema_judge
+from toolfuzz_gate.core.gate.sharding import parse_shard
+from toolfuzz_gate.core.gate.verdict import Verdict, decide
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
-from toolfuzz_gate.core.shard import parse_shard
-from toolfuzz_gate.core.summary import render_receipt_summary, render_refused_summary
-from toolfuzz_gate.core.tool import ToolSpec
-from toolfuzz_gate.core.verdict import Verdict, decide
+from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
+from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.files import load_json, write_document
@@ -245,7 +245,7 @@ def _prepare(
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:
-    """The receipts for the diff, keyed as `core.diff.receipt_keys` says."""
+    """The receipts for the diff, keyed as `core.gate.receipt_diff.receipt_keys` says."""
     keys = receipt_keys([item.receipt for item in written])
     return ReceiptSet(
         {key: item.receipt for key, item in zip(keys, written, strict=True)},

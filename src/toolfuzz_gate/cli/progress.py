@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from toolfuzz_gate.cli.output import emit
-from toolfuzz_gate.core.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.core.regression import build_case, select
+from toolfuzz_gate.core.gate.regression import build_case, select
 from toolfuzz_gate.edges.corpus import write_case
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt

@@ -19,8 +19,8 @@ from typing import Any, TextIO
 from toolfuzz_gate.cli.fuzz import build_handler_config
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.cli.policy_run import replay_setup
-from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.regression import (
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
     RegressionCase,
     build_case,
@@ -28,7 +28,7 @@ from toolfuzz_gate.core.regression import (
     render_replayed,
     select,
 )
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy

@@ -13,16 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, diff_sets, receipt_keys
-from toolfuzz_gate.core.locate import line_index
-from toolfuzz_gate.core.policy import ToolPolicy
+from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys
+from toolfuzz_gate.core.gate.verdict import Verdict
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.annotations import render_annotations
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
 from toolfuzz_gate.core.report.junit import render_junit
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.core.report.sarif import render_sarif
-from toolfuzz_gate.core.verdict import Verdict
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import LoadedPolicy

@@ -12,8 +12,8 @@ import argparse
 from typing import TextIO
 
 from toolfuzz_gate.cli.policy_run import Planned, plan_policy, render_written, run_policy
-from toolfuzz_gate.core.shard import Shard, select
-from toolfuzz_gate.core.shard_manifest import FILE_NAME, Unit, build_manifest
+from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Unit, build_manifest
+from toolfuzz_gate.core.gate.sharding import Shard, select
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.edges.shards import policy_digest

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 TOOL_NAME = "renderPoster"
 PIXEL_BUDGET = 120_000

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.core.workflow_commands import render_outputs
+from toolfuzz_gate.core.github.workflow_commands import render_outputs
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.errors import UsageError
 

@@ -1,7 +1,7 @@
 """The regression corpus on disk: write promoted cases, read them back bounded (edge).
 
 Layout: `CORPUS/<tool>/<fingerprint>.json`, one canonical `toolfuzz-case/1` file per case
-(`core.regression.case_location` makes the names safe). Reading refuses, naming the file,
+(`core.gate.regression.case_location` makes the names safe). Reading refuses, naming the file,
 anything that is not a sound case file, and a case whose location disagrees with its
 content (a file copied under another tool's directory would replay against the wrong tool).
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfuzz_gate.core.canonical import JSONObject, canonical_document
-from toolfuzz_gate.core.regression import RegressionCase, case_location, parse_case
+from toolfuzz_gate.core.gate.regression import RegressionCase, case_location, parse_case
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.errors import CorpusError, InputFileError
 

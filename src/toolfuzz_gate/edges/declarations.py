@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfuzz_gate.core.discover import ToolDeclaration, discover
-from toolfuzz_gate.core.locate import line_index
+from toolfuzz_gate.core.jsonutil.locate import line_index
+from toolfuzz_gate.core.schema.discover import ToolDeclaration, discover
 from toolfuzz_gate.edges.files import load_json_text
 from toolfuzz_gate.errors import ToolsError
 

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.outcome import Outcome, Replaying
-from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.config import ManagedHandler
 from toolfuzz_gate.edges.handlers.lifecycle import Closing

@@ -12,11 +12,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject
-from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult, fuzz, refusal, refused_receipt
-from toolfuzz_gate.core.receipt import receipt_hash
-from toolfuzz_gate.core.refusal import Refusal, error_refusal, schema_refusals
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.receipt import receipt_hash
+from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, schema_refusals
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import (
+    FuzzConfig,
+    FuzzResult,
+    fuzz,
+    refusal,
+    refused_receipt,
+)
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.files import JsonLinesWriter, write_document
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.errors import HandlerError, SchemaError

@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.core.canonical import JSON, canonical_document
+from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
 from toolfuzz_gate.errors import InputFileError
 
 MAX_JSON_FILE_BYTES = 8 * 1024 * 1024

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from toolfuzz_gate.core.github_names import is_commit_sha
+from toolfuzz_gate.core.github.names import is_commit_sha
 from toolfuzz_gate.errors import GitError
 
 GIT_TIMEOUT_S = 120.0

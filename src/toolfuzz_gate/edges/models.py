@@ -16,8 +16,8 @@ import sys
 import tempfile
 import time
 
-from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.discover import ToolDeclaration
+from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess

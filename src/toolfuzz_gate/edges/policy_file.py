@@ -5,7 +5,7 @@ every key and item (so messages say `policy.yml:12: tools/0/handler: ...`) and i
 walked with a budget before anything is constructed: anchors reused more than a few
 times, recursive aliases, deep nesting, duplicate keys and non-string keys are refused
 (an alias bomb costs nothing to write and everything to expand). Only then does the
-safe constructor build the document, which `core.policy` validates.
+safe constructor build the document, which `core.gate.policy` validates.
 
 Relative paths resolve against the repository root: `--root`, else the nearest
 directory holding `.git` above the policy file, else the policy's own directory.
@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from toolfuzz_gate.core import pointer as jp
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.policy import Policy, ToolPolicy, parse_policy
+from toolfuzz_gate.core.gate.policy import Policy, ToolPolicy, parse_policy
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.errors import PolicyError
 
 MAX_POLICY_BYTES = 256 * 1024

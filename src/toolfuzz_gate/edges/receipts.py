@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.receipt import FORMAT, problems
+from toolfuzz_gate.core.campaign.receipt import FORMAT, problems
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.files import MAX_JSON_FILE_BYTES, load_json
 from toolfuzz_gate.errors import InputFileError, ReceiptError
 

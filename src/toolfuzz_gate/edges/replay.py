@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from toolfuzz_gate.core.canonical import JSON
-from toolfuzz_gate.core.regression import RegressionCase, Replayed, replay_case
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.regression import RegressionCase, Replayed, replay_case
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 
 

@@ -1,7 +1,7 @@
 """Shard outputs on disk: the policy's digest, `shard.json`, and receipts read for `merge` (edge).
 
 Receipts are read with their exact bytes, so `merge` copies them unchanged; each must be
-sound (`core.receipt.problems`) and be the one its manifest names (tool, seed, hash).
+sound (`core.campaign.receipt.problems`) and be the one its manifest names (tool, seed, hash).
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.receipt import FORMAT as RECEIPT_FORMAT
-from toolfuzz_gate.core.receipt import problems
-from toolfuzz_gate.core.shard_manifest import FILE_NAME, Located, ShardManifest, read_manifest
+from toolfuzz_gate.core.campaign.receipt import FORMAT as RECEIPT_FORMAT
+from toolfuzz_gate.core.campaign.receipt import problems
+from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Located, ShardManifest, read_manifest
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.files import MAX_JSON_FILE_BYTES, load_json, load_json_bytes
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
 from toolfuzz_gate.errors import InputFileError, PolicyError, ShardError

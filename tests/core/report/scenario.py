@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.core.locate import line_index
+from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
 
 REPO = Path(__file__).resolve().parents[3]

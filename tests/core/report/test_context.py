@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 
 from tests.core.report import scenario
-from toolfuzz_gate.core.locate import line_index
+from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.context import (
     Location,
     SchemaSource,

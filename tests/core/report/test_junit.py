@@ -10,7 +10,7 @@ from hypothesis import given
 
 from tests.core.report import scenario
 from tests.core.report.hostile import SETTINGS, diffs
-from toolfuzz_gate.core.invariants import INVARIANTS
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.report.junit import SUPPORTED_CASE, render_junit
 
 

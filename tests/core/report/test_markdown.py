@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.core.report import scenario
 from tests.core.report.hostile import SETTINGS, contexts, diffs, hostile_text
-from toolfuzz_gate.core.diff import diff_receipts
+from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
 from toolfuzz_gate.core.report.untrusted import (

@@ -20,7 +20,7 @@ from jsonschema import Draft4Validator
 
 from tests.core.report import scenario
 from tests.core.report.hostile import SETTINGS, contexts, diffs
-from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.report.sarif import FINGERPRINT_KEY, render_sarif
 
 

@@ -18,8 +18,8 @@ import pytest
 
 from tests.processes import children_of
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

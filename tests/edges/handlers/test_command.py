@@ -14,10 +14,10 @@ import pytest
 
 from tests.processes import alive, process_gone
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject, digest, digest_and_size
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest, digest_and_size
 from toolfuzz_gate.edges.handlers.command import RESPONSE_SLACK_BYTES, CommandHandler
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.errors import HandlerError

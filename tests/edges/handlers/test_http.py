@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, digest
-from toolfuzz_gate.core.fuzz import FuzzConfig, FuzzResult, fuzz
-from toolfuzz_gate.core.outcome import OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact, digest
 from toolfuzz_gate.edges.handlers.http import HttpHandler
 from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig

@@ -23,10 +23,10 @@ import pytest
 
 from tests.processes import HAS_PROC, alive, process_gone
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject, digest
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.outcome import OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
 from toolfuzz_gate.edges.handlers import mcp_client
 from toolfuzz_gate.edges.handlers.mcp import (
     READ_FACTOR,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfuzz_gate.core.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 
 WRITER = """

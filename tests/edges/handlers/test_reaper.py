@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from tests.processes import HAS_PROC, alive, process_gone
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.outcome import OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers import reaper
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess

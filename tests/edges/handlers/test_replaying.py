@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.processes import process_gone
-from toolfuzz_gate.core.outcome import OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind, Replaying
 from toolfuzz_gate.edges.effects import DirectoryProbe, ProbedHandler
 from toolfuzz_gate.edges.handlers.command import CommandHandler
 from toolfuzz_gate.edges.handlers.mcp import McpHandler

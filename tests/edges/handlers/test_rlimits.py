@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.processes import children_of, process_gone
-from toolfuzz_gate.core.fuzz import FuzzConfig, fuzz
-from toolfuzz_gate.core.outcome import OutcomeKind
-from toolfuzz_gate.core.tool import ToolSpec
+from toolfuzz_gate.core.campaign.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_CPU_LIMIT_S,

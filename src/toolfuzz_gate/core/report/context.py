@@ -7,8 +7,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfuzz_gate.core import pointer as jp
-from toolfuzz_gate.core.outcome import handler_words
+from toolfuzz_gate.core.campaign.outcome import handler_words
+from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.report.untrusted import shell_word
 
 
@@ -16,7 +16,7 @@ from toolfuzz_gate.core.report.untrusted import shell_word
 class SchemaSource:
     """Where a tool's schema lives: a repo-relative `file`, the JSON Pointer of the schema
     inside that file (`root`, "" when the file is the schema), and pointer -> 1-based line
-    for that file's text (as `core.locate.line_index` builds it)."""
+    for that file's text (as `core.jsonutil.locate.line_index` builds it)."""
 
     file: str
     lines: Mapping[str, int] = field(default_factory=dict)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME
-from toolfuzz_gate.core.invariants import INVARIANTS
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.report.context import (
     ReplayFrom,
     ReportContext,

@@ -1,6 +1,6 @@
 """The diff document as SARIF 2.1.0, for code scanning (pure).
 
-One rule per failure class of `core.findings.Failure` plus `unsupported-keyword` and
+One rule per failure class of `core.campaign.findings.Failure` plus `unsupported-keyword` and
 `refused`; one result per head-side counterexample (new or still failing), per head-side
 unsupported keyword (added or still) and per head-side refusal reason other than an
 unsupported keyword (a limit, a contradiction, a reference, an unreachable handler), located
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.findings import Failure
+from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.report.context import (
     Location,
     ReportContext,

@@ -15,7 +15,7 @@ import re
 import shlex
 import unicodedata
 
-from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 
 FIELD_CAP = 200
 """Characters kept of one untrusted field outside fences (an ellipsis marks a cut)."""

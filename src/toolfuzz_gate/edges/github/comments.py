@@ -1,6 +1,6 @@
 """One upserted PR comment over the REST API: list, plan, post, clean up after a race (edge).
 
-The decisions live in `core.comment_plan`; this module performs them and copes with what
+The decisions live in `core.github.comment_plan`; this module performs them and copes with what
 GitHub answers: a body too long for GitHub falls back to the next (shorter) rendering, a create
 whose answer was lost is looked for before anything else is tried, and after a create the
 comments are listed again so that two racing runs end with one comment (the oldest wins).
@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from toolfuzz_gate.core.comment_plan import (
+from toolfuzz_gate.core.github.comment_plan import (
     Comment,
     duplicates,
     is_ours,
     plan_comment,
     same_body,
 )
-from toolfuzz_gate.core.github_names import is_issue_number, is_login, is_repository
+from toolfuzz_gate.core.github.names import is_issue_number, is_login, is_repository
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.errors import GitHubError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolfuzz_gate.core.github_names import is_commit_sha, is_issue_number, is_repository
+from toolfuzz_gate.core.github.names import is_commit_sha, is_issue_number, is_repository
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.errors import GitHubError
 

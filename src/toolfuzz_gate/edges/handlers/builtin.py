@@ -8,9 +8,9 @@ default run anywhere in a fraction of a second.
 from __future__ import annotations
 
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.canonical import JSONObject, digest_and_size
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 
 SPEC = f"builtin:{poster.TOOL_NAME}"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol
 
-from toolfuzz_gate.core.canonical import JSONObject
-from toolfuzz_gate.core.outcome import Outcome
+from toolfuzz_gate.core.campaign.outcome import Outcome
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.errors import HandlerError
 

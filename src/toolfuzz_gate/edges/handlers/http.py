@@ -26,10 +26,10 @@ import time
 from collections.abc import Collection, Mapping
 from urllib.parse import urlsplit
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
-from toolfuzz_gate.core.cause import named
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.redact import MASK, bounded_message
+from toolfuzz_gate.core.campaign.cause import named
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.jsonutil.redact import MASK, bounded_message
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.environment import is_refused
 from toolfuzz_gate.edges.handlers.http_connection import DeadlineConnection, new_connection

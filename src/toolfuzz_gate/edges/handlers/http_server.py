@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 
-from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.errors import HandlerError

@@ -41,10 +41,10 @@ import re
 import time
 from typing import Any
 
-from toolfuzz_gate.core.canonical import JSON, JSONObject, digest_and_size
-from toolfuzz_gate.core.cause import EXCEPTION, named
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.mcp_client import (

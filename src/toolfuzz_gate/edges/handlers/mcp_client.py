@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from toolfuzz_gate import __version__
-from toolfuzz_gate.core.redact import bounded_message
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import strict_json

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import toolfuzz_gate
-from toolfuzz_gate.core.canonical import JSON, JSONObject, canonical_compact, digest
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact, digest
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits, crowded

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 
 DEFAULT_MEMORY_LIMIT_MB = 2048
 """Per handler process, when the policy or the command line names none (0: no limit)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolfuzz_gate.core.canonical import JSON
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 
 
 def _refuse_constant(name: str) -> Any:

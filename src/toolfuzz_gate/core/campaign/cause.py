@@ -1,0 +1,71 @@
+"""A failure's cause in stable words: what tells two failures of one class apart (pure).
+
+The cause is what a maintainer would call "the same bug": the exception type, the errno
+name, the rejection code, the server's error code; never the whole message, whose values
+(lengths, paths, the input echoed back) vary from one input to the next. Adapters that
+know the cause structurally put it in `Outcome.cause`; otherwise it is read from the
+message: an errno name (`ENAMETOOLONG`) first, then the last exception class named (a
+stderr traceback ends with the one raised), then a signal name, and failing all of those
+the message's first few words, without numbers, quoted text or the input's values.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+
+GENERIC_CODES = frozenset({"tool-error", "invalid-params"})
+"""Rejection codes adapters fall back on when the handler gave none: the message decides."""
+ERRNO = re.compile(r"\bE[A-Z0-9]{2,}\b")
+EXCEPTION = re.compile(r"\b(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b")
+SIGNAL = re.compile(r"\bSIG[A-Z0-9]+\b")
+BARE = frozenset({"Error", "Exception"})
+QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`")
+WORD = re.compile(r"[A-Za-z][A-Za-z_-]*")
+MAX_WORDS = 5
+
+
+def cause_of(outcome: Outcome, arguments: JSON) -> str:
+    """The cause of a rejection or crash ("" for other outcomes)."""
+    if outcome.kind is OutcomeKind.REJECTED:
+        code = outcome.error_code or ""
+        if code not in GENERIC_CODES and not code.startswith("http-"):
+            return code
+        detail = signature(outcome.message, arguments)
+        return f"{code} {detail}" if detail else code
+    if outcome.kind is OutcomeKind.CRASH:
+        return outcome.cause or signature(outcome.message, arguments)
+    return ""
+
+
+def named(message: str) -> str:
+    """The errno, exception class or signal a message names ("" when none)."""
+    for pattern in (ERRNO, EXCEPTION, SIGNAL):
+        found = [token for token in pattern.findall(message) if token not in BARE]
+        if found:
+            return str(found[-1])
+    return ""
+
+
+def signature(message: str, arguments: JSON = None) -> str:
+    """`named(message)`, else its first words, lower-cased, without the input's own words."""
+    name = named(message)
+    if name:
+        return name
+    echoed = set(_input_words(arguments))
+    words = [w.lower() for w in WORD.findall(QUOTED.sub(" ", message)) if w not in echoed]
+    return " ".join(words[:MAX_WORDS])
+
+
+def _input_words(value: JSON) -> list[str]:
+    """The words of the input's string values (member names stay: they are the schema's)."""
+    if isinstance(value, str):
+        return WORD.findall(value)
+    if isinstance(value, dict):
+        members: JSONObject = value
+        return [w for member in members.values() for w in _input_words(member)]
+    if isinstance(value, list):
+        return [w for item in value for w in _input_words(item)]
+    return []

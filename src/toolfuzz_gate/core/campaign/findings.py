@@ -1,0 +1,92 @@
+"""Findings: invariant violations as values, and their stable fingerprints (pure)."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+
+
+class Failure(StrEnum):
+    """The closed vocabulary of failure classes (an API: add, never repurpose)."""
+
+    HOSTILE_ACCEPTED = "hostile-accepted"
+    VALID_REJECTED = "valid-rejected"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    MUTATION_ON_REJECTION = "mutation-on-rejection"
+    DRY_RUN_MUTATION = "dry-run-mutation"
+    REPLAY_UNSTABLE = "replay-unstable"
+    METAMORPHIC_KEY_ORDER = "metamorphic-key-order"
+    OUTPUT_UNBOUNDED = "output-unbounded"
+    ERROR_VOCABULARY = "error-vocabulary"
+    ORACLE_DISAGREEMENT = "oracle-disagreement"
+    RESOURCE_EXHAUSTION = "resource-exhaustion"
+
+
+class InputKind(StrEnum):
+    VALID = "valid"
+    HOSTILE = "hostile"
+    SEAM = "seam"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One invariant violated by one case.
+
+    `path` is the instance JSON Pointer the finding is about (the mutated location
+    for hostile cases and probes, the root for whole-call properties of valid
+    cases); `mutation` is the family (`valid` for valid cases, the mutation family
+    for hostile ones, `seam:<probe>` for probes); `cause` is the failure's cause in
+    stable words (`core.campaign.cause`: an exception type, a rejection or server error code;
+    empty for failures that have none, such as an accepted hostile call).
+    """
+
+    failure: Failure
+    path: str
+    mutation: str
+    input_kind: InputKind
+    input: JSON
+    keyword: str = ""
+    case: int = 0
+    error: JSONObject = field(default_factory=dict)
+    cause: str = ""
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """What shrinking must keep: the failure class, the path and the cause (a crash
+        shrunk into another exception, or a rejection into another code, is another bug)."""
+        return (self.failure.value, self.path, self.cause)
+
+
+FINGERPRINT_LENGTH = 24
+
+
+def is_fingerprint(value: object) -> bool:
+    """Does `value` have the form `fingerprint` gives (so a forged receipt cannot slip
+    arbitrary text where reports print a fingerprint)?"""
+    return (
+        isinstance(value, str)
+        and len(value) == FINGERPRINT_LENGTH
+        and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def fingerprint(tool: str, failure: str, path: str, mutation: str, cause: str = "") -> str:
+    """Stable across runs and input bytes: only what the finding is about counts.
+
+    The cause (stable words, never the message) tells apart two bugs of one class at one
+    path, and then the mutation family that happened to reach the bug does not: a crash
+    found by a valid case and by three seam probes, all shrunk to `{}`, is one bug. A
+    finding without a cause (an accepted hostile call: the family names the keyword it
+    breaks) keeps the fingerprint it had before causes were kept.
+    """
+    if cause:
+        parts: tuple[str, ...] = ("toolfuzz-fp/2", tool, failure, path, cause)
+    else:
+        parts = ("toolfuzz-fp/1", tool, failure, path, mutation)
+    text = "\x1f".join(parts)
+    digest = hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+    return digest[:FINGERPRINT_LENGTH]

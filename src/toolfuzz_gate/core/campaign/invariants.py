@@ -1,0 +1,220 @@
+"""The registry of invariants: each checks one observation and yields findings (pure).
+
+Every invariant's name appears in the receipt's `invariants` map, true when no
+case violated it. Checks never raise for a handler's misbehaviour: a violation
+is a `Finding` value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
+
+from toolfuzz_gate.core.campaign.case import Observation
+from toolfuzz_gate.core.campaign.cause import cause_of
+from toolfuzz_gate.core.campaign.findings import Failure, Finding
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.jsonutil import pointer
+
+Check = Callable[[Observation, ToolSpec], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class Invariant:
+    name: str
+    failures: tuple[Failure, ...]
+    check: Check
+
+
+def finding(
+    obs: Observation, failure: Failure, error: Mapping[str, object] | None = None
+) -> Finding:
+    case = obs.case
+    details: dict[str, object] = {}
+    if obs.outcome is not None:
+        details["outcome"] = obs.outcome.kind.value
+        if obs.outcome.error_code is not None:
+            details["code"] = obs.outcome.error_code
+        if obs.outcome.message:
+            details["message"] = obs.outcome.message
+    details.update(error or {})
+    whole_call = failure in (Failure.REPLAY_UNSTABLE, Failure.METAMORPHIC_KEY_ORDER)
+    cause = cause_of(obs.outcome, case.input) if obs.outcome is not None else ""
+    return Finding(
+        failure=failure,
+        path="" if whole_call else case.path,
+        mutation=case.mutation,
+        input_kind=case.kind,
+        input=case.input,
+        keyword=case.keyword,
+        case=case.index,
+        error=details,  # type: ignore[arg-type]
+        cause=cause,
+    )
+
+
+def _valid_accepted(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is None or not obs.case.valid or out.kind is not OutcomeKind.REJECTED:
+        return
+    if out.error_code not in tool.expected_rejections:
+        yield finding(
+            obs,
+            Failure.VALID_REJECTED,
+            {"reason": "a schema-valid call was rejected with a code not declared as expected"},
+        )
+
+
+def _hostile_rejected(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is not None and not obs.case.valid and out.kind is OutcomeKind.ACCEPTED:
+        keyword = obs.case.keyword or "the schema"
+        yield finding(
+            obs,
+            Failure.HOSTILE_ACCEPTED,
+            {"reason": f"accepted a call that breaks {keyword} at {obs.case.path or '/'}"},
+        )
+
+
+def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
+    def check(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+        # A crash at a resource limit is reported once, as resource-exhaustion.
+        if obs.outcome is not None and obs.outcome.kind is kind and not obs.outcome.exhausted:
+            what = "schema-valid" if obs.case.valid else "schema-invalid"
+            yield finding(
+                obs,
+                failure,
+                {"inputValid": obs.case.valid, "reason": f"{failure.value} on a {what} call"},
+            )
+
+    return check
+
+
+def _no_mutation_on_rejection(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is not None and out.kind is not OutcomeKind.ACCEPTED and out.committed_change:
+        yield finding(
+            obs,
+            Failure.MUTATION_ON_REJECTION,
+            {"reason": f"committed state changed although the call ended as {out.kind.value}"},
+        )
+
+
+def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # A rejected dry run that commits is already a mutation-on-rejection; this one is
+    # about dry runs the handler accepted, and it is located at the dry-run flag.
+    out, arguments = obs.outcome, obs.case.input
+    if out is None or tool.dry_run is None or not isinstance(arguments, dict):
+        return
+    if out.kind is not OutcomeKind.ACCEPTED or arguments.get(tool.dry_run) is not True:
+        return
+    if out.committed_change:
+        flag = pointer.join("", tool.dry_run)
+        reason = {"reason": f"a dry run ({flag} true) changed committed state"}
+        yield replace(finding(obs, Failure.DRY_RUN_MUTATION, reason), path=flag)
+
+
+def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is None or out.kind is not OutcomeKind.ACCEPTED:
+        return
+    if out.output_capped or out.output_bytes > tool.max_output_bytes:
+        yield finding(
+            obs,
+            Failure.OUTPUT_UNBOUNDED,
+            {
+                "limit": tool.max_output_bytes,
+                "reason": f"output exceeded {tool.max_output_bytes} bytes",
+            },
+        )
+
+
+def _same(a: Outcome, b: Outcome) -> bool:
+    return a.kind is b.kind and a.output_digest == b.output_digest
+
+
+def _replay_stable(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    if obs.outcome is not None and obs.replay is not None and not _same(obs.outcome, obs.replay):
+        yield finding(
+            obs, Failure.REPLAY_UNSTABLE, {"reason": "the same input twice gave different outputs"}
+        )
+
+
+def _key_order_invariant(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # Only meaningful when the plain replay agreed: a nondeterministic handler is
+    # reported once, as replay-unstable, not again as key-order sensitive.
+    out, replay, reordered = obs.outcome, obs.replay, obs.reordered
+    if out is None or replay is None or reordered is None or not _same(out, replay):
+        return
+    if not _same(out, reordered):
+        yield finding(
+            obs,
+            Failure.METAMORPHIC_KEY_ORDER,
+            {"reason": "reordering the input's object keys changed the output"},
+        )
+
+
+def _error_vocabulary(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is not None and out.kind is OutcomeKind.REJECTED:
+        if not tool.code_in_vocabulary(out.error_code):
+            yield finding(
+                obs,
+                Failure.ERROR_VOCABULARY,
+                {
+                    "vocabulary": tool.error_codes,
+                    "reason": "the rejection code is outside the declared vocabulary",
+                },
+            )
+
+
+def _within_limits(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is not None and out.exhausted:
+        what = "schema-valid" if obs.case.valid else "schema-invalid"
+        yield finding(
+            obs,
+            Failure.RESOURCE_EXHAUSTION,
+            {
+                "limit": out.exhausted,
+                "inputValid": obs.case.valid,
+                "reason": f"a {what} call ran into the handler's {out.exhausted} limit",
+            },
+        )
+
+
+def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    if obs.outcome is None:
+        yield finding(
+            obs,
+            Failure.ORACLE_DISAGREEMENT,
+            {"reason": "the independent validator rejected a value generated as valid"},
+        )
+
+
+INVARIANTS: tuple[Invariant, ...] = (
+    Invariant("valid-accepted", (Failure.VALID_REJECTED,), _valid_accepted),
+    Invariant("hostile-rejected", (Failure.HOSTILE_ACCEPTED,), _hostile_rejected),
+    Invariant("no-crash", (Failure.CRASH,), _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)),
+    Invariant("no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)),
+    Invariant(
+        "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
+    ),
+    Invariant("dry-run-commits-nothing", (Failure.DRY_RUN_MUTATION,), _dry_run_commits_nothing),
+    Invariant("output-bounded", (Failure.OUTPUT_UNBOUNDED,), _output_bounded),
+    Invariant("replay-stable", (Failure.REPLAY_UNSTABLE,), _replay_stable),
+    Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),
+    Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),
+    Invariant("oracle-agreement", (Failure.ORACLE_DISAGREEMENT,), _oracle_agreement),
+    Invariant("within-limits", (Failure.RESOURCE_EXHAUSTION,), _within_limits),
+)
+
+
+def check_observation(obs: Observation, tool: ToolSpec) -> list[Finding]:
+    return [found for invariant in INVARIANTS for found in invariant.check(obs, tool)]
+
+
+def invariant_ledger(failures: set[Failure]) -> dict[str, bool]:
+    """Invariant name -> held (no finding of its failure classes)."""
+    return {inv.name: not any(f in failures for f in inv.failures) for inv in INVARIANTS}

@@ -1,0 +1,93 @@
+"""What one handler call produced, and the seam every adapter implements (pure).
+
+Adapters (in `toolfuzz_gate.edges.handlers`) do the I/O and reduce whatever the
+handler did to an `Outcome`; the core only ever sees outcomes.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+
+
+class OutcomeKind(StrEnum):
+    ACCEPTED = "accepted"
+    """The handler returned an output."""
+    REJECTED = "rejected"
+    """The handler refused the call cleanly, with an error code."""
+    CRASH = "crash"
+    """Anything else: an unexpected exception, a dead process, garbage on the wire."""
+    TIMEOUT = "timeout"
+    """No answer within the per-call timeout."""
+
+
+class Outcome(NamedTuple):
+    """One call's result, reduced to what the invariants need (a tuple: made per call).
+
+    The output itself is not kept (receipts hold little bulk): its digest answers
+    the replay and key-order questions, its size the output-bound question.
+    """
+
+    kind: OutcomeKind
+    output_digest: str | None = None
+    output_bytes: int = 0
+    output_capped: bool = False
+    """True when the adapter stopped reading at the byte cap."""
+    error_code: str | None = None
+    error_path: str | None = None
+    message: str = ""
+    """Bounded, redacted detail for humans: an exception type and message, a stderr tail."""
+    effects_before: JSON = None
+    effects_after: JSON = None
+    effects_observed: bool = False
+    """True when a state probe ran before and after the call."""
+    cause: str | None = None
+    """What a crash was, in stable words, when the adapter knows it structurally: the
+    exception type, the server's error code (`core.campaign.cause` reads the message otherwise)."""
+    exhausted: str | None = None
+    """For a CRASH: the resource limit the call ran into (`memory 2048 MB`, `cpu 300 s`)."""
+
+    @property
+    def committed_change(self) -> bool:
+        """Did the observed committed state change across the call?"""
+        return self.effects_observed and self.effects_before != self.effects_after
+
+    def summary(self) -> JSONObject:
+        """A small, deterministic description for case logs and receipts."""
+        data: JSONObject = {"kind": self.kind.value}
+        if self.error_code is not None:
+            data["code"] = self.error_code
+        if self.exhausted is not None:
+            data["limit"] = self.exhausted
+        if self.kind is OutcomeKind.ACCEPTED:
+            data["outputBytes"] = self.output_bytes
+        return data
+
+
+class Handler(Protocol):
+    """Anything that can be called with a tool's arguments."""
+
+    def call(self, arguments: JSONObject) -> Outcome: ...
+
+
+@runtime_checkable
+class Replaying(Protocol):
+    """What a handler may also offer for confirming a finding (adapters with processes).
+
+    `restart` stops the handler's process so that the next call starts a fresh one;
+    `scale_timeout` stretches the per-call timeout from the next call on (1.0: as
+    configured), so a timeout can be replayed with a longer budget.
+    """
+
+    def restart(self) -> None: ...
+
+    def scale_timeout(self, factor: float) -> None: ...
+
+
+def handler_words(code: str | None, message: str | None) -> str:
+    """What a handler said about a call, as reports show it: `code: message`, either one
+    alone, or "" when it said nothing."""
+    code, message = code or "", message or ""
+    return f"{code}: {message}" if code and message else code or message

@@ -1,0 +1,266 @@
+"""Fuzz one tool for one seed: compile, run the campaign, settle its findings into confirmed
+counterexamples, build the receipt.
+
+Pure over the `Handler` seam: all I/O happens behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from toolfuzz_gate import ENGINE_NAME, __version__
+from toolfuzz_gate.core.campaign.invariants import invariant_ledger
+from toolfuzz_gate.core.campaign.minimize import Counterexample
+from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
+from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.campaign.receipt import seal
+from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
+from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
+from toolfuzz_gate.core.campaign.settle import settle
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
+from toolfuzz_gate.core.jsonutil.redact import bounded_message, present
+from toolfuzz_gate.core.schema.dialects import normalize
+from toolfuzz_gate.core.schema.keywords import FAMILIES
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
+from toolfuzz_gate.core.schema.node import CompiledSchema
+from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
+from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
+
+SEED_RANGE = (-(2**31), 2**31 - 1)
+ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    seed: int
+    runs: int
+    limits: Limits = DEFAULT_LIMITS
+    oracle: str = "auto"
+    shrink_budget: int = 600
+    options: SchemaOptions = DEFAULT_OPTIONS
+    dialect: str | None = None
+    """`core.schema.dialects` name applied to the schema before compiling (None: standard only)."""
+
+    def check(self) -> None:
+        lo, hi = SEED_RANGE
+        if not lo <= self.seed <= hi:
+            raise UsageError(f"seed {self.seed} is not a signed 32-bit integer")
+        if not self.limits.min_runs <= self.runs <= self.limits.max_runs:
+            raise UsageError(
+                f"runs {self.runs} is outside {self.limits.min_runs}..{self.limits.max_runs}"
+            )
+
+
+@dataclass(frozen=True)
+class FuzzResult:
+    receipt: JSONObject
+    counterexamples: list[Counterexample]
+    counts: dict[str, int]
+
+
+def fuzz(
+    document: JSON,
+    handler: Handler,
+    tool: ToolSpec,
+    config: FuzzConfig,
+    *,
+    handler_label: JSONObject,
+    replay_command: str,
+    sink: CaseSink | None = None,
+    clock: Callable[[], float] | None = None,
+) -> FuzzResult:
+    config.check()
+    started = clock() if clock else 0.0
+    document, rewrites = normalize(document, config.dialect)
+    schema = compile_schema(document, limits=config.limits, options=config.options)
+    if "object" not in schema.root.domain.types:
+        raise SchemaError([ROOT_NOT_OBJECT])
+    oracle = build_oracle(document, config.oracle, config.options)
+    campaign = Campaign(
+        schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
+    )
+    campaign.run()
+    reference = (
+        oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
+    )
+    counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
+    counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
+    body: dict[str, Any] = {
+        "tool": tool.name,
+        "seed": config.seed,
+        "runs": config.runs,
+        "schemaDigest": schema.digest,
+        "handler": handler_label,
+        "engine": {
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
+            "oracle": {"name": oracle.name, "version": oracle.version},
+            "reference": {"name": reference.name, "version": reference.version},
+        },
+        "limits": config.limits.as_json(),
+        "schemaReading": _reading(schema),
+        "contract": {
+            "expectedRejections": list(tool.expected_rejections),
+            "errorCodes": tool.error_codes,
+            "dryRun": tool.dry_run,
+        },
+        "cases": dict(campaign.counts),
+        "casesDigest": campaign.cases_digest(),
+        "coverage": campaign.coverage(),
+        "mutationCounts": campaign.mutation_counts,
+        "probes": campaign.probes,
+        "invariants": invariant_ledger({c.finding.failure for c in counterexamples}),
+        "unsupported": [],
+        "counterexamples": [_describe(c, config) for c in counterexamples],
+        "replayCommand": replay_command,
+    }
+    if campaign.breaker is not None:
+        body["breaker"] = campaign.breaker
+    if config.dialect is not None:
+        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
+    diagnostics: JSONObject | None = None
+    if clock is not None:
+        diagnostics = {"durationSeconds": round(clock() - started, 3)}
+        if campaign.dismissed_timeouts:
+            # They depend on the machine's load, so they stay out of the hash.
+            diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
+    return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+
+
+def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
+    """Every problem that keeps `document` from being fuzzed (empty: none): what the
+    compiler refuses (unsupported keywords, limits, contradictions, references, patterns,
+    drafts), or a root that is not an object. A refused tool gets `refused_receipt`."""
+    document, _ = normalize(document, config.dialect)
+    try:
+        schema = compile_schema(document, limits=config.limits, options=config.options)
+    except SchemaError as error:
+        return error.problems
+    if "object" not in schema.root.domain.types:
+        return (ROOT_NOT_OBJECT,)
+    return ()
+
+
+def refused_receipt(
+    document: JSON,
+    reasons: tuple[Refusal, ...],
+    tool: ToolSpec,
+    config: FuzzConfig,
+    *,
+    handler_label: JSONObject,
+    replay_command: str,
+) -> JSONObject:
+    """The sealed receipt of a tool not fuzzed, for the `reasons` (at least one).
+
+    Nothing ran: no cases, no counterexamples, every family `unsupported`, and an empty
+    invariant ledger (none was checked, so none is claimed to hold). `refused.reasons`
+    holds each reason (code, JSON Pointer, line, message, hint); `refused.code` is the
+    first one's; `unsupported` lists the unsupported keywords among them.
+    """
+    if not reasons:
+        raise ValueError("a refused receipt needs at least one reason")
+    config.check()
+    normalized, rewrites = normalize(document, config.dialect)
+    unsupported = sorted(
+        {
+            (r.pointer, r.keyword or _last_token(r.pointer))
+            for r in reasons
+            if r.code == UNSUPPORTED_KEYWORD
+        }
+    )
+    body: dict[str, Any] = {
+        "tool": tool.name,
+        "seed": config.seed,
+        "runs": config.runs,
+        "schemaDigest": digest(normalized),
+        "handler": handler_label,
+        "engine": {
+            "name": ENGINE_NAME,
+            "version": __version__,
+            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
+        },
+        "limits": config.limits.as_json(),
+        "refused": {
+            "code": reasons[0].code,
+            "problems": [_rendered(r) for r in reasons],
+            "reasons": [r.as_json() for r in reasons],
+        },
+        "contract": {
+            "expectedRejections": list(tool.expected_rejections),
+            "errorCodes": tool.error_codes,
+            "dryRun": tool.dry_run,
+        },
+        "cases": {},
+        "coverage": dict.fromkeys(FAMILIES, "unsupported"),
+        "mutationCounts": {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES},
+        "invariants": {},
+        "unsupported": [{"keyword": keyword, "path": path} for path, keyword in unsupported],
+        "counterexamples": [],
+        "replayCommand": replay_command,
+    }
+    if config.dialect is not None:
+        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
+    return seal(body)
+
+
+def _rendered(reason: Refusal) -> str:
+    """A reason as `SchemaProblem.render` spells a schema problem (the receipt's
+    `refused.problems`, kept from before reasons were recorded)."""
+    if reason.code.startswith("schema."):
+        return SchemaProblem(reason.code, reason.pointer, reason.message).render()
+    return f"{reason.code}: {reason.message}"
+
+
+def _last_token(pointer: str) -> str:
+    tokens = jp.split(pointer)
+    return tokens[-1] if tokens else ""
+
+
+def _reading(schema: CompiledSchema) -> JSONObject:
+    """How the schema was read: its draft, whether `format` asserted, and, for a recursive
+    schema, how many `$ref` expansions deep values go before they are built simplest."""
+    return {
+        "draft": schema.draft,
+        "formatAssertion": schema.options.format_assertion,
+        "recursive": schema.recursive,
+        "recursionDepth": SOFT_REF_DEPTH if schema.recursive else None,
+    }
+
+
+def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
+    found, case = example.finding, example.case
+    error: JSONObject = {}
+    for name, value in found.error.items():
+        error[name] = bounded_message(value) if isinstance(value, str) else value
+    described: JSONObject = {
+        "fingerprint": example.fingerprint,
+        "failure": found.failure.value,
+        "cause": found.cause,
+        "path": found.path,
+        "mutation": found.mutation,
+        "keyword": found.keyword,
+        "inputKind": found.input_kind.value,
+        "operator": case.label,
+        "input": present(example.minimal),
+        "originalInput": present(case.input),
+        "sizes": list[JSON](example.sizes),
+        "error": error,
+        "flaky": example.reproduced is not None and example.reproduced.flaky,
+        "suggestion": example.suggestion,
+        "replay": {
+            "seed": config.seed,
+            "runs": config.runs,
+            "stream": case.stream,
+            "case": case.index,
+        },
+    }
+    if example.reproduced is not None:
+        described["reproduced"] = example.reproduced.as_json()
+    return described

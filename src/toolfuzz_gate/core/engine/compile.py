@@ -1,0 +1,405 @@
+"""Compile a JSON Schema into the engine's node tree, refusing what it does not understand (pure).
+
+Design note. The compiler reads a bounded, explicit subset: a keyword is
+supported exactly when `core.schema.keywords.KEYWORDS` has an entry for it. It makes one
+pass over the whole document and collects *every* problem (unsupported keywords,
+unsafe property names, contradictions, limits) before failing, because a report
+that lists one refusal at a time makes users fix schemas in a loop. It never
+descends into an unsupported keyword's value: what lies inside is not read, so
+it cannot be judged. Contradictions (an empty domain) are errors here rather than
+generation failures later, so the message can point at the keyword at fault.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from toolfuzz_gate.core.engine.consistency import iter_contradictions
+from toolfuzz_gate.core.engine.estimate import estimate_bytes
+from toolfuzz_gate.core.engine.satisfiable import check_generation
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
+from toolfuzz_gate.core.schema.dialects import keyword_hint
+from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
+from toolfuzz_gate.core.schema.keywords.compose import Reference
+from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
+from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
+from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
+from toolfuzz_gate.core.schema.options import (
+    DEFAULT_OPTIONS,
+    DRAFT_07,
+    SchemaOptions,
+    declared_draft,
+)
+from toolfuzz_gate.core.schema.references import (
+    is_recursive,
+    link,
+    same_instance_cycles,
+    target_pointer,
+)
+from toolfuzz_gate.core.schema.validate import validate_node
+from toolfuzz_gate.errors import SchemaError, SchemaProblem
+
+UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
+NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
+LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf"})
+
+
+@dataclass
+class _Compilation:
+    limits: Limits
+    options: SchemaOptions
+    draft: str
+    problems: list[SchemaProblem] = field(default_factory=list)
+    nodes: int = 0
+    compiled: dict[str, Node] = field(default_factory=dict)
+    """Every compiled schema object by its pointer: what `$ref`s link to."""
+    references: list[Reference] = field(default_factory=list)
+    nested_ids: list[str] = field(default_factory=list)
+    ref_count: int = 0
+
+
+@dataclass
+class _ObjectContext:
+    """The `ParseContext` for one schema object."""
+
+    state: _Compilation
+    pointer: str
+    depth: int
+
+    @property
+    def limits(self) -> Limits:
+        return self.state.limits
+
+    @property
+    def draft(self) -> str:
+        return self.state.draft
+
+    @property
+    def options(self) -> SchemaOptions:
+        return self.state.options
+
+    def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
+        where = jp.join(self.pointer, keyword, *tokens)
+        self.state.problems.append(SchemaProblem(code, where, message, keyword))
+
+    def subschema(self, document: JSON, *tokens: str | int) -> Node:
+        return _compile_node(self.state, document, jp.join(self.pointer, *tokens), self.depth + 1)
+
+    def reference(self, target: str) -> Any:
+        self.state.ref_count += 1
+        pointer, why = target_pointer(target)
+        if pointer is None:
+            self.problem("schema.unsupported-ref", "$ref", why)
+            return INVALID
+        reference = Reference(pointer, self.pointer)
+        self.state.references.append(reference)
+        return reference
+
+
+def compile_schema(
+    document: JSON, *, limits: Limits = DEFAULT_LIMITS, options: SchemaOptions = DEFAULT_OPTIONS
+) -> CompiledSchema:
+    """Compile `document`, or raise `SchemaError` listing every problem found."""
+    draft, unsupported = declared_draft(document)
+    if unsupported is not None:
+        raise SchemaError(
+            [
+                SchemaProblem(
+                    "schema.unsupported-draft",
+                    "/$schema",
+                    f"$schema names {unsupported}; the supported drafts are draft-07 and 2020-12",
+                    "$schema",
+                )
+            ]
+        )
+    surrogates = list(_lone_surrogates(document, ""))
+    if surrogates:
+        raise SchemaError(surrogates)
+    state = _Compilation(limits, options, draft or options.default_draft)
+    size = len(canonical_compact(document).encode("ascii"))
+    if size > limits.max_schema_bytes:
+        raise SchemaError(
+            [
+                SchemaProblem(
+                    "schema.limit-size",
+                    "",
+                    f"the schema is {size} bytes; at most {limits.max_schema_bytes} are supported",
+                )
+            ]
+        )
+    state.problems.extend(_unsafe_keys(document, ""))
+    root = _compile_node(state, document, "", 0)
+    _link_references(state, document)
+    if not state.problems:
+        state.problems.extend(check_generation(state.compiled.values(), limits))
+    if not state.problems:
+        estimate = estimate_bytes(root, limits)
+        if estimate > limits.max_value_bytes:
+            state.problems.append(
+                SchemaProblem(
+                    "schema.limit-value-size",
+                    "",
+                    f"a generated value could reach about {estimate} bytes; at most "
+                    f"{limits.max_value_bytes} are supported (lower maxItems or maxLength)",
+                )
+            )
+    if state.problems:
+        raise SchemaError(state.problems)
+    return CompiledSchema(
+        root,
+        document,
+        digest(document),
+        state.nodes,
+        state.draft,
+        options,
+        is_recursive(state.references),
+    )
+
+
+def _link_references(state: _Compilation, document: JSON) -> None:
+    if not state.ref_count:
+        return
+    if state.nested_ids:
+        state.problems.extend(
+            SchemaProblem(
+                "schema.unsupported-ref",
+                where,
+                "a nested $id changes what $ref resolves against; that is not supported",
+                "$id",
+            )
+            for where in state.nested_ids
+        )
+        return
+    state.problems.extend(
+        link(
+            state.references,
+            state.compiled,
+            lambda value, where: _compile_node(state, value, where, 1),
+            document,
+        )
+    )
+    if not state.problems:
+        state.problems.extend(same_instance_cycles(list(state.compiled.values())))
+
+
+def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
+    """Prototype-pollution names are refused anywhere, including inside values."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            here = jp.join(where, key)
+            if key in UNSAFE_KEYS:
+                yield SchemaProblem(
+                    "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
+                )
+            if key == "required" and isinstance(value, list):
+                for index, name in enumerate(value):
+                    if isinstance(name, str) and name in UNSAFE_KEYS:
+                        yield SchemaProblem(
+                            "schema.unsafe-key",
+                            jp.join(here, index),
+                            f"the name {name!r} is not allowed",
+                            name,
+                        )
+            yield from _unsafe_keys(value, here)
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _unsafe_keys(value, jp.join(where, index))
+
+
+def _lone_surrogates(document: Any, where: str) -> Iterator[SchemaProblem]:
+    """Names holding a lone surrogate, anywhere: JSON can spell one, UTF-8 cannot carry it
+    (no handler could receive the argument, validators refuse it, no report could print
+    the name), so they are refused before anything else is read."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            here = jp.join(where, key)
+            if _has_lone_surrogate(key):
+                yield SchemaProblem(
+                    "schema.lone-surrogate",
+                    here.encode("utf-8", "backslashreplace").decode("utf-8"),
+                    f"the name {key!r} holds a lone surrogate, which UTF-8 cannot carry",
+                )
+            else:
+                yield from _lone_surrogates(value, here)
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _lone_surrogates(value, jp.join(where, index))
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -> Node:
+    state.nodes += 1
+    if state.nodes == state.limits.max_nodes + 1:
+        state.problems.append(
+            SchemaProblem(
+                "schema.limit-nodes",
+                where,
+                f"the schema has more than {state.limits.max_nodes} subschemas",
+            )
+        )
+    if depth > state.limits.max_depth:
+        state.problems.append(
+            SchemaProblem(
+                "schema.limit-depth",
+                where,
+                f"subschemas nest deeper than {state.limits.max_depth} levels",
+            )
+        )
+        return Node(where, never=True)
+    if isinstance(document, bool):
+        return Node(where, never=not document)
+    if not isinstance(document, dict):
+        state.problems.append(
+            SchemaProblem("schema.not-a-schema", where, "a schema must be an object or a boolean")
+        )
+        return Node(where, never=True)
+
+    ctx = _ObjectContext(state, where, depth)
+    parsed: list[tuple[str, Any]] = []
+    if state.draft == DRAFT_07 and "$ref" in document:
+        # draft-07: "All other properties in a $ref object MUST be ignored" (its definitions
+        # are still compiled: other references may point into them).
+        document = {k: v for k, v in document.items() if k in ("$ref", "definitions")}
+    if where and "$id" in document:
+        state.nested_ids.append(jp.join(where, "$id"))
+    for name, argument in document.items():
+        keyword = KEYWORDS.get(name)
+        if keyword is None:
+            ctx.problem(
+                "schema.unsupported-keyword",
+                name,
+                f"the keyword {name!r} is not supported" + keyword_hint(name),
+            )
+            continue
+        if state.draft not in keyword.drafts:
+            ctx.problem(
+                "schema.unsupported-keyword",
+                name,
+                f"{name!r} is not a keyword of {state.draft} (the draft this schema is read as)",
+            )
+            continue
+        value = keyword.parse(argument, ctx)
+        if value is not INVALID and keyword.check is not None:
+            parsed.append((name, value))
+    siblings = dict(parsed)
+    parsed = [
+        (name, bind(value, siblings) if (bind := KEYWORDS[name].bind) else value)
+        for name, value in parsed
+    ]
+    domain = Domain()
+    for name, value in parsed:
+        domain = KEYWORDS[name].narrow(domain, value)
+    node = Node(where, tuple(parsed), domain)
+    before = len(state.problems)
+    _check_contradictions(ctx, node)
+    if len(state.problems) > before:
+        node = replace(node, never=True)
+    state.compiled[where] = node
+    return node
+
+
+def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
+    d = node.domain
+    if not d.types:
+        ctx.problem("schema.contradiction", "type", "no type remains possible")
+    if d.lo is not None and d.hi is not None:
+        if d.lo > d.hi:
+            ctx.problem("schema.contradiction", "minimum", f"minimum {d.lo} > maximum {d.hi}")
+        elif d.types <= {"integer"} and math.ceil(d.lo) > math.floor(d.hi):
+            ctx.problem("schema.contradiction", "minimum", "no integer lies within the bounds")
+    if d.max_length is not None and d.min_length > d.max_length:
+        ctx.problem(
+            "schema.contradiction",
+            "minLength",
+            f"minLength {d.min_length} > maxLength {d.max_length}",
+        )
+    for message in format_contradictions(node, ctx.limits):
+        ctx.problem("schema.contradiction", "format", message)
+    if d.min_length > ctx.limits.max_string_bytes:
+        ctx.problem(
+            "schema.limit-string",
+            "minLength",
+            f"minLength {d.min_length} exceeds the {ctx.limits.max_string_bytes}-byte string limit",
+        )
+    if d.max_items is not None and d.min_items > d.max_items:
+        ctx.problem(
+            "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
+        )
+    if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
+        ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
+    pattern = node.argument("pattern")
+    if pattern is not None and (reason := length_contradiction(pattern, d, ctx.limits)) is not None:
+        ctx.problem("schema.contradiction", "pattern", reason)
+    known = {name for name, _ in d.properties}
+    # References are not linked yet: names and members are judged by local keywords only.
+    names = [
+        replace(n, keywords=tuple(kv for kv in n.keywords if kv[0] not in LINKED))
+        for n in d.property_names
+    ]
+    for index, name in enumerate(d.required):
+        child = d.property_node(name)
+        patterned = [n for pattern, n in d.pattern_properties if pattern.matches(name)]
+        if not all(validate_node(n, name) for n in names):
+            ctx.problem(
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but propertyNames forbids it",
+                index,
+            )
+        elif not d.additional and name not in known and not patterned:
+            ctx.problem(
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but the closed object does not define it",
+                index,
+            )
+        elif _admits_no_value([child, *patterned] if child is not None else patterned):
+            ctx.problem(
+                "schema.contradiction",
+                "required",
+                f"{name!r} is required but admits no value",
+                index,
+            )
+    for keyword, message, tokens in iter_contradictions(node):
+        ctx.problem("schema.contradiction", keyword, message, *tokens)
+    listed = node.argument("enum")
+    constant = node.argument("const")
+    # Members are judged against the object's own keywords: references are not linked yet.
+    beyond = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] not in NOT_LOCAL))
+    if listed is not None:
+        for index, member in enumerate(listed):
+            if not validate_node(beyond, member):
+                ctx.problem(
+                    "schema.contradiction",
+                    "enum",
+                    "this member violates the node's other keywords, so it can never be valid",
+                    index,
+                )
+    if constant is not None:
+        if not validate_node(beyond, constant[0]):
+            ctx.problem("schema.contradiction", "const", "the constant violates other keywords")
+        elif not d.enum:
+            ctx.problem("schema.contradiction", "const", "the constant is not among the enum")
+
+
+def _admits_no_value(nodes: list[Node]) -> bool:
+    """Whether the schemas governing one key cancel out, judged before linking."""
+    types = ALL_TYPES
+    for node in nodes:
+        if node.never:
+            return True
+        types = types & node.domain.types
+    return bool(nodes) and not types

@@ -1,0 +1,181 @@
+"""Contradictions among the object, array and multiple keywords: domains that are
+empty although each keyword alone is satisfiable (pure).
+
+Each is reported only when the node admits no other type: `{"minProperties": 3,
+"maxProperties": 1}` still admits every string.
+
+`core.engine.compile` reports each as `schema.contradiction` at the keyword named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from toolfuzz_gate.core.engine.array_elements import finite_values
+from toolfuzz_gate.core.jsonutil.values import ALL_TYPES, intersect_types
+from toolfuzz_gate.core.schema.multiples import (
+    SEARCH_STEPS,
+    common_multiple,
+    multiple_range,
+    nearest_agreeing,
+)
+from toolfuzz_gate.core.schema.node import Node
+
+Contradiction = tuple[str, str, tuple[str | int, ...]]
+"""(keyword, message, pointer tokens below the keyword)."""
+
+
+def iter_contradictions(node: Node) -> Iterator[Contradiction]:
+    yield from _object_sizes(node)
+    yield from _dependencies(node)
+    yield from _multiples(node)
+    yield from _arrays(node)
+
+
+def _possible_names(node: Node) -> int | None:
+    """How many member names an object may have; None when unbounded."""
+    d = node.domain
+    if d.additional or node.argument("patternProperties") is not None:
+        return None
+    return sum(not child.never for _, child in d.properties)
+
+
+def _object_sizes(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.types <= {"object"}:
+        return  # values of other types remain valid
+    if d.max_properties is not None and d.min_properties > d.max_properties:
+        yield (
+            "minProperties",
+            f"minProperties {d.min_properties} > maxProperties {d.max_properties}",
+            (),
+        )
+    possible = _possible_names(node)
+    if possible is not None and d.min_properties > possible:
+        yield (
+            "minProperties",
+            f"minProperties {d.min_properties} but the closed object has only {possible} names",
+            (),
+        )
+    if d.max_properties is not None and len(_owed(node)) > d.max_properties:
+        yield (
+            "maxProperties",
+            f"{len(_owed(node))} names are required (with their dependencies) "
+            f"but maxProperties is {d.max_properties}",
+            (),
+        )
+
+
+def _owed(node: Node) -> set[str]:
+    """The required names and every name they depend on."""
+    owed: set[str] = set()
+    pending = list(node.domain.required)
+    while pending:
+        name = pending.pop()
+        if name not in owed:
+            owed.add(name)
+            pending.extend(
+                dep for key, deps in node.domain.dependent_required if key == name for dep in deps
+            )
+    return owed
+
+
+def _dependencies(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.types <= {"object"}:
+        return
+    keyword = "dependentRequired" if node.argument("dependentRequired") else "dependencies"
+    owed = _owed(node)
+    for trigger, dependents in d.dependent_required:
+        for dependent in dependents:
+            child = d.property_node(dependent)
+            impossible = child.never if child is not None else not d.additional
+            if impossible and trigger in owed:
+                yield (
+                    keyword,
+                    f"{trigger!r} is required and needs {dependent!r}, which admits no value",
+                    (trigger,),
+                )
+
+
+def _multiples(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.multiples or not d.types <= {"integer", "number"} or d.lo is None or d.hi is None:
+        return
+    integer = "number" not in d.types
+    step = common_multiple(d.multiples, integer)
+    if step is None:
+        return
+    low, high = multiple_range(d.lo, d.hi, step)
+    if low > high:
+        yield ("multipleOf", f"no multiple of {step} lies within [{d.lo}, {d.hi}]", ())
+    elif high - low < 2 * SEARCH_STEPS and all(
+        nearest_agreeing(start, (low, high), step, d.multiples, integer) is None
+        for start in (low, high)
+    ):
+        # every candidate was tried: the few multiples there are all fail float division
+        yield (
+            "multipleOf",
+            f"the multiples of {step} within [{d.lo}, {d.hi}] all fail the jsonschema "
+            "library's floating-point division (it rejects 7 as a multiple of 0.07)",
+            (),
+        )
+
+
+def _arrays(node: Node) -> Iterator[Contradiction]:
+    d = node.domain
+    if not d.types <= {"array"}:
+        return  # values of other types remain valid
+    positional = "prefixItems" if node.argument("prefixItems") is not None else "items"
+    for index, schema in enumerate(d.prefix_items[: d.min_items]):
+        if schema.never:
+            yield (positional, f"item {index} is required by minItems but admits nothing", (index,))
+    if d.unique_items and not d.prefix_items:
+        values = finite_values(d.items)
+        if values is not None and len(values) < d.min_items:
+            yield (
+                "uniqueItems",
+                f"minItems {d.min_items} distinct items, but items admits only {len(values)}",
+                (),
+            )
+    if d.contains is None:
+        return
+    room = _closed_length(node)
+    if room is not None and d.min_contains > room:
+        yield ("contains", f"{d.min_contains} items must match contains; at most {room} fit", ())
+    if d.min_contains > 0 and not any(
+        intersect_types(types, d.contains.domain.types) for types in _position_types(node)
+    ):
+        yield ("contains", "no item position admits a type that contains matches", ())
+    if d.contains.never and d.min_contains > 0:
+        yield ("contains", "contains admits nothing, so no item can match it", ())
+    if d.max_contains is not None and d.min_contains > d.max_contains:
+        yield (
+            "minContains",
+            f"minContains {d.min_contains} > maxContains {d.max_contains}",
+            (),
+        )
+    if d.max_items is not None and d.min_contains > d.max_items:
+        yield ("minContains", f"minContains {d.min_contains} > maxItems {d.max_items}", ())
+
+
+def _closed_length(node: Node) -> int | None:
+    """How many items the positional schemas leave room for; None when unbounded."""
+    d = node.domain
+    for index, schema in enumerate(d.prefix_items):
+        if schema.never:
+            return index
+    if d.items is not None and d.items.never:
+        return len(d.prefix_items)
+    return None
+
+
+def _position_types(node: Node) -> list[frozenset[str]]:
+    """The types each item position admits (the last entry for all positions after)."""
+    d = node.domain
+    found = [schema.domain.types for schema in d.prefix_items if not schema.never]
+    if d.items is None:
+        found.append(ALL_TYPES)
+    elif not d.items.never:
+        found.append(d.items.domain.types)
+    return found

@@ -1,0 +1,364 @@
+"""The policy: a parsed YAML document turned into typed, validated settings (pure).
+
+Two passes. The document is first validated against the JSON Schema of the policy that
+ships in the package (`policy.schema.json`, passed in by the caller, which reads it);
+then the rules a schema cannot say well are checked here: duplicate tool names, two
+schema sources, a handler of two kinds, options that belong to another kind of handler,
+a regular expression that does not compile. Every problem raises `PolicyError` naming
+the file, the line (from `lines`, JSON Pointer -> 1-based line) and the key.
+
+Paths stay as written: the edge that read the file resolves them against the repository
+root and checks them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.errors import PolicyError
+
+FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
+FLAKY = ("fail", "note")
+"""`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
+HANDLER_KINDS = ("python", "command", "mcp", "http")
+SCHEMA_SOURCES = ("schema", "tools", "model")
+RUN_OPTION_KEYS = (
+    "seeds",
+    "runs",
+    "timeout_ms",
+    "max_output_bytes",
+    "format_assertion",
+    "default_draft",
+    "dialect",
+)
+ANY_TOOL = "*"
+"""The tool of an `allow-refused` item without `tools`."""
+_MAX_SHOWN = 160
+"""Characters of a user's value quoted back in a message."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How each tool is fuzzed: the policy's `defaults`, overridden per tool."""
+
+    seeds: tuple[int, ...] = (41,)
+    runs: int = 200
+    timeout_ms: int = 2000
+    max_output_bytes: int = 65536
+    format_assertion: bool = False
+    default_draft: str = "2020-12"
+    dialect: str | None = None
+
+
+@dataclass(frozen=True)
+class HandlerPolicy:
+    """A tool's handler as the policy names it; the fields mirror the adapters' config.
+
+    `kind` is one of `HANDLER_KINDS`; `target` is the python `MODULE:FUNCTION`, the HTTP
+    URL or the MCP tool name (empty: the policy tool's name); `argv` starts a command, an
+    MCP server or an HTTP handler's `server`; `headers` maps header names to environment
+    variables.
+    """
+
+    kind: str
+    target: str = ""
+    argv: tuple[str, ...] = ()
+    rejects: tuple[str, ...] = ()
+    effects: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    env: tuple[str, ...] = ()
+    cwd: str | None = None
+    memory_limit_mb: int | None = None
+    cpu_limit_s: int | None = None
+    process_limit: int | None = None
+    effects_directory: str | None = None
+    effects_command: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolPolicy:
+    """One tool: where its schema comes from, its handler, its contract, its run options.
+
+    At most one of `schema` (a JSON Schema file), `tools` (a tools file: the tool `pick`,
+    or every tool it declares when `pick` is None) and `model` (`MODULE:CLASS`) is set;
+    none only for an MCP handler, whose server lists the schema.
+    """
+
+    name: str
+    pointer: str
+    """Where the entry sits in the policy (`/tools/0`), for messages."""
+    handler: HandlerPolicy
+    options: RunOptions
+    schema: str | None = None
+    tools: str | None = None
+    pick: str | None = None
+    model: str | None = None
+    expected_rejections: tuple[str, ...] = ()
+    error_codes: str | None = None
+    dry_run: str | None = None
+
+
+@dataclass(frozen=True)
+class GateRules:
+    """What fails the gate: `fail_on` values (see `core.gate.verdict`), per-family floors, and
+    the refusals the policy accepts: (tool, code) pairs, `ANY_TOOL` for every tool."""
+
+    fail_on: tuple[str, ...] = ("invariant",)
+    min_coverage: tuple[tuple[str, str], ...] = ()
+    allow_refused: tuple[tuple[str, str], ...] = ()
+    flaky: str = "fail"
+    """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
+    `note`: it is reported and noted, and fails nothing."""
+
+    def allows(self, tool: str, code: str) -> bool:
+        """Whether the policy accepts `tool` refused for `code`."""
+        return (tool, code) in self.allow_refused or (ANY_TOOL, code) in self.allow_refused
+
+
+@dataclass(frozen=True)
+class Policy:
+    tools: tuple[ToolPolicy, ...]
+    gate: GateRules = field(default_factory=GateRules)
+    corpus: str | None = None
+    version: int = 1
+
+
+def parse_policy(
+    document: Any, *, schema: JSONObject, lines: Mapping[str, int], file: str
+) -> Policy:
+    """The policy `document` describes, or `PolicyError` for the first problem found."""
+    locate = _Locator(file, lines)
+    _check_schema(document, schema, locate)
+    defaults = _run_options(document.get("defaults", {}), RunOptions())
+    seen: dict[str, str] = {}
+    tools = []
+    for index, entry in enumerate(document["tools"]):
+        where = jp.join("/tools", index)
+        name = entry["name"]
+        if name in seen:
+            first = locate.line(seen[name])
+            raise locate.error(
+                jp.join(where, "name"), f"duplicate tool name {name!r} (first at line {first})"
+            )
+        seen[name] = jp.join(where, "name")
+        tools.append(_tool(entry, where, defaults, locate))
+    gate = document.get("gate", {})
+    fail_on = gate.get("fail_on", GateRules.fail_on)
+    rules = GateRules(
+        tuple(item for item in fail_on if isinstance(item, str)),
+        tuple(sorted(gate.get("min_coverage", {}).items())),
+        tuple(
+            sorted(
+                (tool, code)
+                for item in fail_on
+                if isinstance(item, dict)
+                for tool in item.get("tools", [ANY_TOOL])
+                for code in item["allow-refused"]
+            )
+        ),
+        gate.get("flaky", GateRules.flaky),
+    )
+    return Policy(tuple(tools), rules, document.get("corpus"))
+
+
+class _Locator:
+    """Builds `PolicyError`s that name the file, the line and the key of a pointer."""
+
+    def __init__(self, file: str, lines: Mapping[str, int]) -> None:
+        self.file = file
+        self.lines = lines
+
+    def line(self, pointer: str) -> int:
+        """The line of `pointer`, else of its nearest ancestor the map knows."""
+        while pointer not in self.lines and pointer:
+            pointer = pointer.rpartition("/")[0]
+        return self.lines.get(pointer, 1)
+
+    def error(self, pointer: str, message: str, hint: str = "") -> PolicyError:
+        key = "/".join(jp.split(pointer)) or "(document)"
+        return PolicyError(message, file=self.file, line=self.line(pointer), key=key, hint=hint)
+
+
+def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
+    if not isinstance(document, dict):
+        raise locate.error(
+            "", f"a policy is a YAML mapping, not {_kind(document)}", hint="start with `version: 1`"
+        )
+    validator = jsonschema.Draft202012Validator(schema)
+    found = list(
+        dict.fromkeys(
+            item for error in validator.iter_errors(document) for item in _described(error)
+        )
+    )
+    if not found:
+        return
+    found.sort(key=lambda item: (locate.line(item[0]), item[0], item[1]))
+    pointer, message, hint = found[0]
+    if len(found) > 1:
+        message += f" (and {len(found) - 1} more problem(s))"
+    raise locate.error(pointer, message, hint)
+
+
+def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
+    """(pointer, message, hint) for each problem of one schema violation (one per unknown
+    key), worded for a policy author."""
+    where = jp.from_parts(error.absolute_path)
+    kind, instance = error.validator, error.instance
+    expected: Any = error.validator_value
+    schema: dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
+    if "propertyNames" in list(error.absolute_schema_path):
+        name = str(instance)
+        known = schema.get("enum", [])
+        close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
+        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
+        # jsonschema checks a property name in place: the path is the mapping's
+        return [(jp.join(where, name), f"unknown mutation family {_shown(name)}", hint)]
+    if kind == "additionalProperties" and isinstance(instance, dict):
+        known = sorted(schema.get("properties", {}))
+        return [_unknown_key(where, str(name), known) for name in instance if name not in known]
+    if kind == "required" and isinstance(instance, dict):
+        # one error per missing key, each carrying the whole list: name them all (deduplicated)
+        return [
+            (jp.join(where, str(name)), f"missing key {str(name)!r}", _REQUIRED_HINTS.get(name, ""))
+            for name in expected
+            if name not in instance
+        ]
+    if kind == "const" and where == "/version":
+        return [(where, f"version {_shown(instance)} is not supported; it must be 1", "")]
+    if kind == "type":
+        return [(where, f"expected {expected}, got {_kind(instance)}", "")]
+    if kind == "enum":
+        choices = ", ".join("null" if item is None else str(item) for item in expected)
+        return [(where, f"{_shown(instance)} is not one of: {choices}", "")]
+    return [(where, _bounded(error.message), "")]
+
+
+_REQUIRED_HINTS = {"version": "the format version comes first: `version: 1`"}
+
+
+def _unknown_key(where: str, name: str, known: list[str]) -> tuple[str, str, str]:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
+    return jp.join(where, name), f"unknown key {_shown(name)}", hint
+
+
+def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
+    values: dict[str, Any] = {key: given[key] for key in RUN_OPTION_KEYS if key in given}
+    if "seeds" in values:
+        values["seeds"] = tuple(values["seeds"])
+    return RunOptions(**{**base.__dict__, **values})
+
+
+def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Locator) -> ToolPolicy:
+    sources = [key for key in SCHEMA_SOURCES if key in entry]
+    handler = _handler(entry["handler"], jp.join(where, "handler"), locate)
+    if len(sources) > 1:
+        raise locate.error(
+            jp.join(where, sources[1]),
+            f"two schema sources: {sources[0]} and {sources[1]}",
+            hint="name the schema one way: schema, tools or model",
+        )
+    if not sources and handler.kind != "mcp":
+        raise locate.error(
+            where,
+            "no schema: give schema, tools or model",
+            hint="only an mcp handler may omit it (its server lists the schema)",
+        )
+    if "tool" in entry and "tools" not in entry:
+        raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
+    error_codes = entry.get("error_codes")
+    if error_codes is not None:
+        try:
+            re.compile(error_codes)
+        except re.error as error:
+            raise locate.error(
+                jp.join(where, "error_codes"), f"not a regular expression: {error}"
+            ) from None
+    return ToolPolicy(
+        entry["name"],
+        where,
+        handler,
+        _run_options(entry, defaults),
+        schema=entry.get("schema"),
+        tools=entry.get("tools"),
+        pick=entry.get("tool"),
+        model=entry.get("model"),
+        expected_rejections=tuple(entry.get("expected_rejections", ())),
+        error_codes=error_codes,
+        dry_run=entry.get("dry_run"),
+    )
+
+
+_KIND_ONLY = (
+    ("rejects", ("python",)),
+    ("effects", ("python", "mcp")),
+    ("headers", ("http",)),
+    ("tool", ("mcp",)),
+    ("server", ("http",)),
+)
+
+
+def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerPolicy:
+    kinds = [key for key in HANDLER_KINDS if key in given]
+    if not kinds:
+        raise locate.error(
+            where, f"the handler names no kind: give one of {', '.join(HANDLER_KINDS)}"
+        )
+    if len(kinds) > 1:
+        raise locate.error(
+            jp.join(where, kinds[1]),
+            f"a handler of two kinds: {kinds[0]} and {kinds[1]}",
+            hint="one tool, one handler",
+        )
+    kind = kinds[0]
+    for key, owners in _KIND_ONLY:
+        if key in given and kind not in owners:
+            raise locate.error(
+                jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
+            )
+    if "effects_directory" in given and "effects_command" in given:
+        raise locate.error(
+            jp.join(where, "effects_command"),
+            "name one effects probe: effects_directory or effects_command, not both",
+        )
+    target = given[kind] if kind in ("python", "http") else given.get("tool", "")
+    return HandlerPolicy(
+        kind,
+        target=target,
+        argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),
+        rejects=tuple(given.get("rejects", ())),
+        effects=given.get("effects"),
+        headers=tuple(sorted(given.get("headers", {}).items())),
+        env=tuple(given.get("env", ())),
+        cwd=given.get("cwd"),
+        memory_limit_mb=given.get("memory_limit_mb"),
+        cpu_limit_s=given.get("cpu_limit_s"),
+        process_limit=given.get("process_limit"),
+        effects_directory=given.get("effects_directory"),
+        effects_command=tuple(given.get("effects_command", ())),
+    )
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any) -> str:
+    return _bounded(repr(value))
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."

@@ -1,0 +1,344 @@
+"""The regression corpus: promoted counterexamples as case files, and their replay (pure).
+
+A case file (`toolfuzz-case/1`, canonical JSON) holds one minimized input, what a correct
+handler must do with it and where it came from. Replaying judges the input with the
+campaign's own machinery (`observe` + `check_observation`), so a case fails for exactly
+the reasons the fuzzer would report; the verdict is `still-failing` (the same failure
+class at the same path, with the same cause when the case has one), `fixed` (no finding)
+or `changed` (other findings only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolfuzz_gate.core.campaign.case import Case
+from toolfuzz_gate.core.campaign.confirm import observe_patiently
+from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind, is_fingerprint
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
+from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
+from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.gate.verdict import Verdict
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import bounded_message, is_complete
+from toolfuzz_gate.core.schema.dialects import normalize
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.core.schema.options import SchemaOptions
+from toolfuzz_gate.errors import ReceiptError, SchemaError, UsageError
+
+FORMAT = "toolfuzz-case/1"
+STILL_FAILING = "still-failing"
+FIXED = "fixed"
+CHANGED = "changed"
+STALE = "stale"
+FAILING_OUTCOMES = (STILL_FAILING, CHANGED)
+"""Replay outcomes that fail the gate: the input breaks an invariant again."""
+_WHOLE_CALL = (Failure.REPLAY_UNSTABLE, Failure.METAMORPHIC_KEY_ORDER)
+_VALID_ONLY = (Failure.VALID_REJECTED, *_WHOLE_CALL)
+_MAX_SHOWN = 160
+_TYPE_NAMES: dict[type, str] = {str: "a string", dict: "an object"}
+_MEMBERS: dict[str, type] = {
+    "tool": str,
+    "fingerprint": str,
+    "failure": str,
+    "inputKind": str,
+    "path": str,
+    "keyword": str,
+    "mutation": str,
+    "operator": str,
+    "input": dict,
+    "expected": dict,
+    "provenance": dict,
+}
+
+
+@dataclass(frozen=True)
+class RegressionCase:
+    """A case file, checked: everything replaying needs."""
+
+    tool: str
+    fingerprint: str
+    failure: Failure
+    input_kind: InputKind
+    path: str
+    keyword: str
+    mutation: str
+    operator: str
+    input: JSONObject
+    valid: bool
+    """The input is schema-valid: a correct handler accepts it (or rejects it with a
+    declared business code); otherwise a correct handler rejects it."""
+    stream: str
+    index: int
+    cause: str = ""
+    """The failure's cause (`core.campaign.cause`), when it has one: failing with another cause is
+    another bug (`changed`), not this one still failing."""
+
+
+@dataclass(frozen=True)
+class Replayed:
+    case: RegressionCase
+    outcome: str
+    """`still-failing`, `fixed`, `changed` or `stale`."""
+    findings: tuple[Finding, ...]
+    observed: str
+    """What the handler did with the input (`accepted`, `rejected`, `crash`, `timeout`)."""
+    said: str = ""
+    """The handler's own words about it (its error code and message), when it said any."""
+
+
+def case_location(tool: str, fingerprint: str) -> tuple[str, str]:
+    """The (directory, file name) of a case under the corpus directory, both safe names."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100]
+    if safe.strip(".") == "":
+        safe = "_" + safe
+    return safe, f"{fingerprint}.json"
+
+
+def select(receipt: JSONObject, fingerprints: Sequence[str]) -> list[JSONObject]:
+    """The receipt's counterexamples with those fingerprints, in the order given (all of
+    them, in receipt order, for none); an unknown fingerprint is a `UsageError`."""
+    examples: Any = receipt["counterexamples"]
+    by_fingerprint = {str(cx.get("fingerprint")): cx for cx in examples if isinstance(cx, dict)}
+    if not fingerprints:
+        return list(by_fingerprint.values())
+    unknown = [f for f in fingerprints if f not in by_fingerprint]
+    if unknown:
+        known = ", ".join(by_fingerprint) or "none (the receipt has no counterexamples)"
+        raise UsageError(
+            f"the receipt has no counterexample with fingerprint {_shown(unknown[0])}",
+            hint=f"its fingerprints: {known}",
+        )
+    return [by_fingerprint[f] for f in dict.fromkeys(fingerprints)]
+
+
+def build_case(receipt: JSONObject, example: JSONObject) -> JSONObject:
+    """The case file promoting `example`, one counterexample of the sound `receipt`.
+
+    Raises `ReceiptError` when it cannot be replayed faithfully: its input was elided in
+    the receipt, it is an engine disagreement rather than a handler failure, or the
+    receipt does not say whether the input is schema-valid.
+    """
+    cx: dict[str, Any] = example
+    fingerprint = str(cx.get("fingerprint"))
+    failure = cx.get("failure")
+    if failure == Failure.ORACLE_DISAGREEMENT.value:
+        raise ReceiptError(
+            f"counterexample {fingerprint} is an oracle disagreement (a bug in the engine's "
+            "validators, not in the handler): there is nothing to replay against the handler"
+        )
+    if not isinstance(cx.get("input"), dict) or not is_complete(cx["input"]):
+        replay = cx.get("replay") or {}
+        raise ReceiptError(
+            f"counterexample {fingerprint}: the receipt elides part of its input (strings over "
+            "256 characters are stored as length, sha256 and head), so it cannot be promoted",
+            hint="regenerate the full input from its replay coordinates (seed "
+            f"{replay.get('seed')}, runs {replay.get('runs')}, stream {replay.get('stream')}, "
+            f"case {replay.get('case')}): re-run the receipt's replayCommand with --cases FILE",
+        )
+    valid = _validity(receipt, cx)
+    replay = cx.get("replay") or {}
+    engine: Any = receipt.get("engine") or {}
+    return {
+        "format": FORMAT,
+        "tool": receipt["tool"],
+        "fingerprint": fingerprint,
+        "failure": failure,
+        "inputKind": cx.get("inputKind"),
+        "path": cx.get("path"),
+        "keyword": cx.get("keyword"),
+        "mutation": cx.get("mutation"),
+        "operator": cx.get("operator"),
+        **({"cause": cx["cause"]} if isinstance(cx.get("cause"), str) and cx["cause"] else {}),
+        "input": cx["input"],
+        "expected": {
+            "outcome": "accepted" if valid else "rejected",
+            "inputValid": valid,
+            "invariant": _invariant_of(str(failure)),
+        },
+        "provenance": {
+            "receiptHash": receipt["receiptHash"],
+            "seed": replay.get("seed"),
+            "runs": replay.get("runs"),
+            "stream": replay.get("stream"),
+            "case": replay.get("case"),
+            "engineVersion": engine.get("version"),
+            "schemaDigest": receipt["schemaDigest"],
+        },
+    }
+
+
+def _invariant_of(failure: str) -> str | None:
+    for invariant in INVARIANTS:
+        if any(f.value == failure for f in invariant.failures):
+            return invariant.name
+    return None
+
+
+def _validity(receipt: JSONObject, cx: dict[str, Any]) -> bool:
+    """Was the input schema-valid? The kind says so for valid and hostile cases; a seam
+    probe's validity comes from its failure class, its error, or the receipt's probes."""
+    kind, failure = cx.get("inputKind"), cx.get("failure")
+    if kind == InputKind.VALID.value:
+        return True
+    if kind == InputKind.HOSTILE.value or failure == Failure.HOSTILE_ACCEPTED.value:
+        return False
+    if failure in {f.value for f in _VALID_ONLY}:
+        return True
+    error = cx.get("error")
+    if isinstance(error, dict) and isinstance(error.get("inputValid"), bool):
+        return bool(error["inputValid"])
+    probes: Any = receipt.get("probes") or []
+    seen = {
+        probe.get("valid")
+        for probe in probes
+        if isinstance(probe, dict)
+        and probe.get("name") == cx.get("operator")
+        and probe.get("path") == cx.get("path")
+    }
+    if len(seen) == 1 and isinstance(next(iter(seen)), bool):
+        return bool(seen.pop())
+    raise ReceiptError(
+        f"counterexample {cx.get('fingerprint')}: the receipt does not say whether its input "
+        "is schema-valid, so the expected outcome is unknown and it cannot be promoted"
+    )
+
+
+def parse_case(document: Any) -> RegressionCase:
+    """The case a case file describes; `ValueError` naming the first problem."""
+    if not isinstance(document, dict):
+        raise ValueError("a case file is a JSON object")
+    if document.get("format") != FORMAT:
+        raise ValueError(f"format is not {FORMAT!r} (got {_shown(document.get('format'))})")
+    for name, wanted in _MEMBERS.items():
+        if not isinstance(document.get(name), wanted):
+            raise ValueError(f"member {name!r} is missing or not {_TYPE_NAMES[wanted]}")
+    if not is_fingerprint(document["fingerprint"]):
+        raise ValueError(f"fingerprint {_shown(document['fingerprint'])} is not 24 hex digits")
+    try:
+        failure = Failure(document["failure"])
+        kind = InputKind(document["inputKind"])
+    except ValueError as error:
+        raise ValueError(f"unknown failure class or input kind: {error}") from None
+    expected, provenance = document["expected"], document["provenance"]
+    if not isinstance(expected.get("inputValid"), bool):
+        raise ValueError("expected/inputValid is missing or not a boolean")
+    stream, index = provenance.get("stream"), provenance.get("case")
+    if not isinstance(stream, str) or not isinstance(index, int) or isinstance(index, bool):
+        raise ValueError("provenance/stream or provenance/case is missing or mistyped")
+    return RegressionCase(
+        tool=document["tool"],
+        fingerprint=document["fingerprint"],
+        failure=failure,
+        input_kind=kind,
+        path=document["path"],
+        keyword=document["keyword"],
+        mutation=document["mutation"],
+        operator=document["operator"],
+        cause=document["cause"] if isinstance(document.get("cause"), str) else "",
+        input=document["input"],
+        valid=expected["inputValid"],
+        stream=stream,
+        index=index,
+    )
+
+
+def replay_case(
+    case: RegressionCase, handler: Handler, tool: ToolSpec, valid_now: bool | None = None
+) -> Replayed:
+    """Run the case's input through `handler` and judge it as the campaign would.
+
+    `valid_now`: the input's validity under the tool's current schema (None: unknown);
+    when it differs from the recorded one the case is `stale` and the handler not called.
+    """
+    if valid_now is not None and valid_now != case.valid:
+        return Replayed(case, STALE, (), "not-run")
+    family = "seam" if case.input_kind is InputKind.SEAM else case.mutation
+    judged = Case(
+        case.input_kind,
+        family,
+        case.path,
+        case.input,
+        case.index,
+        case.stream,
+        case.valid,
+        case.keyword,
+        case.operator,
+    )
+    observation = observe_patiently(judged, handler)
+    findings = tuple(check_observation(observation, tool))
+    expected_path = "" if case.failure in _WHOLE_CALL else case.path
+    if any(
+        f.failure is case.failure
+        and f.path == expected_path
+        and (not case.cause or f.cause == case.cause)
+        for f in findings
+    ):
+        outcome = STILL_FAILING
+    elif findings:
+        outcome = CHANGED
+    else:
+        outcome = FIXED
+    answer = observation.outcome
+    observed = answer.kind.value if answer else "not-run"
+    said = handler_words(answer.error_code, answer.message) if answer is not None else ""
+    return Replayed(case, outcome, findings, observed, said)
+
+
+def render_replayed(replayed: Replayed, where: str) -> str:
+    """One line: the outcome, the case and, when it changed, what fails now."""
+    case = replayed.case
+    text = (
+        f"{replayed.outcome}: {case.tool} {case.failure.value} at {case.path or '/'} "
+        f"({case.fingerprint}, {where}); the handler's answer: {replayed.observed}"
+    )
+    if replayed.outcome == STALE:
+        side = "invalid" if case.valid else "valid"
+        return (
+            f"{STALE}: {case.tool} {case.failure.value} at {case.path or '/'} "
+            f"({case.fingerprint}, {where}); the input is schema-{side} now: re-promote or "
+            "delete the case"
+        )
+    if replayed.outcome == CHANGED:
+        now = sorted({f"{f.failure.value} at {f.path or '/'}" for f in replayed.findings})
+        text += f"; now: {', '.join(now)}"
+    if replayed.said:
+        text += f"; it said: {bounded_message(' '.join(replayed.said.split()), 200)}"
+    return text
+
+
+def schema_judge(
+    document: JSON, options: SchemaOptions, dialect: str | None
+) -> Callable[[JSON], bool] | None:
+    """Validity under `document` by the reference validator, or None when the engine
+    refuses the schema (its limits are what bound the validator's work)."""
+    normalized, _ = normalize(document, dialect)
+    try:
+        compile_schema(normalized, limits=DEFAULT_LIMITS, options=options)
+    except SchemaError:
+        return None
+    return JsonschemaOracle(normalized, options).is_valid
+
+
+def gate_on_regressions(verdict: Verdict, replayed: Sequence[Replayed]) -> Verdict:
+    """`verdict`, failed with one more reason when a corpus case fails again. The policy's
+    `fail_on` does not matter: a promoted case is a failure someone chose to keep out."""
+    failing = [
+        f"{r.case.tool} {r.case.failure.value} at {r.case.path or '/'} ({r.outcome})"
+        for r in replayed
+        if r.outcome in FAILING_OUTCOMES
+    ]
+    if not failing:
+        return verdict
+    reason = f"regression: {len(failing)} corpus case(s) fail again: {'; '.join(failing)}"
+    return Verdict(True, (reason, *verdict.reasons))
+
+
+def _shown(value: JSON) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."

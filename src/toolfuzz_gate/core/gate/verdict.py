@@ -1,0 +1,211 @@
+"""The verdict: does the gate pass, given the rules, head's receipts and the diff (pure).
+
+One check per `fail_on` value in `CHECKS`, plus the `min_coverage` floors. A check
+returns the reasons the gate fails (empty: it holds) and notes that explain without
+failing (no baseline to compare against, for instance). The diff is the
+`toolfuzz-diff/1` document (head against base); without one there is no baseline:
+`new-counterexample` counts every head counterexample as new and `coverage-drop`
+compares nothing, and the verdict says so.
+
+Two rules hold whatever `fail_on` lists, because a pull request must not be able to pass
+by making the gate test less: a refused tool (`core.campaign.refusal`) fails the gate when its
+refusal is new against the base (any refusal, without a base), and a base counterexample
+that head did not run (the tool refused or removed on head) fails it too. A refusal base
+already had is noted as still refused. The policy's `allow-refused` items accept named
+codes, per tool or for every tool (`tool.removed` for a tool head no longer has).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of
+from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
+
+COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
+"""The order of a family's coverage states, for `min_coverage` floors."""
+
+Receipts = Sequence[dict[str, Any]]
+Outcome = tuple[list[str], list[str]]
+"""(reasons the gate fails, notes)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    failed: bool
+    reasons: tuple[str, ...]
+    """Why it failed, then notes on what could not be judged; deterministic order."""
+
+
+def decide(rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None) -> Verdict:
+    failures: list[str] = []
+    notes: list[str] = []
+    if rules.flaky == "note":
+        head, diff, notes = _without_flaky(head, diff)
+    for name in rules.fail_on:
+        failed, noted = CHECKS[name](head, diff)
+        failures += failed
+        notes += noted
+    failed, noted = _refused(rules, head, diff)
+    failures += failed
+    notes += noted
+    failures += _not_run_on_head(rules, diff)
+    failures += _floors(rules.min_coverage, head)
+    return Verdict(bool(failures), (*failures, *notes))
+
+
+def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    """Head's refusals: new ones fail unless allowed, ones base had are noted."""
+    base_codes: dict[str, set[str]] = {}
+    for entry in diff["tools"] if diff is not None else []:
+        refused = entry.get("refused") or {}
+        base_codes[entry["tool"]] = {str(r.get("code")) for r in refused.get("base", [])}
+    new: list[str] = []
+    still: list[str] = []
+    allowed: list[str] = []
+    for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
+        codes = codes_of(receipt)
+        fresh = [c for c in codes if c not in base_codes.get(key, set())]
+        blocking = [c for c in fresh if not rules.allows(receipt["tool"], c)]
+        if blocking:
+            new.append(f"{key} ({', '.join(blocking)})")
+        elif fresh:
+            allowed.append(f"{key} ({', '.join(fresh)})")
+        elif codes:
+            still.append(f"{key} ({', '.join(codes)})")
+    against = "no baseline, every refusal counts as new" if diff is None else "not on base"
+    failed = [f"refused: {len(new)} tool(s) not fuzzed, {against}: {'; '.join(new)}"]
+    notes = []
+    if still:
+        notes.append(f"refused: still refused as on base: {'; '.join(still)}")
+    if allowed:
+        notes.append(f"refused: allowed by the policy: {'; '.join(allowed)}")
+    return failed if new else [], notes
+
+
+def _not_run_on_head(rules: GateRules, diff: dict[str, Any] | None) -> list[str]:
+    """Base counterexamples head did not run fail, unless every reason head did not run
+    the tool is allowed (an allowed refusal, or `tool.removed`)."""
+    lost: dict[str, int] = {}
+    for entry in diff["tools"] if diff is not None else []:
+        count = len(entry["counterexamples"].get("notRunOnHead", []))
+        if not count:
+            continue
+        name = _tool_name(entry["tool"])
+        refused = entry.get("refused") or {}
+        codes = {str(r.get("code")) for r in refused.get("head", [])} or {TOOL_REMOVED}
+        if not all(rules.allows(name, code) for code in codes):
+            lost[entry["tool"]] = count
+    if not lost:
+        return []
+    return [_counted("not-run-on-head: base counterexamples head did not fuzz", lost)]
+
+
+def _tool_name(key: str) -> str:
+    """The tool of a diff entry's key (`NAME`, or `NAME (seed N)` for several seeds)."""
+    name, separator, _ = key.rpartition(" (seed ")
+    return name if separator and key.endswith(")") else key
+
+
+def _without_flaky(
+    head: Receipts, diff: dict[str, Any] | None
+) -> tuple[Receipts, dict[str, Any] | None, list[str]]:
+    """Head and diff without their flaky counterexamples (`gate.flaky: note`), and the note."""
+
+    def steady(examples: list[Any]) -> list[Any]:
+        return [c for c in examples if not (isinstance(c, dict) and c.get("flaky") is True)]
+
+    flaky = sum(len(r["counterexamples"]) - len(steady(r["counterexamples"])) for r in head)
+    head = [{**r, "counterexamples": steady(r["counterexamples"])} for r in head]
+    if diff is not None:
+        tools = [
+            {
+                **t,
+                "counterexamples": {
+                    **t["counterexamples"],
+                    "new": steady(t["counterexamples"]["new"]),
+                },
+            }
+            for t in diff["tools"]
+        ]
+        diff = {**diff, "tools": tools}
+    note = f"flaky: {flaky} counterexample(s) reproduced only sometimes; noted, not failing"
+    return head, diff, [f"{note} (gate.flaky: note)"] if flaky else []
+
+
+def _counted(label: str, per_tool: dict[str, int]) -> str:
+    total = sum(per_tool.values())
+    tools = ", ".join(f"{tool} ({count})" for tool, count in sorted(per_tool.items()))
+    return f"{label}: {total} in {tools}"
+
+
+def _tally(items: Sequence[tuple[str, int]]) -> dict[str, int]:
+    per_tool: dict[str, int] = {}
+    for tool, count in items:
+        if count:
+            per_tool[tool] = per_tool.get(tool, 0) + count
+    return per_tool
+
+
+def _invariant(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    per_tool = _tally([(r["tool"], len(r["counterexamples"])) for r in head])
+    if not per_tool:
+        return [], []
+    return [_counted("invariant: counterexamples on head", per_tool)], []
+
+
+def _new_counterexample(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    if diff is None:
+        per_tool = _tally([(r["tool"], len(r["counterexamples"])) for r in head])
+        note = "new-counterexample: no baseline, so every counterexample on head counts as new"
+        failed = [_counted("new-counterexample: not on base", per_tool)] if per_tool else []
+        return failed, [note]
+    per_tool = _tally([(t["tool"], len(t["counterexamples"]["new"])) for t in diff["tools"]])
+    if not per_tool:
+        return [], []
+    return [_counted("new-counterexample: not on base", per_tool)], []
+
+
+def _unsupported_keyword(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    per_tool = _tally([(r["tool"], len(r["unsupported"])) for r in head])
+    if not per_tool:
+        return [], []
+    return [_counted("unsupported-keyword: keywords the engine refuses", per_tool)], []
+
+
+def _coverage_drop(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    if diff is None:
+        return [], ["coverage-drop: no baseline, nothing compared"]
+    drops = [
+        f"{entry['tool']} {change['family']} {change['base']} -> {change['head'] or 'absent'}"
+        for entry in diff["tools"]
+        for change in entry["coverage"]
+        if change["base"] == "tested" and change["head"] != "tested"
+    ]
+    if not drops:
+        return [], []
+    return [f"coverage-drop: {len(drops)} family(ies) no longer tested: {'; '.join(drops)}"], []
+
+
+def _floors(floors: Sequence[tuple[str, str]], head: Receipts) -> list[str]:
+    below = []
+    for receipt in sorted(head, key=lambda r: (r["tool"], r["seed"])):
+        coverage = receipt["coverage"]
+        for family, floor in floors:
+            state = coverage.get(family, "unsupported")
+            if COVERAGE_RANK.get(state, 0) < COVERAGE_RANK[floor]:
+                below.append(f"{receipt['tool']} (seed {receipt['seed']}) {family} is {state}")
+    if not below:
+        return []
+    return [f"min_coverage: {len(below)} below the floor: {'; '.join(below)}"]
+
+
+CHECKS: dict[str, Callable[[Receipts, dict[str, Any] | None], Outcome]] = {
+    "invariant": _invariant,
+    "new-counterexample": _new_counterexample,
+    "unsupported-keyword": _unsupported_keyword,
+    "coverage-drop": _coverage_drop,
+}

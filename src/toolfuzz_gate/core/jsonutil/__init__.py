@@ -1,0 +1,2 @@
+"""JSON utilities: canonical encoding, value semantics, pointers, patches, locating, redaction
+(pure)."""

@@ -1,0 +1,70 @@
+"""Short human summaries of receipts, for the terminal (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.core.report.context import evidence_line
+
+MAX_LISTED = 10
+
+
+def render_refused_summary(receipt: JSONObject, location: str) -> str:
+    """A refused tool: each reason as the console prints a schema error (code, pointer,
+    line, message), with its hint."""
+    reasons = [Refusal.from_json(reason) for reason in reasons_of(receipt)]
+    lines = [f"{receipt['tool']}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"]
+    lines += ["  " + reason.render().replace("\n", "\n  ") for reason in reasons]
+    return "\n".join(lines)
+
+
+def render_receipt_summary(receipt: JSONObject, location: str) -> str:
+    r: Any = receipt
+    cases = r["cases"]
+    lines = [
+        f"{r['tool']}: seed {r['seed']}, {cases['valid']} valid + {cases['hostile']} hostile"
+        f" + {cases['seam']} seam cases ({r['engine']['oracle']['name']} oracle)",
+    ]
+    held = [name for name, ok in r["invariants"].items() if ok]
+    broken = [name for name, ok in r["invariants"].items() if not ok]
+    lines.append(
+        f"  invariants: {len(held)}/{len(r['invariants'])} hold"
+        + (f"; broken: {', '.join(broken)}" if broken else "")
+    )
+    by_state: dict[str, list[str]] = {}
+    for family, state in r["coverage"].items():
+        by_state.setdefault(state, []).append(family)
+    tested = by_state.pop("tested", [])
+    coverage = f"tested {' '.join(tested)}" if tested else "nothing tested"
+    others = "; ".join(f"{len(names)} {state}" for state, names in sorted(by_state.items()))
+    lines.append(f"  coverage: {coverage}" + (f" ({others})" if others else ""))
+    examples = r["counterexamples"]
+    lines.append(f"  counterexamples: {len(examples)}")
+    for example in examples[:MAX_LISTED]:
+        shown = canonical_compact(example["input"])
+        if len(shown) > 120:
+            shown = shown[:119] + "…"
+        flaky = ""
+        if example.get("flaky") is True:
+            reproduced = example["reproduced"]
+            flaky = f" [flaky: failed {reproduced['failed']} of {reproduced['runs']} runs]"
+        lines.append(
+            f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']})"
+            f"{flaky}: {shown}"
+        )
+        said = evidence_line(example)
+        if said:
+            lines.append(f"      said: {bounded_message(said, 200)}")
+    if len(examples) > MAX_LISTED:
+        lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
+    breaker = r.get("breaker")
+    if breaker:
+        lines.append(f"  breaker: {breaker['note']}")
+    noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")
+    if noise:
+        lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
+    lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
+    return "\n".join(lines)

@@ -1,0 +1,99 @@
+"""Merging schema objects: the effective node behind `allOf` and `$ref`, and conjunctions (pure).
+
+Design note. The compiler keeps each schema object as written: a node with `allOf`
+or `$ref` holds its parts as arguments, so checking stays a literal reading of the
+schema and recursive `$ref`s need no unrolling. Generation and mutation want one
+merged node instead. `effective(node)` flattens the same-instance applicators
+(`allOf` branches and `$ref` targets, transitively) into one keyword list and folds
+every keyword's `narrow` over it; because each `narrow` intersects, the merged
+domain admits only what every part admits (or a little more, which the generator's
+own re-check filters out). Children are merged lazily the same way (`conjoin`), so a
+recursive schema is expanded exactly as deep as a generated value goes.
+
+Nodes compare and hash by identity, so both functions memoize cheaply; the caches
+are bounded and hold nothing that changes what a seed generates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
+
+from toolfuzz_gate.core.schema.node import Domain, Node
+
+CACHE_SIZE = 8192
+
+SAME_INSTANCE = frozenset({"allOf", "$ref"})
+"""Keywords whose parts apply to the same instance and are merged into the node."""
+
+
+def _narrowed(keywords: Iterable[tuple[str, Any]]) -> Domain:
+    from toolfuzz_gate.core.schema.keywords import KEYWORDS
+
+    domain = Domain()
+    for name, argument in keywords:
+        domain = KEYWORDS[name].narrow(domain, argument)
+    return domain
+
+
+def _flat_keywords(node: Node) -> tuple[tuple[tuple[str, Any], ...], bool]:
+    """`node`'s keywords with `allOf` and `$ref` replaced by their parts' keywords,
+    and whether any part is the `false` schema."""
+    flat: list[tuple[str, Any]] = []
+    never = node.never
+    for name, argument in node.keywords:
+        if name == "allOf":
+            parts: tuple[Node, ...] = argument
+        elif name == "$ref":
+            parts = (argument.node,)
+        else:
+            flat.append((name, argument))
+            continue
+        for part in parts:
+            merged = effective(part)
+            never = never or merged.never
+            flat.extend(merged.keywords)
+    return tuple(flat), never
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def effective(node: Node) -> Node:
+    """`node` with its `allOf` branches and `$ref` targets merged in (itself when none)."""
+    if not any(name in SAME_INSTANCE for name, _ in node.keywords):
+        return node
+    keywords, never = _flat_keywords(node)
+    return Node(node.pointer, keywords, _narrowed(keywords), never)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def conjoin(first: Node, second: Node) -> Node:
+    """One node admitting what both admit, located at `first`'s pointer."""
+    a, b = effective(first), effective(second)
+    if not b.keywords and not b.never:
+        return a
+    if not a.keywords and not a.never:
+        return Node(a.pointer, b.keywords, b.domain, b.never)
+    keywords = a.keywords + b.keywords
+    return Node(a.pointer, keywords, _narrowed(keywords), a.never or b.never)
+
+
+def without(node: Node, *names: str) -> Node:
+    """`node` with the named keywords dropped (its merged form, re-narrowed)."""
+    merged = effective(node)
+    kept = tuple(kv for kv in merged.keywords if kv[0] not in names)
+    if len(kept) == len(merged.keywords):
+        return merged
+    return Node(merged.pointer, kept, _narrowed(kept), merged.never)
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def expands_reference(node: Node) -> bool:
+    """Whether merging `node` follows a `$ref` (directly or through `allOf`): the step the
+    generator counts to bound recursive schemas."""
+    for name, argument in node.keywords:
+        if name == "$ref":
+            return True
+        if name == "allOf" and any(expands_reference(branch) for branch in argument):
+            return True
+    return False

@@ -1,0 +1,91 @@
+"""The registry of supported JSON Schema keywords: one entry each (pure).
+
+Adding a keyword is one new `Keyword` here, with its parse, narrow, check and
+recipes together. The compiler refuses any keyword not in `KEYWORDS`.
+"""
+
+from __future__ import annotations
+
+from toolfuzz_gate.core.schema.keywords import (
+    arrays,
+    compose,
+    contains,
+    formats,
+    generic,
+    items,
+    keys,
+    members,
+    multiple,
+    numeric,
+    objects,
+    pattern,
+    text,
+    unique,
+)
+from toolfuzz_gate.core.schema.keywords.base import (
+    INAPPLICABLE,
+    INVALID,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
+
+KEYWORDS: dict[str, Keyword] = {
+    keyword.name: keyword
+    for keyword in (
+        generic.TYPE,
+        generic.ENUM,
+        generic.CONST,
+        numeric.MINIMUM,
+        numeric.MAXIMUM,
+        numeric.EXCLUSIVE_MINIMUM,
+        numeric.EXCLUSIVE_MAXIMUM,
+        multiple.MULTIPLE_OF,
+        text.MIN_LENGTH,
+        text.MAX_LENGTH,
+        pattern.PATTERN,
+        formats.FORMAT,
+        items.ITEMS,
+        items.PREFIX_ITEMS,
+        items.ADDITIONAL_ITEMS,
+        arrays.MIN_ITEMS,
+        arrays.MAX_ITEMS,
+        unique.UNIQUE_ITEMS,
+        contains.CONTAINS,
+        contains.MIN_CONTAINS,
+        contains.MAX_CONTAINS,
+        objects.PROPERTIES,
+        objects.REQUIRED,
+        objects.ADDITIONAL_PROPERTIES,
+        keys.PATTERN_PROPERTIES,
+        keys.PROPERTY_NAMES,
+        compose.ALL_OF,
+        compose.ANY_OF,
+        compose.ONE_OF,
+        compose.REF,
+        compose.DEFS,
+        compose.DEFINITIONS,
+        members.MIN_PROPERTIES,
+        members.MAX_PROPERTIES,
+        members.DEPENDENT_REQUIRED,
+        members.DEPENDENCIES,
+        *(generic.annotation(name) for name in generic.ANNOTATIONS),
+    )
+}
+
+FAMILIES: tuple[str, ...] = tuple(
+    dict.fromkeys(k.family for k in KEYWORDS.values() if k.family is not None)
+)
+"""The hostile mutation families, in table order: the coverage ledger's rows."""
+
+__all__ = [
+    "FAMILIES",
+    "INAPPLICABLE",
+    "INVALID",
+    "KEYWORDS",
+    "Keyword",
+    "Maker",
+    "ParseContext",
+    "Recipe",
+]

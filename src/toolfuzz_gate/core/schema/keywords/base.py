@@ -1,0 +1,169 @@
+"""The shape of one keyword entry and the seams it uses (pure).
+
+A keyword carries its whole meaning in one place: how its argument is read
+(`parse`), how it narrows what the generator produces (`narrow`), how the
+engine checks an instance against it (`check`), and which hostile near-misses
+it yields (`recipes`). "Supported" means exactly "has an entry in the table".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from random import Random
+from typing import Any, Protocol
+
+from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.node import Domain, Node
+from toolfuzz_gate.core.schema.options import DRAFTS, SchemaOptions
+
+INVALID: Any = object()
+"""What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
+
+INAPPLICABLE: Any = object()
+"""What a recipe's `make` returns when the value at hand admits no such near-miss."""
+
+
+class ParseContext(Protocol):
+    """What a keyword's `parse` may use while the compiler reads one schema object."""
+
+    @property
+    def pointer(self) -> str: ...
+
+    @property
+    def limits(self) -> Limits: ...
+
+    @property
+    def draft(self) -> str:
+        """The draft this document is read under (`core.schema.options.DRAFTS`)."""
+
+    @property
+    def options(self) -> SchemaOptions: ...
+
+    def problem(self, code: str, keyword: str, message: str, *tokens: str | int) -> None:
+        """Report a problem at this object's pointer / keyword / tokens."""
+
+    def subschema(self, document: JSON, *tokens: str | int) -> Node:
+        """Compile a child schema found at this object's pointer / tokens."""
+
+    def reference(self, target: str) -> Any:
+        """A link to the schema `target` (a `$ref` value) names, or INVALID after
+        reporting why it cannot be followed."""
+
+
+class Maker(Protocol):
+    """What a hostile recipe may use: fresh valid values, seeded randomness."""
+
+    @property
+    def rng(self) -> Random: ...
+
+    def valid(self, node: Node) -> JSON: ...
+
+
+Recurse = Callable[[Node, JSON], bool]
+Make = Callable[[JSON, Maker], JSON]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One hostile near-miss: replace the valid value at a node by `make(value)`.
+
+    `needs` is the JSON type the current value must have for `make` to apply
+    (`object` for `required`, say); the mutator ensures one exists.
+    """
+
+    family: str
+    keyword: str
+    variant: str
+    make: Make
+    needs: str | None = None
+
+
+def _unchanged(domain: Domain, argument: Any) -> Domain:
+    return domain
+
+
+def _no_recipes(node: Node, argument: Any, limits: Limits) -> Iterable[Recipe]:
+    return ()
+
+
+Bind = Callable[[Any, Mapping[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One supported keyword. `check` is None for annotations.
+
+    `narrow` must intersect: applied to a domain another schema already narrowed, it
+    leaves only values both admit (this is how `allOf` and `$ref` merge nodes).
+    `check` must not read the node's domain, which may be a merge of several schema
+    objects; a keyword whose meaning depends on its siblings (`additionalProperties`
+    on `properties`) captures them in `bind`, called once every keyword of the
+    object is parsed, with the parsed siblings by name. `drafts` lists the drafts in
+    which the keyword exists; elsewhere it is refused like an unknown keyword.
+    """
+
+    name: str
+    parse: Callable[[Any, ParseContext], Any]
+    narrow: Callable[[Domain, Any], Domain] = _unchanged
+    check: Callable[[Node, Any, JSON, Recurse], bool] | None = None
+    family: str | None = None
+    recipes: Callable[[Node, Any, Limits], Iterable[Recipe]] = _no_recipes
+    bind: Bind | None = None
+    drafts: frozenset[str] = frozenset(DRAFTS)
+
+
+def parse_any(argument: Any, ctx: ParseContext) -> Any:
+    return argument
+
+
+def parse_count(argument: Any, ctx: ParseContext, keyword: str) -> Any:
+    """A non-negative integer argument (`minLength: 2`, not `2.5` or `-1`)."""
+    if isinstance(argument, bool) or not isinstance(argument, int | float):
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be an integer")
+        return INVALID
+    if isinstance(argument, float) and not argument.is_integer():
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be a whole number")
+        return INVALID
+    if argument < 0:
+        ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be >= 0")
+        return INVALID
+    return int(argument)
+
+
+@dataclass(frozen=True)
+class CountBound:
+    """The shared reading of `minLength`/`maxLength`/`minItems`/`maxItems`: a bound on
+    `len()` of instances of one type, narrowing one `Domain` field."""
+
+    keyword: str
+    applies_to: type
+    field: str
+    lower: bool
+
+    def parse(self, argument: Any, ctx: ParseContext) -> Any:
+        return parse_count(argument, ctx, self.keyword)
+
+    def parse_within(self, argument: Any, ctx: ParseContext, cap: int, code: str) -> Any:
+        """A lower bound the generator must reach, so it may not exceed `cap` (`code`)."""
+        count = self.parse(argument, ctx)
+        if count is not INVALID and count > cap:
+            ctx.problem(code, self.keyword, f"{self.keyword} {count} exceeds the {cap} supported")
+            return INVALID
+        return count
+
+    def narrow(self, domain: Domain, argument: int) -> Domain:
+        current = getattr(domain, self.field)
+        if current is None:
+            bound = argument
+        else:
+            bound = max(current, argument) if self.lower else min(current, argument)
+        changes: dict[str, Any] = {self.field: bound}
+        return replace(domain, **changes)
+
+    def check(self, node: Node, argument: int, instance: JSON, recurse: object) -> bool:
+        if not isinstance(instance, self.applies_to):
+            return True
+        size = len(instance)  # type: ignore[arg-type]
+        return size >= argument if self.lower else size <= argument

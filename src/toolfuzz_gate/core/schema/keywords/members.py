@@ -1,0 +1,189 @@
+"""Object member counts and dependencies: `minProperties`, `maxProperties`,
+`dependentRequired` (2020-12) and the array form of `dependencies` (draft-07) (pure).
+
+The schema form of `dependencies` (and `dependentSchemas`) would make generation
+merge a second schema into the object whenever a key is present; it is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.keywords.base import (
+    INVALID,
+    CountBound,
+    Keyword,
+    Maker,
+    ParseContext,
+    Recipe,
+)
+from toolfuzz_gate.core.schema.keywords.objects import unknown_key
+from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.node import Domain, Node
+from toolfuzz_gate.core.schema.options import DRAFT_07, DRAFT_2020_12
+
+SIZE = "object-size"
+DEPENDENCY = "dependentRequired"
+UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
+
+MIN = CountBound("minProperties", dict, "min_properties", lower=True)
+MAX = CountBound("maxProperties", dict, "max_properties", lower=False)
+
+
+def _parse_min(argument: Any, ctx: ParseContext) -> Any:
+    return MIN.parse_within(argument, ctx, ctx.limits.max_properties, "schema.limit-properties")
+
+
+def _removable(node: Node, value: dict[str, JSON]) -> list[str]:
+    """Members a near-miss may drop without breaking `required` or a dependency."""
+    d = node.domain
+    needed = {dep for key, deps in d.dependent_required if key in value for dep in deps}
+    keep = set(d.required) | needed
+    return [key for key in reversed(list(value)) if key not in keep]
+
+
+def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+    if argument < 1 or argument - 1 < len(node.domain.required):
+        return ()
+
+    def make(value: JSON, maker: Maker) -> JSON:
+        assert isinstance(value, dict)
+        smaller = dict(value)
+        for key in _removable(node, value):
+            if len(smaller) < argument:
+                break
+            del smaller[key]
+        return smaller
+
+    return (Recipe(SIZE, "minProperties", "below-minProperties", make, needs="object"),)
+
+
+def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+    d = node.domain
+    if argument + 1 > 2 * limits.max_properties:
+        return ()
+    triggers = {key for key, deps in d.dependent_required if deps}
+
+    def make(value: JSON, maker: Maker) -> JSON:
+        assert isinstance(value, dict)
+        grown = dict(value)
+        for name, child in d.properties:
+            if len(grown) > argument:
+                return grown
+            if name not in grown and name not in triggers and not child.never:
+                grown[name] = maker.valid(child)
+        extra = d.additional_values[0] if d.additional_values else None
+        while len(grown) <= argument:
+            key = unknown_key([*grown, *triggers])
+            grown[key] = maker.valid(extra) if extra is not None else "x"
+        return grown
+
+    return (Recipe(SIZE, "maxProperties", "above-maxProperties", make, needs="object"),)
+
+
+def _parse_dependents(keyword: str) -> Any:
+    def parse(argument: Any, ctx: ParseContext) -> Any:
+        if not isinstance(argument, dict):
+            ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be an object")
+            return INVALID
+        pairs: list[tuple[str, tuple[str, ...]]] = []
+        for name, names in argument.items():
+            if keyword == "dependencies" and isinstance(names, dict | bool):
+                ctx.problem(
+                    "schema.unsupported-keyword",
+                    keyword,
+                    "the schema form of dependencies is not supported; only lists of names",
+                    name,
+                )
+                return INVALID
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                ctx.problem(
+                    "schema.invalid-keyword-value", keyword, f"{keyword} must list names", name
+                )
+                return INVALID
+            if len(set(names)) != len(names):
+                ctx.problem(
+                    "schema.invalid-keyword-value", keyword, f"{keyword} repeats a name", name
+                )
+                return INVALID
+            for index, dependent in enumerate(names):
+                if dependent in UNSAFE_NAMES:
+                    ctx.problem(
+                        "schema.unsafe-key",
+                        keyword,
+                        f"the name {dependent!r} is not allowed",
+                        name,
+                        index,
+                    )
+                    return INVALID
+            pairs.append((name, tuple(names)))
+        return tuple(pairs)
+
+    return parse
+
+
+def _narrow_dependents(domain: Domain, argument: tuple[tuple[str, tuple[str, ...]], ...]) -> Domain:
+    return replace(domain, dependent_required=(*domain.dependent_required, *argument))
+
+
+def _check_dependents(
+    node: Node, argument: tuple[tuple[str, tuple[str, ...]], ...], instance: JSON, recurse: object
+) -> bool:
+    if not isinstance(instance, dict):
+        return True
+    return all(all(dep in instance for dep in deps) for name, deps in argument if name in instance)
+
+
+def _dependent_recipes(keyword: str) -> Any:
+    def recipes(
+        node: Node, argument: tuple[tuple[str, tuple[str, ...]], ...], limits: Limits
+    ) -> Iterable[Recipe]:
+        d = node.domain
+
+        def dropper(trigger: str, dependent: str) -> Recipe:
+            def make(value: JSON, maker: Maker) -> JSON:
+                assert isinstance(value, dict)
+                present = dict(value)
+                for name in (trigger, *dict(argument)[trigger]):
+                    if name not in present:
+                        child = d.property_node(name)
+                        present[name] = maker.valid(child) if child is not None else "x"
+                del present[dependent]
+                return present
+
+            return Recipe(
+                DEPENDENCY, keyword, f"missing:{trigger}->{dependent}", make, needs="object"
+            )
+
+        return [
+            dropper(trigger, dependent)
+            for trigger, dependents in argument
+            for dependent in dependents
+            if dependent not in d.required and dependent != trigger
+        ]
+
+    return recipes
+
+
+MIN_PROPERTIES = Keyword("minProperties", _parse_min, MIN.narrow, MIN.check, SIZE, _min_recipes)
+MAX_PROPERTIES = Keyword("maxProperties", MAX.parse, MAX.narrow, MAX.check, SIZE, _max_recipes)
+DEPENDENT_REQUIRED = Keyword(
+    "dependentRequired",
+    _parse_dependents("dependentRequired"),
+    _narrow_dependents,
+    _check_dependents,
+    DEPENDENCY,
+    _dependent_recipes("dependentRequired"),
+    drafts=frozenset({DRAFT_2020_12}),
+)
+DEPENDENCIES = Keyword(
+    "dependencies",
+    _parse_dependents("dependencies"),
+    _narrow_dependents,
+    _check_dependents,
+    DEPENDENCY,
+    _dependent_recipes("dependencies"),
+    drafts=frozenset({DRAFT_07}),
+)

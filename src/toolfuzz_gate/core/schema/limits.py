@@ -1,0 +1,39 @@
+"""The bounds every schema and run must stay within (pure data)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Each bound has its own error code when exceeded (see `core.engine.compile`)."""
+
+    max_schema_bytes: int = 64 * 1024
+    max_depth: int = 8
+    max_nodes: int = 1024
+    max_properties: int = 32
+    max_enum: int = 32
+    max_items: int = 32
+    max_string_bytes: int = 4096
+    max_value_bytes: int = 1024 * 1024
+    min_runs: int = 1
+    max_runs: int = 1000
+    max_output_bytes: int = 65536
+
+    def as_json(self) -> dict[str, int]:
+        return {
+            "maxSchemaBytes": self.max_schema_bytes,
+            "maxDepth": self.max_depth,
+            "maxNodes": self.max_nodes,
+            "maxProperties": self.max_properties,
+            "maxEnum": self.max_enum,
+            "maxItems": self.max_items,
+            "maxStringBytes": self.max_string_bytes,
+            "maxValueBytes": self.max_value_bytes,
+            "maxRuns": self.max_runs,
+            "maxOutputBytes": self.max_output_bytes,
+        }
+
+
+DEFAULT_LIMITS = Limits()

@@ -1,0 +1,32 @@
+"""ECMA-262 regular expressions for `pattern` and `patternProperties` (pure).
+
+`parse` reads a pattern into a small tree (`ast`), `safety` refuses catastrophic
+backtracking, `translate` writes the engine's Python reading, `sample` draws
+matching strings and near-misses, and `pattern.Pattern` ties them together.
+"""
+
+from __future__ import annotations
+
+from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
+from toolfuzz_gate.core.schema.regex.pattern import (
+    NEAR_MISS_KINDS,
+    Pattern,
+    compile_pattern,
+    sample_all,
+)
+from toolfuzz_gate.core.schema.regex.sample import HIGH, LOW, MIXED
+
+__all__ = [
+    "HIGH",
+    "INVALID",
+    "LOW",
+    "MIXED",
+    "NEAR_MISS_KINDS",
+    "UNSUPPORTED",
+    "Parsed",
+    "Pattern",
+    "PatternError",
+    "compile_pattern",
+    "parse",
+    "sample_all",
+]

@@ -1,0 +1,249 @@
+"""Policy parsing against the shipped schema, and the schema's agreement with the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from toolfuzz_gate.core.gate.policy import (
+    FAIL_ON,
+    FLAKY,
+    GateRules,
+    HandlerPolicy,
+    RunOptions,
+    parse_policy,
+)
+from toolfuzz_gate.core.schema.dialects import DIALECTS
+from toolfuzz_gate.core.schema.keywords import FAMILIES
+from toolfuzz_gate.core.schema.options import DRAFTS
+from toolfuzz_gate.edges.policy_file import policy_schema
+from toolfuzz_gate.errors import PolicyError
+
+SCHEMA = policy_schema()
+
+
+def parse(document: Any, lines: dict[str, int] | None = None) -> Any:
+    return parse_policy(document, schema=SCHEMA, lines=lines or {}, file="p.yml")
+
+
+FULL: dict[str, Any] = {
+    "version": 1,
+    "defaults": {"seeds": [1, 2], "runs": 50, "timeout_ms": 900, "dialect": "openapi"},
+    "gate": {
+        "fail_on": ["new-counterexample", "coverage-drop"],
+        "min_coverage": {"type": "tested", "enum": "not-applicable"},
+    },
+    "corpus": ".toolfuzz/corpus",
+    "tools": [
+        {
+            "name": "render_poster",
+            "schema": "schemas/poster.json",
+            "handler": {
+                "python": "poster:render",
+                "rejects": ["poster:ToolError"],
+                "effects": "poster:snap",
+                "env": ["HOME"],
+            },
+            "expected_rejections": ["policy-pixel-budget"],
+            "error_codes": "^(schema|policy)-",
+            "dry_run": "dryRun",
+            "runs": 7,
+            "format_assertion": True,
+        },
+        {
+            "name": "cmd",
+            "tools": "tools.json",
+            "tool": "declared",
+            "handler": {
+                "command": ["python", "t.py"],
+                "effects_command": ["cat", "state"],
+                "cpu_limit_s": 5,
+            },
+        },
+        {
+            "name": "server_tool",
+            "handler": {"mcp": ["python", "server.py"]},
+            "default_draft": "draft-07",
+            "dialect": None,
+        },
+        {
+            "name": "web",
+            "model": "models:Args",
+            "handler": {
+                "http": "http://127.0.0.1:8080/t",
+                "headers": {"Authorization": "API_TOKEN"},
+            },
+            "seeds": [9],
+        },
+    ],
+}
+
+
+def test_a_full_policy_becomes_typed_settings() -> None:
+    policy = parse(FULL)
+    assert policy.gate == GateRules(
+        ("new-counterexample", "coverage-drop"), (("enum", "not-applicable"), ("type", "tested"))
+    )
+    assert policy.corpus == ".toolfuzz/corpus"
+    poster, cmd, server, web = policy.tools
+    assert poster.options == RunOptions((1, 2), 7, 900, 65536, True, "2020-12", "openapi")
+    assert poster.handler == HandlerPolicy(
+        "python",
+        "poster:render",
+        rejects=("poster:ToolError",),
+        effects="poster:snap",
+        env=("HOME",),
+    )
+    assert (poster.schema, poster.expected_rejections, poster.error_codes, poster.dry_run) == (
+        "schemas/poster.json",
+        ("policy-pixel-budget",),
+        "^(schema|policy)-",
+        "dryRun",
+    )
+    assert poster.pointer == "/tools/0"
+    assert (cmd.tools, cmd.pick) == ("tools.json", "declared")
+    assert cmd.handler == HandlerPolicy(
+        "command", argv=("python", "t.py"), effects_command=("cat", "state"), cpu_limit_s=5
+    )
+    assert server.handler == HandlerPolicy("mcp", argv=("python", "server.py"))
+    assert server.options == RunOptions((1, 2), 50, 900, 65536, False, "draft-07", None)
+    assert (server.schema, server.tools, server.model) == (None, None, None)
+    assert web.handler.headers == (("Authorization", "API_TOKEN"),)
+    assert (web.model, web.options.seeds) == ("models:Args", (9,))
+
+
+def test_defaults_when_the_policy_says_little() -> None:
+    policy = parse(
+        {"version": 1, "tools": [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}]}
+    )
+    assert policy.gate == GateRules(("invariant",), ())
+    assert policy.tools[0].options == RunOptions()
+    assert policy.tools[0].pick is None and policy.corpus is None
+
+
+def test_resource_limits_are_set_per_tool_and_zero_turns_one_off() -> None:
+    limits = {"memory_limit_mb": 0, "cpu_limit_s": 30, "process_limit": 0}
+    handler = {"command": ["x"], **limits}
+    policy = parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": handler}]})
+    assert policy.tools[0].handler == HandlerPolicy("command", argv=("x",), **limits)
+    unset = parse(
+        {"version": 1, "tools": [{"name": "t", "schema": "s", "handler": {"command": ["x"]}}]}
+    )
+    assert unset.tools[0].handler.process_limit is None  # the adapters' default
+    with pytest.raises(PolicyError, match="process_limit"):
+        bad = {"command": ["x"], "process_limit": -1}
+        parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": bad}]})
+
+
+def test_a_tools_file_entry_picks_one_tool_or_stands_for_all() -> None:
+    entry = {"name": "t", "tools": "tools.json", "handler": {"python": "m:f"}}
+    assert parse({"version": 1, "tools": [entry]}).tools[0].pick is None
+    picked = {**entry, "tool": "render"}
+    assert parse({"version": 1, "tools": [picked]}).tools[0].pick == "render"
+
+
+def test_the_first_problem_by_line_is_named_and_the_rest_counted() -> None:
+    document = {
+        "version": 1,
+        "zzz": 1,
+        "aaa": 2,
+        "tools": [{"name": "t", "handler": {"mcp": ["s"]}, "runs": 0}],
+    }
+    lines = {
+        "": 1,
+        "/version": 1,
+        "/zzz": 2,
+        "/aaa": 3,
+        "/tools": 4,
+        "/tools/0": 5,
+        "/tools/0/runs": 7,
+    }
+    with pytest.raises(PolicyError) as caught:
+        parse(document, lines)
+    error = caught.value
+    assert (error.file, error.line, error.key) == ("p.yml", 2, "zzz")
+    assert error.message == "p.yml:2: zzz: unknown key 'zzz' (and 2 more problem(s))"
+
+
+def test_the_handler_tool_belongs_to_mcp() -> None:
+    entry = {"name": "t", "schema": "s.json", "handler": {"python": "m:f", "tool": "x"}}
+    with pytest.raises(PolicyError) as caught:
+        parse({"version": 1, "tools": [entry]}, {"/tools/0/handler/tool": 9})
+    assert caught.value.key == "tools/0/handler/tool" and caught.value.line == 9
+    assert "tool goes with a mcp handler, not python" in caught.value.message
+
+
+def test_two_effects_probes_conflict() -> None:
+    handler = {"command": ["x"], "effects_directory": "d", "effects_command": ["c"]}
+    with pytest.raises(PolicyError, match="name one effects probe"):
+        parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": handler}]})
+
+
+def _objects(schema: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(schema, dict):
+        if "properties" in schema:
+            yield schema
+        for value in schema.values():
+            yield from _objects(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _objects(item)
+
+
+def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    objects = list(_objects(SCHEMA))
+    assert len(objects) >= 5
+    assert all(item.get("additionalProperties") is False for item in objects)
+    assert all("description" in value for item in objects for value in item["properties"].values())
+    gate = SCHEMA["properties"]["gate"]["properties"]
+    assert tuple(gate["fail_on"]["items"]["then"]["enum"]) == FAIL_ON
+    assert tuple(gate["flaky"]["enum"]) == FLAKY
+    assert tuple(gate["min_coverage"]["propertyNames"]["enum"]) == FAMILIES
+    defaults = SCHEMA["properties"]["defaults"]["properties"]
+    assert tuple(defaults["default_draft"]["enum"]) == DRAFTS
+    assert defaults["dialect"]["enum"] == [*DIALECTS, None]
+    tool = SCHEMA["$defs"]["tool"]["properties"]
+    assert all(tool[key] == value for key, value in defaults.items())
+
+
+def test_the_readme_example_policy_parses() -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Policy\n", 1)[1]
+    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    policy = parse(yaml.safe_load(example))
+    assert [tool.name for tool in policy.tools] == ["render_poster", "search"]
+    assert policy.tools[0].options.runs == 50 and policy.tools[1].handler.kind == "mcp"
+    assert policy.gate.min_coverage == (("enum", "tested"), ("required", "tested"))
+
+
+def test_allow_refused_items_sit_in_fail_on_globally_or_per_tool() -> None:
+    tools = [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}]
+    fail_on = [
+        "invariant",
+        {"allow-refused": ["schema.limit-enum"]},
+        {"allow-refused": ["handler.unusable", "tool.removed"], "tools": ["a", "b"]},
+    ]
+    gate = parse({"version": 1, "gate": {"fail_on": fail_on}, "tools": tools}).gate
+    assert gate.fail_on == ("invariant",)
+    assert gate.allows("anything", "schema.limit-enum")
+    assert gate.allows("a", "handler.unusable") and gate.allows("b", "tool.removed")
+    assert not gate.allows("t", "handler.unusable")
+    for wrong in ({"allow-refused": []}, {"allow-refused": ["x"]}, {"allow": ["a.b"]}):
+        with pytest.raises(PolicyError) as caught:
+            parse({"version": 1, "gate": {"fail_on": [wrong]}, "tools": tools})
+        assert caught.value.key.startswith("gate/fail_on/0")
+
+
+def test_gate_flaky_fails_by_default_and_can_note_instead() -> None:
+    entry = {"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}
+    assert parse({"version": 1, "tools": [entry]}).gate.flaky == "fail"
+    noting = parse({"version": 1, "gate": {"flaky": "note"}, "tools": [entry]})
+    assert noting.gate.flaky == "note"
+    with pytest.raises(PolicyError, match="gate/flaky"):
+        parse({"version": 1, "gate": {"flaky": "ignore"}, "tools": [entry]})
