@@ -9,7 +9,7 @@ import pytest
 
 from toolfuzz_gate.edges.files import load_json_bytes, write_document
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
-from toolfuzz_gate.edges.shards import MAX_MANIFEST_BYTES, load_shard, policy_digest
+from toolfuzz_gate.edges.shard_files import MAX_MANIFEST_BYTES, load_shard, policy_digest
 from toolfuzz_gate.errors import InputFileError, PolicyError, ShardError
 
 

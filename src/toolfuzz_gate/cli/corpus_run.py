@@ -17,10 +17,10 @@ from typing import Any, TextIO
 from toolfuzz_gate.cli.policy_run import replay_setup
 from toolfuzz_gate.core.gate.regression import Replayed, render_replayed
 from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.edges.replay import replay_cases
 from toolfuzz_gate.errors import HandlerError
 
 

@@ -24,9 +24,9 @@ from toolfuzz_gate.core.gate.regression import (
     parse_case,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.edges.replay import replay_cases
 from toolfuzz_gate.errors import HandlerError, ToolfuzzError
 
 Unmatched = dict[str, list[JSONObject]]

@@ -23,7 +23,7 @@ from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import load_policy
-from toolfuzz_gate.edges.shards import load_shard, load_shard_receipt, policy_digest
+from toolfuzz_gate.edges.shard_files import load_shard, load_shard_receipt, policy_digest
 from toolfuzz_gate.errors import ShardError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 

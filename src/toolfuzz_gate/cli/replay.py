@@ -29,11 +29,11 @@ from toolfuzz_gate.core.gate.regression import (
     select,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt
-from toolfuzz_gate.edges.replay import replay_cases
 from toolfuzz_gate.errors import ReceiptError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 

@@ -16,7 +16,7 @@ from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Unit, build_manife
 from toolfuzz_gate.core.gate.sharding import Shard, select
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.edges.shards import policy_digest
+from toolfuzz_gate.edges.shard_files import policy_digest
 from toolfuzz_gate.exitcodes import ExitCode
 
 

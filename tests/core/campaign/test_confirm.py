@@ -3,7 +3,7 @@ the
 cause, counterexamples confirmed by replay (flaky ones marked, timeouts that answer given
 more time dismissed) and the timeout breaker, over tiny in-process handlers.
 
-The same properties against real subprocesses are in `tests/test_cli_confirm.py`.
+The same properties against real subprocesses are in `tests/cli/test_confirm.py`.
 """
 
 from __future__ import annotations

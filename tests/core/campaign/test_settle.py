@@ -1,6 +1,6 @@
 """`core.campaign.settle`: bugs of one kind hiding behind each other are each reported (the two-bug
 case with two causes is in `test_confirm.py` and, against a real process, in
-`tests/test_cli_confirm.py`)."""
+`tests/cli/test_confirm.py`)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 
 from toolfuzz_gate.core.engine import generate
 from toolfuzz_gate.core.schema.formats import FORMATS, length_range, lookup, make_string, make_value
-from toolfuzz_gate.core.schema.formats import base as format_base
+from toolfuzz_gate.core.schema.formats import format_type as format_base
 from toolfuzz_gate.core.schema.keywords.formats import _near_miss
 
 SEEDS = 400

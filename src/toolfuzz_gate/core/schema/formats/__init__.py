@@ -13,7 +13,7 @@ from functools import lru_cache
 from random import Random
 
 from toolfuzz_gate.core.schema.formats import dates, identifiers, network
-from toolfuzz_gate.core.schema.formats.base import HIGH, LOW, MIXED, Format, NearMiss
+from toolfuzz_gate.core.schema.formats.format_type import HIGH, LOW, MIXED, Format, NearMiss
 
 FORMATS: dict[str, Format] = {
     entry.name: entry

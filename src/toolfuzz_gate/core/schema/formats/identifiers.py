@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from random import Random
 
-from toolfuzz_gate.core.schema.formats.base import (
+from toolfuzz_gate.core.schema.formats.format_type import (
     ALNUM,
     HIGH,
     LOW,

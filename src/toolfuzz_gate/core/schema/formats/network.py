@@ -16,7 +16,7 @@ from random import Random
 
 import idna
 
-from toolfuzz_gate.core.schema.formats.base import (
+from toolfuzz_gate.core.schema.formats.format_type import (
     ALNUM,
     HEX,
     HIGH,

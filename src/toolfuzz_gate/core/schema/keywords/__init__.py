@@ -22,7 +22,7 @@ from toolfuzz_gate.core.schema.keywords import (
     text,
     unique,
 )
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
     Keyword,

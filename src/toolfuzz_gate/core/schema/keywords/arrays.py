@@ -6,14 +6,14 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.items import item_node
+from toolfuzz_gate.core.schema.keywords.keyword import (
     CountBound,
     Keyword,
     Maker,
     ParseContext,
     Recipe,
 )
-from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,

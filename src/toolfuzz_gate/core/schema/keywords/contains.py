@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.items import item_node
+from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
@@ -22,7 +23,6 @@ from toolfuzz_gate.core.schema.keywords.base import (
     Recurse,
     parse_count,
 )
-from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFT_2020_12

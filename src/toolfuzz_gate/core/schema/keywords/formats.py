@@ -19,7 +19,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.formats import FORMATS, MIXED, Format, NearMiss, lookup, make_value
 from toolfuzz_gate.core.schema.formats import length_range as format_lengths
-from toolfuzz_gate.core.schema.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 

@@ -16,7 +16,7 @@ from toolfuzz_gate.core.jsonutil.values import (
     json_type,
 )
 from toolfuzz_gate.core.schema.dialects import type_hint
-from toolfuzz_gate.core.schema.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 
@@ -165,7 +165,7 @@ def _enum_recipes(node: Node, argument: tuple[JSON, ...], limits: Limits) -> Ite
 
 
 def annotation(name: str) -> Keyword:
-    from toolfuzz_gate.core.schema.keywords.base import parse_any
+    from toolfuzz_gate.core.schema.keywords.keyword import parse_any
 
     return Keyword(name, parse_any)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import INVALID, Keyword, ParseContext, Recurse
+from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, ParseContext, Recurse
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFT_07, DRAFT_2020_12
 

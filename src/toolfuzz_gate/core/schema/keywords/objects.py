@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,

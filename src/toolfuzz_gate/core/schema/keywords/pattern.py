@@ -8,7 +8,7 @@ from random import Random
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import (
+from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
     Keyword,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.base import CountBound, Keyword, Maker, Recipe
+from toolfuzz_gate.core.schema.keywords.keyword import CountBound, Keyword, Maker, Recipe
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 

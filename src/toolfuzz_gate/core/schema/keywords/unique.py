@@ -9,8 +9,8 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
-from toolfuzz_gate.core.schema.keywords.base import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.schema.keywords.items import item_node
+from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 

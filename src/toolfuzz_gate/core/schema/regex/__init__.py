@@ -7,13 +7,13 @@ matching strings and near-misses, and `pattern.Pattern` ties them together.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
-from toolfuzz_gate.core.schema.regex.pattern import (
+from toolfuzz_gate.core.schema.regex.compiled import (
     NEAR_MISS_KINDS,
     Pattern,
     compile_pattern,
     sample_all,
 )
+from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
 from toolfuzz_gate.core.schema.regex.sample import HIGH, LOW, MIXED
 
 __all__ = [

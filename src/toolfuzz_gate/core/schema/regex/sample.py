@@ -6,7 +6,7 @@ sit inside a longer string). Characters come from printable ASCII wherever the
 pattern allows, because that is where every reader agrees on `\\d`, `\\w`, `\\s`,
 `.` and `$`. Near-misses change one thing in a matching string: one character
 swapped for one outside its set, one part dropped, or an anchor broken by a
-character before or after. Callers verify every candidate (`core.schema.regex.pattern`).
+character before or after. Callers verify every candidate (`core.schema.regex.compiled`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from tests.action_env import ActionRun, clean_venv, run_action
 from tests.cli_helpers import TWO_POSTERS_POLICY, commit, git, init_repository, set_version
 from tests.github_server import Account, FakeGitHub, Fault
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 NOBODY = 65534
 REPO = "octo/tools"
 NUMBER = 7
@@ -406,7 +406,7 @@ def test_report_mode_refuses_a_number_that_is_not_the_runs(
 def test_the_ci_self_test_steps(venv: Path, github: FakeGitHub, tmp_path: Path) -> None:
     """The `uses: ./` steps of ci.yml's self-test job, with their own inputs, as the runner
     would run them (from a push to main: no pull request, nothing to comment on)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     workflow = yaml.safe_load((root / ".github" / "workflows" / "ci.yml").read_text())
     steps = [s for s in workflow["jobs"]["action-selftest"]["steps"] if s.get("uses") == "./"]
     assert [step["id"] for step in steps] == ["passing", "failing"]

@@ -17,7 +17,7 @@ import pytest
 from tests.cli_helpers import POSTER_CONTRACT, invoke, poster_repository
 from toolfuzz_gate.core.campaign.receipt import problems
 
-MCP = Path(__file__).parent / "fixtures" / "mcp_tool"
+MCP = Path(__file__).parents[1] / "fixtures" / "mcp_tool"
 POSTER_REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'
 CONTRACT = """\
     expected_rejections: [policy-pixel-budget, policy-duplicate-semantic-intent]

@@ -22,9 +22,9 @@ import pytest
 from tests.cli_helpers import commit, init_repository
 from toolfuzz_gate.cli import run
 
-PAGER = Path(__file__).parent / "fixtures" / "pager"
-GOLDEN = Path(__file__).parent / "golden" / "action" / "comment.md"
-README = Path(__file__).parent.parent / "README.md"
+PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
+GOLDEN = Path(__file__).parents[1] / "golden" / "action" / "comment.md"
+README = Path(__file__).parents[2] / "README.md"
 POLICY = """\
 version: 1
 defaults: {runs: 24}

@@ -18,7 +18,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, git_environment, temporary_worktree
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 POSTER_FLAGS = (*POSTER_CONTRACT, "--runs", "24")
 ECHO_SCHEMA: JSONObject = {
     "type": "object",

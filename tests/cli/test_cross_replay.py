@@ -16,7 +16,7 @@ from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
-PAGER = Path(__file__).parent / "fixtures" / "pager"
+PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 POLICY = """\
 version: 1
 defaults: {runs: 12}

@@ -17,7 +17,7 @@ from tests.action_env import clean_venv, run_action
 from tests.cli_helpers import commit, init_repository
 from tests.github_server import Account, FakeGitHub
 
-PAGER = Path(__file__).parent / "fixtures" / "pager"
+PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 TOKEN = "ghs_toolfuzzHuntedToken0123456789"
 RUNTIME = "actions-runtime-secret-0123456789"
 

@@ -23,7 +23,7 @@ import pytest
 from tests.cli_helpers import commit, init_repository
 from toolfuzz_gate.cli import run
 
-PAGER = Path(__file__).parent / "fixtures" / "pager"
+PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 
 
 def _free_port() -> int:

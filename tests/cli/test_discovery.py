@@ -12,8 +12,8 @@ import pytest
 from tests.cli_helpers import invoke
 from toolfuzz_gate.contract import poster
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
-MODELS = Path(__file__).parent / "fixtures" / "models"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
+MODELS = Path(__file__).parents[1] / "fixtures" / "models"
 POSTER_HANDLER = (
     "--handler",
     "python:correct:render_poster",

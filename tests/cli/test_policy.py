@@ -23,7 +23,7 @@ from toolfuzz_gate.core.campaign.receipt import problems
 from toolfuzz_gate.core.jsonutil.canonical import digest
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'
 CONTRACT = """\
     expected_rejections: [policy-pixel-budget, policy-duplicate-semantic-intent]
@@ -519,7 +519,7 @@ def test_a_tool_from_a_tools_file(repo: Path) -> None:
 
 @pytest.mark.slow
 def test_an_mcp_tool_takes_its_schema_from_tools_list(repo: Path) -> None:
-    server = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
+    server = Path(__file__).parents[1] / "fixtures" / "mcp_tool" / "poster_mcp.py"
     entry = (
         "  - name: render_poster\n"
         f"    handler: {{mcp: [{json.dumps(sys.executable)}, {json.dumps(str(server))}]}}\n"

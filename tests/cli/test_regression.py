@@ -20,7 +20,7 @@ from toolfuzz_gate.cli.replay import handler_from_receipt
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.errors import ReceiptError
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'
 POLICY = """\
 version: 1

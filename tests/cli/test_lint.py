@@ -16,7 +16,7 @@ from tests.cli_helpers import invoke
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.edges.models import load_model_schema
 
-MODELS = Path(__file__).parent / "fixtures" / "models"
+MODELS = Path(__file__).parents[1] / "fixtures" / "models"
 
 BFCL = {
     "name": "calculate_triangle_area",

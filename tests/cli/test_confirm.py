@@ -14,7 +14,7 @@ import pytest
 
 from tests.cli_helpers import invoke
 
-CONFIRM = Path(__file__).parent / "fixtures" / "confirm"
+CONFIRM = Path(__file__).parents[1] / "fixtures" / "confirm"
 SCHEMA = str(CONFIRM / "listing_schema.json")
 LISTING = str(CONFIRM / "listing.py")
 

@@ -16,7 +16,7 @@ import pytest
 from tests.cli_helpers import POSTER_CONTRACT, invoke
 from toolfuzz_gate.contract import poster
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 
 
 def fuzz_fault(tmp_path: Path, module: str, *extra: str) -> tuple[int, dict[str, Any]]:
@@ -290,7 +290,7 @@ def test_crash_past_64_characters_gets_a_verified_maxlength_64(tmp_path: Path) -
     assert example["suggestion"]["verified"] is True
 
 
-MCP_SERVER = Path(__file__).parent / "fixtures" / "mcp_tool" / "poster_mcp.py"
+MCP_SERVER = Path(__file__).parents[1] / "fixtures" / "mcp_tool" / "poster_mcp.py"
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import pytest
 
 from tests.cli_helpers import invoke
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 HANDLER = (
     '{{python: "{module}:render_poster", rejects: ["toolfuzz_gate.contract.poster:ToolError"]}}'
 )

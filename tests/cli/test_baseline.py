@@ -20,7 +20,7 @@ from tests.cli_helpers import TWO_POSTERS_POLICY as POLICY
 from tests.cli_helpers import commit, git, init_repository, set_version
 from toolfuzz_gate.cli import run
 
-FAULTS = Path(__file__).parent / "fixtures" / "poster_faults"
+FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 
 
 @pytest.fixture
