@@ -1,5 +1,6 @@
 """The files GitHub reads: action.yml, the Dockerfile and its hash-locked requirements, the
-repository's workflows, and the README's copies of the example workflows."""
+repository's workflows, and the docs' copies of the example workflows (README.md and
+docs/action.md)."""
 
 from __future__ import annotations
 
@@ -417,15 +418,15 @@ def test_the_self_test_fixtures_give_the_verdicts_the_self_test_expects(
     assert summary["counts"]["counterexamples"] == counterexamples
 
 
-# --- the README's copies ------------------------------------------------------------------------
+# --- the docs' copies --------------------------------------------------------------------------
 
 
-def readme_block(marker: str) -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def docs_block(marker: str, page: str) -> str:
+    text = (ROOT / page).read_text(encoding="utf-8")
     match = re.search(
-        rf"<!-- {marker}:begin -->\n```yaml\n(.*?)```\n<!-- {marker}:end -->", readme, re.S
+        rf"<!-- {marker}:begin -->\n```yaml\n(.*?)```\n<!-- {marker}:end -->", text, re.S
     )
-    assert match, f"README.md has no {marker} block"
+    assert match, f"{page} has no {marker} block"
     return match[1]
 
 
@@ -435,12 +436,14 @@ def published(text: str, local_uses: str) -> str:
     return text.replace(f"uses: {local_uses}\n", f"{PUBLISHED_USES}\n")
 
 
-def test_the_readme_example_workflow_is_the_tested_one() -> None:
-    assert readme_block("example-workflow") == published(EXAMPLE.read_text(encoding="utf-8"), "./")
+@pytest.mark.parametrize("page", ["README.md", "docs/action.md"])
+def test_the_docs_example_workflow_is_the_tested_one(page: str) -> None:
+    expected = published(EXAMPLE.read_text(encoding="utf-8"), "./")
+    assert docs_block("example-workflow", page) == expected
 
 
-def test_the_readme_report_workflow_is_the_tested_one() -> None:
+def test_the_docs_report_workflow_is_the_tested_one() -> None:
     text = REPORT.read_text(encoding="utf-8")
     assert len(LOCAL_ONLY.findall(text)) == 2  # the action's checkout and its permission
     expected = published(LOCAL_ONLY.sub("", text), "./toolfuzz-gate-action")
-    assert readme_block("report-workflow") == expected
+    assert docs_block("report-workflow", "docs/action.md") == expected

@@ -4,7 +4,7 @@ A repository's MCP server (the pager fixture) gains two independent bugs in one 
 request: an off-by-one on `limit` and a crash on `limit: 3`. The gate, run as the action
 runs it (receipts under the repository, the base rerun), must report both as new, show
 the server's error, and print replay commands that run verbatim from the repository root.
-The comment is a golden file, and the README's Action section shows that very comment.
+The comment is a golden file, and docs/reports-and-receipts.md shows that very comment.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from toolfuzz_gate.cli import run
 
 PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 GOLDEN = Path(__file__).parents[1] / "golden" / "action" / "comment.md"
-README = Path(__file__).parents[2] / "README.md"
+DOCS_PAGE = Path(__file__).parents[2] / "docs" / "reports-and-receipts.md"
 POLICY = """\
 version: 1
 defaults: {runs: 24}
@@ -84,7 +84,7 @@ def test_both_bugs_are_new_with_evidence_and_replays_that_run(two_bugs: tuple[Pa
         assert "still-failing" in said, said
 
 
-def test_the_readme_shows_the_golden_comment() -> None:
+def test_the_docs_show_the_golden_comment() -> None:
     golden = GOLDEN.read_text(encoding="utf-8")
-    readme = README.read_text(encoding="utf-8")
-    assert golden.rstrip("\n") in readme, "paste tests/golden/action/comment.md into the README"
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    assert golden.rstrip("\n") in page, f"paste {GOLDEN.name} into {DOCS_PAGE.name}"

@@ -212,10 +212,9 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert all(tool[key] == value for key, value in defaults.items())
 
 
-def test_the_readme_example_policy_parses() -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Policy\n", 1)[1]
-    example = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+def test_the_documented_example_policy_parses() -> None:
+    page = Path(__file__).resolve().parents[3] / "docs" / "policy.md"
+    example = page.read_text(encoding="utf-8").split("```yaml\n", 1)[1].split("```", 1)[0]
     policy = parse(yaml.safe_load(example))
     assert [tool.name for tool in policy.tools] == ["render_poster", "search"]
     assert policy.tools[0].options.runs == 50 and policy.tools[1].handler.kind == "mcp"
