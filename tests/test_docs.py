@@ -1,6 +1,7 @@
-"""The documentation keeps step with the code: the schema-subset page's tables are the keyword
-and format tables, the policy page's key table is the shipped policy schema, every relative
-link resolves, and the README's quickstart policies run against the fixtures they name."""
+"""The documentation keeps step with the code: the tables in docs/ are the registries they
+describe (keywords, formats, invariants, mutation families, policy keys), every relative link
+in README.md, CONTRIBUTING.md and docs/ resolves (file and heading), and the README's
+quickstart policies parse and pass against the fixtures they name."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import pytest
 import yaml
 
 from tests.cli_helpers import invoke
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.gate.policy import parse_policy
 from toolfuzz_gate.core.schema.formats import FORMATS
-from toolfuzz_gate.core.schema.keywords import KEYWORDS
+from toolfuzz_gate.core.schema.keywords import FAMILIES, KEYWORDS
 from toolfuzz_gate.edges.policy_file import policy_schema
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +80,22 @@ def test_the_format_table_lists_exactly_the_supported_formats() -> None:
     assert sorted(listed) == sorted(FORMATS) and len(listed) == len(set(listed))
     for name, drafts, _standard in rows:
         assert _drafts(drafts) == FORMATS[name].drafts, name
+
+
+# --- what it checks ----------------------------------------------------------------------------
+
+CHECKS = DOCS / "what-it-checks.md"
+
+
+def test_the_invariant_table_is_the_invariant_registry() -> None:
+    rows = _rows(_marked(_text(CHECKS), "invariants"))
+    listed = [(invariant, failure) for _what, invariant, failure in rows]
+    assert listed == [(inv.name, failure.value) for inv in INVARIANTS for failure in inv.failures]
+
+
+def test_the_family_table_lists_exactly_the_mutation_families() -> None:
+    listed = [row[0] for row in _rows(_marked(_text(CHECKS), "families"))]
+    assert sorted(listed) == sorted(FAMILIES) and len(listed) == len(set(listed))
 
 
 # --- the policy page ----------------------------------------------------------------------------
