@@ -28,6 +28,11 @@ PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted(DOCS.glob("*.md")
 DRAFT_ORDER = ("2020-12", "draft-07")
 FENCE = re.compile(r"^(`{3,}|~{3,})")
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+PACKAGE = ROOT / "src" / "toolfuzz_gate"
+CODE_PATH = re.compile(
+    r"`((?:src/toolfuzz_gate|tests|bench|\.ci|\.github|docker|core|edges|cli|app)/[\w./-]*)`"
+)
+"""A path in code quotes: from the repository root, or from the package for core/, edges/, ..."""
 QUICKSTART = ("quickstart-mcp", "quickstart-python", "quickstart-http")
 
 
@@ -173,6 +178,20 @@ def test_every_relative_link_resolves(page: Path) -> None:
         elif anchor and destination.suffix == ".md" and anchor not in _anchors(destination):
             broken.append(f"{target}: no such heading")
     assert not broken, broken
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_path_the_docs_name_exists(page: Path) -> None:
+    missing = []
+    for path in CODE_PATH.findall(_text(page)):
+        top = path.split("/")[0]
+        if top == "app" or path.startswith("src/toolfuzz_gate/app/"):
+            if not (PACKAGE / "app").exists():
+                continue  # the application layer issue 13 adds; checked once it exists
+        base = PACKAGE if top in ("core", "edges", "cli", "app") else ROOT
+        if not (base / path).exists():
+            missing.append(path)
+    assert not missing, missing
 
 
 def test_the_link_checker_sees_what_it_must() -> None:
