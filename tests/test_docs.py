@@ -122,6 +122,21 @@ def test_the_policy_key_table_is_the_shipped_schema() -> None:
     assert in_defaults == set(schema["properties"]["defaults"]["properties"])
 
 
+# --- the action page ---------------------------------------------------------------------------
+
+
+def test_the_action_page_lists_every_input_and_output() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    text = _text(DOCS / "action.md")
+    section = text.split("\n## Inputs and outputs\n", 1)[1].split("\n## ", 1)[0]
+    table, _, after = section.partition("\n\nOutputs: ")
+    inputs = {name for row in _rows(table) for name in re.findall(r"[a-z][a-z-]+", row[0])}
+    assert inputs == set(action["inputs"])
+    outputs = set(re.findall(r"`([a-z][a-z-]+)`", after.split("\n\n", 1)[0]))
+    assert set(action["outputs"]) <= outputs
+    assert outputs - set(action["outputs"]) <= {"passed", "failed"}
+
+
 # --- links --------------------------------------------------------------------------------------
 
 
