@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.cli_helpers import FAULTS, POSTER_CONTRACT, invoke
+from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.cli import run
-from toolfuzz_gate.cli.action_report import report_document
 from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
