@@ -53,7 +53,7 @@ def run(
     """The whole command line with injected streams; returns the exit code. `environ` is
     what `action` reads (default: the process environment). Both streams go through
     `output.CommandGuard`: nothing printed becomes a workflow command unless the gate emits
-    it as one (`output.emit`)."""
+    it as one (`app.emit.emit`)."""
     guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
     try:
         return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err), environ)
@@ -84,7 +84,7 @@ def _run(
         if args.command == "replay":
             return int(replay(build_replay_request(args), stdout))
         if args.command == "action":
-            from toolfuzz_gate.app.action import run_action  # needs requests
+            from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
 
             request = ActionRequest(os.environ if environ is None else environ)
             return int(run_action(request, stdout))
