@@ -1,5 +1,6 @@
-"""The application layer's boundary, read from the source: `argparse` only in `cli/`, and
-nothing below the command line imports it (`cli -> app -> edges -> core -> errors`)."""
+"""The application layer's boundaries, read from the source (`cli -> app -> edges -> core ->
+errors`): `argparse` and the command line are imported only in `cli/`, and `edges/` and
+`core/` never import `app/`."""
 
 from __future__ import annotations
 
@@ -55,3 +56,14 @@ def test_the_scan_sees_late_and_relative_imports() -> None:
     source = "def f():\n    import argparse\n    from ..cli import parser\n"
     found = _imported(source, "toolfuzz_gate.app")
     assert {"argparse", "toolfuzz_gate.cli", "toolfuzz_gate.cli.parser"} <= found
+
+
+def _under(*folders: str) -> list[Path]:
+    return sorted(path for folder in folders for path in (PACKAGE / folder).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _under("core", "edges"), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_edges_and_core_never_reach_up_into_the_application_layer(path: Path) -> None:
+    imported = _imported(path.read_text(encoding="utf-8"), _package_of(path))
+    offending = sorted(name for name in imported if name.split(".")[:2] == ["toolfuzz_gate", "app"])
+    assert not offending, offending
