@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.cli_helpers import invoke
-from toolfuzz_gate.cli.action_publish import OUTPUT_NAMES
+from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
 from toolfuzz_gate.core.github.action_inputs import INPUTS as ACTION_INPUTS
 
 ROOT = Path(__file__).resolve().parent.parent

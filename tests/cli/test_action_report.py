@@ -1,41 +1,24 @@
-"""`mode: report` reads an artifact a pull request's own run produced, so every receipt in it
-is hostile until checked: a forged receipt, sealed with a correct hash but with any member
-replaced by any JSON value, is refused as a gate error or rendered as an inert comment,
-never an internal error (the report must not crash on its input)."""
+"""`mode: report` end to end: the comment rendered from another run's results says whose
+report it is (the forged-receipt properties of `report_document` are in
+`tests/app/test_action_report.py`)."""
 
 from __future__ import annotations
 
-import copy
 import io
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
 
 from tests.cli_helpers import FAULTS, POSTER_CONTRACT, invoke
+from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.cli import run
-from toolfuzz_gate.cli.action_report import report_document
-from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.report.context import ReportContext
-from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
-from toolfuzz_gate.core.report.untrusted import utf16_units
+from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
 from toolfuzz_gate.edges.files import write_document
-from toolfuzz_gate.errors import ToolfuzzError
 
 HEAD_SHA = "a" * 40
-HOSTILE = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["", "<!-- toolfuzz-gate:default -->", "`" * 12, "@admin #1", "x" * 3000]),
-    st.lists(st.integers(), max_size=3),
-    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
-)
 
 
 @pytest.fixture(scope="module")
@@ -62,50 +45,6 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     receipt: dict[str, Any] = json.loads((out / "renderPoster.json").read_text())
     assert receipt["counterexamples"]
     return receipt
-
-
-def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path] if path else []
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _places(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value[:3]):
-            found += _places(item, (*path, index))
-    return found
-
-
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(data=st.data(), as_base=st.booleans())
-def test_a_forged_receipt_is_refused_or_rendered_inert(
-    genuine: dict[str, Any], tmp_path: Path, data: st.DataObject, as_base: bool
-) -> None:
-    forged = copy.deepcopy(genuine)
-    places = [p for p in _places(forged) if p[-1] not in ("receiptHash", "diagnostics")]
-    place = data.draw(st.sampled_from(places))
-    holder = forged
-    for key in place[:-1]:
-        holder = holder[key]
-    holder[place[-1]] = data.draw(HOSTILE)
-    forged.pop("receiptHash")
-    results = tmp_path / "results"
-    shutil.rmtree(results, ignore_errors=True)
-    (results / "base").mkdir(parents=True)
-    write_document(results / "renderPoster.json", genuine if as_base else seal(forged))
-    write_document(results / "base" / "renderPoster.json", seal(forged) if as_base else genuine)
-    try:
-        document = report_document(results, HEAD_SHA)
-    except ToolfuzzError:
-        event("refused")
-        return  # refused, naming the file: the gate's error, exit 2
-    event("rendered")
-    context = ReportContext(failed=True, reasons=("forged",), key="default")
-    body = render_markdown(document, context)
-    assert body.startswith(marker(context) + "\n")
-    assert body.count("<!--") == 1  # nothing in the receipt forged a second marker
-    assert utf16_units(body) <= BODY_BUDGET
 
 
 def test_the_report_says_who_vouches_for_the_results(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+import toolfuzz_gate.app.action
 import toolfuzz_gate.cli
-import toolfuzz_gate.cli.action
 from toolfuzz_gate.cli import run
 
 
@@ -26,7 +26,7 @@ def _quoting_bug(*args: Any, **kwargs: Any) -> Any:
 def test_the_traceback_is_written_to_the_output_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(toolfuzz_gate.cli, "command_run", _bug)
+    monkeypatch.setattr(toolfuzz_gate.cli, "gate_policy", _bug)
     out, err = io.StringIO(), io.StringIO()
     code = run(["run", "--policy", "p.yml", "--out", str(tmp_path / "out")], out, err)
     assert code == 3
@@ -42,7 +42,7 @@ def test_the_traceback_is_written_to_the_output_directory(
 def test_the_action_keeps_the_traceback_in_its_results_and_the_step_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(toolfuzz_gate.cli.action, "parse_event", _quoting_bug)
+    monkeypatch.setattr(toolfuzz_gate.app.action, "parse_event", _quoting_bug)
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
     environ = {

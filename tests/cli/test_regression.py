@@ -16,9 +16,6 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import invoke, poster_repository
-from toolfuzz_gate.cli.replay import handler_from_receipt
-from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
-from toolfuzz_gate.errors import ReceiptError
 
 FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'
@@ -261,32 +258,3 @@ def test_replay_refuses_unusable_receipts(repo: Path) -> None:
     assert code == 2 and "receiptHash does not match" in err
     code, _, err = invoke("replay", str(receipt), "--fingerprint", "0" * 24)
     assert code == 2 and "no counterexample with fingerprint" in err
-
-
-def test_the_handler_is_rebuilt_from_the_replay_command_and_checked_against_the_label() -> None:
-    def receipt(command: str, label: dict[str, Any]) -> dict[str, Any]:
-        return {"replayCommand": command, "handler": label}
-
-    builtin = handler_from_receipt(receipt("toolfuzz-gate run --seed 3", {"spec": BUILTIN_SPEC}))
-    assert builtin.spec == BUILTIN_SPEC
-    command = "toolfuzz-gate fuzz --schema s.json --env TOKEN --timeout-ms 900 --command -- ./h -v"
-    config = handler_from_receipt(receipt(command, {"command": ["./h", "-v"]}))
-    assert (config.kind, config.argv, config.env, config.timeout_ms) == (
-        "command",
-        ("./h", "-v"),
-        ("TOKEN",),
-        900,
-    )
-    mcp = "toolfuzz-gate fuzz --mcp -- python server.py"
-    label = {"mcp": {"command": ["python", "server.py"], "tool": "search"}}
-    assert handler_from_receipt(receipt(mcp, label)).target == "search"
-    refused = [
-        (receipt(command, {"command": ["./other"]}), "describe different handlers"),
-        (receipt("rm -rf /", {"command": []}), "not a toolfuzz-gate command"),
-        (receipt("toolfuzz-gate fuzz --bogus", {}), "cannot be read back"),
-        (receipt("toolfuzz-gate diff a b", {}), "does not fuzz"),
-    ]
-    for document, message in refused:
-        with pytest.raises(ReceiptError, match=message) as caught:
-            handler_from_receipt(document)
-        assert "give --policy FILE" in caught.value.hint

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.cli import run
-from toolfuzz_gate.cli.output import CommandGuard, emit
+from toolfuzz_gate.cli.output import CommandGuard
 
 FRAGMENTS = (
     "::warning::owned",

@@ -1,6 +1,7 @@
-"""The command line: parse, wire, pick an exit code. Nothing clever lives here.
+"""The command line: argv -> request -> exit code. Nothing clever lives here.
 
-`parser` holds the grammar; each subcommand's wiring has its own module.
+`parser` holds the grammar; the `commands_*` modules turn parsed flags into the typed
+requests of `app.requests`, and the `app` functions run them.
 """
 
 from __future__ import annotations
@@ -12,27 +13,35 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO, cast
 
-from toolfuzz_gate.cli.diff import command_diff
-from toolfuzz_gate.cli.fuzz import command_fuzz, command_run
-from toolfuzz_gate.cli.lint import command_lint
-from toolfuzz_gate.cli.merge import command_merge
+from toolfuzz_gate.app.builtin_run import run_builtin
+from toolfuzz_gate.app.diff import diff
+from toolfuzz_gate.app.fuzz import fuzz
+from toolfuzz_gate.app.lint import lint
+from toolfuzz_gate.app.merge import merge
+from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
+from toolfuzz_gate.app.promote import promote
+from toolfuzz_gate.app.replay import replay
+from toolfuzz_gate.app.requests import (
+    ActionRequest,
+    BaselineRequest,
+    BuiltinRunRequest,
+    ShardRequest,
+)
+from toolfuzz_gate.app.shard import run_shard
+from toolfuzz_gate.cli.commands_lint import build_lint_request
+from toolfuzz_gate.cli.commands_receipts import (
+    build_diff_request,
+    build_merge_request,
+    build_promote_request,
+    build_replay_request,
+)
+from toolfuzz_gate.cli.commands_run import RunRequest, build_fuzz_request, build_run_request
 from toolfuzz_gate.cli.output import CommandGuard
-from toolfuzz_gate.cli.parser import build_parser
-from toolfuzz_gate.cli.promote import command_promote
-from toolfuzz_gate.cli.replay import command_replay
+from toolfuzz_gate.cli.parser import build_parser, split_tail
 from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 __all__ = ["build_parser", "interrupt_on_terminate", "main", "run"]
-
-
-def _split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Arguments before `--`, and the verbatim command after it."""
-    items = list(argv)
-    if "--" in items:
-        index = items.index("--")
-        return items[:index], items[index + 1 :]
-    return items, []
 
 
 def run(
@@ -44,7 +53,7 @@ def run(
     """The whole command line with injected streams; returns the exit code. `environ` is
     what `action` reads (default: the process environment). Both streams go through
     `output.CommandGuard`: nothing printed becomes a workflow command unless the gate emits
-    it as one (`output.emit`)."""
+    it as one (`app.emit.emit`)."""
     guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
     try:
         return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err), environ)
@@ -58,27 +67,28 @@ def _run(
 ) -> int:
     args: argparse.Namespace | None = None
     try:
-        head, tail = _split_tail(argv)
+        head, tail = split_tail(argv)
         args = build_parser().parse_args(head)
         if args.command == "fuzz":
-            return int(command_fuzz(args, argv, stdout, tail))
+            return int(fuzz(build_fuzz_request(args, argv, tail), stdout))
         if tail:
             raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
         if args.command == "lint":
-            return int(command_lint(args, stdout))
+            return int(lint(build_lint_request(args), stdout))
         if args.command == "diff":
-            return int(command_diff(args, stdout))
+            return int(diff(build_diff_request(args), stdout))
         if args.command == "merge":
-            return int(command_merge(args, stdout))
+            return int(merge(build_merge_request(args), stdout))
         if args.command == "promote":
-            return int(command_promote(args, stdout))
+            return int(promote(build_promote_request(args), stdout))
         if args.command == "replay":
-            return int(command_replay(args, stdout))
+            return int(replay(build_replay_request(args), stdout))
         if args.command == "action":
-            from toolfuzz_gate.cli.action import command_action  # needs requests
+            from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
 
-            return int(command_action(stdout, environ))
-        return int(command_run(args, argv, stdout))
+            request = ActionRequest(os.environ if environ is None else environ)
+            return int(run_action(request, stdout))
+        return int(_run_command(build_run_request(args, argv), stdout))
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.USAGE)
@@ -92,6 +102,16 @@ def _run(
         env = os.environ if environ is None else environ
         report_internal_error(error, list(argv), env, out_dir, stderr)
         return int(ExitCode.INTERNAL)
+
+
+def _run_command(request: RunRequest, out: TextIO) -> ExitCode:
+    if isinstance(request, ShardRequest):
+        return run_shard(request, out)
+    if isinstance(request, BaselineRequest):
+        return gate_policy_on_baseline(request, out)
+    if isinstance(request, BuiltinRunRequest):
+        return run_builtin(request, out)
+    return gate_policy(request, out)
 
 
 def interrupt_on_terminate() -> None:

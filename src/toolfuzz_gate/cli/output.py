@@ -5,8 +5,9 @@ and the legacy `##[name]` anywhere in a line, on stdout and on stderr. The gate 
 untrusted text all the time — tool and property names, keyword names, handler messages,
 file names from a fork's artifact — so `run` wraps both streams in a `CommandGuard`:
 every line written through it is made inert (a zero-width space splits the `::` that
-starts a line and every `##[`), and only `emit`, which the gate calls for the commands it
-means (`::group::`, `::error file=…`, `::add-mask::`, …), writes a command verbatim.
+starts a line and every `##[`), and only `app.emit.emit`, which the gate calls for the
+commands it means (`::group::`, `::error file=…`, `::add-mask::`, …), writes a command
+verbatim through the guard's `command`.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import io
 import re
 from typing import TextIO
 
-ZERO_WIDTH_SPACE = "\u200b"
+from toolfuzz_gate.app.emit import LEGACY_COMMAND, ZERO_WIDTH_SPACE, one_command
+
 _LEADING_COMMAND = re.compile(r"^([ \t\f\v]*):(?=:)")
-_LEGACY_COMMAND = "##["
 
 
 def inert(line: str) -> str:
@@ -27,7 +28,7 @@ def inert(line: str) -> str:
         _LEADING_COMMAND.sub(lambda m: m.group(1) + ":" + ZERO_WIDTH_SPACE, part)
         for part in line.split("\r")
     ]
-    return "\r".join(parts).replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
+    return "\r".join(parts).replace(LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
 
 
 class CommandGuard(io.TextIOBase):
@@ -67,7 +68,7 @@ class CommandGuard(io.TextIOBase):
         """Write `line`, a workflow command the gate means, on a line of its own."""
         if self._line or self._written:
             self.write("\n")
-        self.inner.write(_one_command(line) + "\n")
+        self.inner.write(one_command(line) + "\n")
 
     def _inert_rest(self, rest: str) -> str:
         """`rest` made inert as the continuation of what this line already showed."""
@@ -75,18 +76,3 @@ class CommandGuard(io.TextIOBase):
         shown = inert(self._written)
         # the shown part cannot change; an inert split can only add characters to the rest
         return whole[len(shown) :] if whole.startswith(shown) else inert(rest)
-
-
-def emit(out: TextIO, line: str) -> None:
-    """Write the workflow command `line` (the gate's own, its data already escaped)."""
-    if isinstance(out, CommandGuard):
-        out.command(line)
-    else:
-        print(_one_command(line), file=out)
-
-
-def _one_command(line: str) -> str:
-    """`line` as exactly one command: on one line, and no legacy `##[` command inside its
-    data (which the runner would run too)."""
-    flat = line.replace("\r", "").replace("\n", "")
-    return flat.replace(_LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.app.requests import DEFAULT_OUT
 from toolfuzz_gate.core.schema.dialects import DIALECTS
-from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS, SchemaOptions
+from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS
 from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_CPU_LIMIT_S,
     DEFAULT_MEMORY_LIMIT_MB,
@@ -20,7 +21,6 @@ from toolfuzz_gate.errors import UsageError
 DEFAULT_SEED = 41
 DEFAULT_RUN_RUNS = 24
 DEFAULT_FUZZ_RUNS = 200
-DEFAULT_OUT = "toolfuzz-receipts"
 ORACLE_CHOICES = ("auto", "jsonschema", "jsonschema-rs")
 DIALECT_HELP = "read non-standard schemas: " + ", ".join(DIALECTS) + " (rewrites go in the receipt)"
 
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--default-draft given here override the policy's values.",
     )
     _common(run, DEFAULT_RUN_RUNS)
-    run.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), action=_Once)
+    run.add_argument("--out", type=Path, default=DEFAULT_OUT, action=_Once)
     run.add_argument("--policy", type=Path, action=_Once, metavar="FILE", help="a YAML policy")
     run.add_argument(
         "--root",
@@ -310,5 +310,10 @@ def _schema_reading(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def schema_options(args: argparse.Namespace) -> SchemaOptions:
-    return SchemaOptions(default_draft=args.default_draft, format_assertion=args.format_assertion)
+def split_tail(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Arguments before `--`, and the verbatim command after it."""
+    items = list(argv)
+    if "--" in items:
+        index = items.index("--")
+        return items[:index], items[index + 1 :]
+    return items, []

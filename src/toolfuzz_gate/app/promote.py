@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import TextIO
 
+from toolfuzz_gate.app.requests import PromoteRequest
 from toolfuzz_gate.core.gate.regression import build_case, select
 from toolfuzz_gate.edges.corpus import write_case
 from toolfuzz_gate.edges.policy_file import load_policy
@@ -14,18 +14,18 @@ from toolfuzz_gate.errors import ReceiptError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def command_promote(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    corpus = build_corpus_directory(args)
-    receipt = load_receipt(args.receipt)
-    chosen = select(receipt, args.fingerprint)
+def promote(request: PromoteRequest, out: TextIO) -> ExitCode:
+    corpus = corpus_directory(request)
+    receipt = load_receipt(request.receipt)
+    chosen = select(receipt, request.fingerprints)
     if not chosen:
-        print(f"{args.receipt}: no counterexamples to promote", file=out)
+        print(f"{request.receipt}: no counterexamples to promote", file=out)
         return ExitCode.PASSED
     for example in chosen:
         try:
             case = build_case(receipt, example)
         except ReceiptError as error:
-            if args.fingerprint:
+            if request.fingerprints:
                 raise
             print(f"skipped: {error.message}", file=out)
             continue
@@ -34,20 +34,20 @@ def command_promote(args: argparse.Namespace, out: TextIO) -> ExitCode:
     return ExitCode.PASSED
 
 
-def build_corpus_directory(args: argparse.Namespace) -> Path:
+def corpus_directory(request: PromoteRequest) -> Path:
     """`--corpus DIR`, or the `corpus:` of `--policy FILE`."""
-    if args.corpus is not None and args.policy is not None:
+    if request.corpus is not None and request.policy is not None:
         raise UsageError("--corpus and --policy conflict: name the corpus one way")
-    if args.corpus is not None:
-        if args.root is not None:
+    if request.corpus is not None:
+        if request.root is not None:
             raise UsageError("--root goes with --policy")
-        return Path(args.corpus)
-    if args.policy is None:
+        return Path(request.corpus)
+    if request.policy is None:
         raise UsageError("name the corpus: --policy FILE (its `corpus:` directory) or --corpus DIR")
-    loaded = load_policy(args.policy, args.root)
+    loaded = load_policy(request.policy, request.root)
     if loaded.policy.corpus is None:
         raise UsageError(
-            f"the policy {args.policy} names no corpus directory",
+            f"the policy {request.policy} names no corpus directory",
             hint="add `corpus: .toolfuzz/corpus` to the policy, or give --corpus DIR",
         )
     return Path(loaded.policy.corpus)

@@ -11,13 +11,14 @@ its gate rules decide, and the reports locate findings in the repository's schem
 
 from __future__ import annotations
 
-import argparse
 from typing import TextIO
 
-from toolfuzz_gate.cli.baseline import stored_baseline_diff
-from toolfuzz_gate.cli.corpus_run import replay_corpus
-from toolfuzz_gate.cli.policy_run import Written, gate, policy_tools, receipt_set
-from toolfuzz_gate.cli.reports import schema_source
+from toolfuzz_gate.app.baseline import stored_baseline_diff
+from toolfuzz_gate.app.corpus_run import replay_corpus
+from toolfuzz_gate.app.gate_results import gate
+from toolfuzz_gate.app.policy_plan import Written, policy_tools, receipt_set
+from toolfuzz_gate.app.reports import schema_source
+from toolfuzz_gate.app.requests import MergeRequest
 from toolfuzz_gate.core.gate.shard_manifest import check_together
 from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
 from toolfuzz_gate.core.report.context import SchemaSource
@@ -28,20 +29,20 @@ from toolfuzz_gate.errors import ShardError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    if len(args.dirs) > MAX_SHARDS:
+def merge(request: MergeRequest, out: TextIO) -> ExitCode:
+    if len(request.dirs) > MAX_SHARDS:
         raise UsageError(f"merge takes at most {MAX_SHARDS} shard directories")
-    shards = [(str(directory), load_shard(directory)) for directory in args.dirs]
+    shards = [(str(directory), load_shard(directory)) for directory in request.dirs]
     located = check_together(shards)
     first = shards[0][1]
-    digest = policy_digest(args.policy)
+    digest = policy_digest(request.policy)
     if digest != first.policy_digest:
         raise ShardError(
-            f"the shards ran another policy than {args.policy} "
+            f"the shards ran another policy than {request.policy} "
             f"(sha256 {first.policy_digest[:12]}..., this file {digest[:12]}...)",
             hint="merge with the policy file the shards ran (the same commit)",
         )
-    loaded = load_policy(args.policy, args.root)
+    loaded = load_policy(request.policy, request.root)
     tools = {tool.name: tool for tool in policy_tools(loaded)}
     written: list[Written] = []
     blobs: list[bytes] = []
@@ -49,17 +50,17 @@ def command_merge(args: argparse.Namespace, out: TextIO) -> ExitCode:
     for item in located:
         tool = tools.get(item.unit.tool)
         if tool is None:
-            raise ShardError(f"{args.policy} has no tool {item.unit.tool!r} the shards ran")
-        receipt, raw = load_shard_receipt(args.dirs[item.source], item)
+            raise ShardError(f"{request.policy} has no tool {item.unit.tool!r} the shards ran")
+        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
         if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
             sources[item.unit.tool] = schema_source(tool, loaded)
         source = sources[item.unit.tool]
         written.append(Written(receipt, item.unit.receipt, "refused" in receipt, source))
         blobs.append(raw)
     for done, raw in zip(written, blobs, strict=True):
-        write_atomic(args.out / done.file, raw)
+        write_atomic(request.out / done.file, raw)
     diff = None
-    if args.baseline_dir is not None:
-        diff = stored_baseline_diff(args.baseline_dir, receipt_set(written), loaded, {})
+    if request.baseline_dir is not None:
+        diff = stored_baseline_diff(request.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return gate(loaded, written, diff, args.out, out, corpus).exit_code
+    return gate(loaded, written, diff, request.out, out, corpus).exit_code

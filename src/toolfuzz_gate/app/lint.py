@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TextIO
 
-from toolfuzz_gate.cli.parser import schema_options
+from toolfuzz_gate.app.requests import LintRequest
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
 from toolfuzz_gate.core.lint.tool_report import (
     ToolReport,
@@ -21,13 +20,13 @@ from toolfuzz_gate.errors import InputFileError, ToolsError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def build_lint_reports(args: argparse.Namespace) -> list[ToolReport]:
+def lint_reports(request: LintRequest) -> list[ToolReport]:
     """One report per declared tool; a file that yields no tools is one error report."""
-    if not args.files and not args.model:
+    if not request.files and not request.models:
         raise UsageError("lint needs a FILE or --model MODULE:CLASS")
     reports: list[ToolReport] = []
     sources: list[tuple[str, list[ToolDeclaration], dict[str, int]]] = []
-    for path in args.files:
+    for path in request.files:
         try:
             declared = load_declarations(path)
         except InputFileError as error:
@@ -39,23 +38,23 @@ def build_lint_reports(args: argparse.Namespace) -> list[ToolReport]:
             )
             continue
         sources.append((declared.file, declared.tools, declared.lines))
-    for reference in args.model:
+    for reference in request.models:
         try:
             sources.append((f"--model {reference}", [load_model_tool(reference)], {}))
         except ToolsError as error:
             reports.append(unreadable(f"--model {reference}", error.code, error.detail))
-    options = schema_options(args)
+    options = request.options
     for file, tools, lines in sources:
         reports.extend(
-            report_tool(tool, file=file, lines=lines, dialect=args.dialect, options=options)
+            report_tool(tool, file=file, lines=lines, dialect=request.dialect, options=options)
             for tool in tools
         )
     return reports
 
 
-def command_lint(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    reports = build_lint_reports(args)
-    if args.format == "json":
+def lint(request: LintRequest, out: TextIO) -> ExitCode:
+    reports = lint_reports(request)
+    if request.format == "json":
         document: JSON = render_lint_json(reports)
         out.write(canonical_document(document).decode("utf-8"))
     else:

@@ -9,20 +9,21 @@ written to a file or given to a handler (`edges.handlers.environment` refuses it
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.action_publish import Posted, finish, post_comment
-from toolfuzz_gate.cli.action_report import command_report
-from toolfuzz_gate.cli.baseline import rerun_baseline_diff, stored_baseline_diff
-from toolfuzz_gate.cli.fuzz import build_replay_command
-from toolfuzz_gate.cli.output import emit
-from toolfuzz_gate.cli.parser import build_parser
-from toolfuzz_gate.cli.policy_run import GateOutcome, build_overrides, gate, receipt_set, run_policy
-from toolfuzz_gate.cli.progress import Progress
-from toolfuzz_gate.cli.reports import REPORT_FILES
+from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
+from toolfuzz_gate.app.action_report import report_action
+from toolfuzz_gate.app.baseline import rerun_baseline_diff, stored_baseline_diff
+from toolfuzz_gate.app.corpus_run import replay_corpus
+from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.gate_results import GateOutcome, gate
+from toolfuzz_gate.app.policy_plan import override_values, receipt_set
+from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.replay_command import build_replay_command
+from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
@@ -45,17 +46,16 @@ PR_FILE = "pr.json"
 BASE_DIR = "base"
 
 
-def command_action(out: TextIO, environ: Mapping[str, str] | None = None) -> ExitCode:
-    env = os.environ if environ is None else environ
-    runner = read_runner(env)
+def run_action(request: ActionRequest, out: TextIO) -> ExitCode:
+    runner = read_runner(request.environ)
     try:
-        inputs = read_inputs(env)
+        inputs = read_inputs(request.environ)
         if runner.on_actions and inputs.token:
             emit(out, mask_command(inputs.token))
         _check_paths(runner, inputs)
         event = parse_event(runner.event_name, load_event(runner), runner.repository)
         if inputs.mode == "report":
-            return command_report(runner, inputs, event, out)
+            return report_action(runner, inputs, event, out)
         return _run(runner, inputs, event, out)
     except ToolfuzzError as error:
         if runner.on_actions:
@@ -80,20 +80,20 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    overrides = _override_flags(inputs)
-    policy = str(in_workspace(workspace, "policy", inputs.policy))
-    root = str(workspace)
-    args = build_parser().parse_args(
-        ["run", "--policy", policy, "--root", root, "--out", str(directory), *overrides]
-    )
     # what a developer types in a checkout to reproduce the run (receipts name it)
-    replay = build_replay_command(["run", "--policy", inputs.policy, *overrides])
-    loaded = _with_fail_on(load_policy(args.policy, args.root), inputs.fail_on)
-    from toolfuzz_gate.cli.corpus_run import replay_corpus
-
-    corpus = replay_corpus(loaded, build_overrides(args), out)
-    written = run_policy(loaded, args, replay, directory, progress=Progress(out))
-    diff = _baseline(runner, inputs, event, loaded, args, receipt_set(written), replay, out)
+    argv = ("run", "--policy", inputs.policy, *_override_flags(inputs))
+    run = PolicyRunRequest(
+        policy=in_workspace(workspace, "policy", inputs.policy),
+        out=directory,
+        root=workspace,
+        overrides=RunOverrides(seed=inputs.seed, runs=inputs.runs),
+        argv=argv,
+    )
+    replay = build_replay_command(run.argv)
+    loaded = _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on)
+    corpus = replay_corpus(loaded, override_values(run.overrides), out)
+    written = run_policy(loaded, run, replay, directory, progress=Progress(out))
+    diff = _baseline(runner, inputs, event, loaded, run, receipt_set(written), replay, out)
     if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
         raise UsageError(  # the handlers ran in the workspace: they could have planted one
             f"the output directory {inputs.output_dir!r} became a symlink during the run"
@@ -135,7 +135,7 @@ def _baseline(
     inputs: ActionInputs,
     event: Event,
     loaded: LoadedPolicy,
-    args: Any,
+    run: PolicyRunRequest,
     head: ReceiptSet,
     replay: str,
     out: TextIO,
@@ -146,7 +146,7 @@ def _baseline(
     if inputs.baseline == "dir":
         assert inputs.baseline_dir is not None
         directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
-        return stored_baseline_diff(directory, head, loaded, build_overrides(args))
+        return stored_baseline_diff(directory, head, loaded, override_values(run.overrides))
     git = Git(runner.workspace, safe_directory=str(runner.workspace))
     if event.pull_request is not None:
         found = resolve_base(git, _pull_request_payload(event))
@@ -165,7 +165,7 @@ def _baseline(
         )
         return None
     keep = runner.workspace / inputs.output_dir / BASE_DIR
-    return rerun_baseline_diff(args, loaded, head, replay, out, git, ref, label="base", keep=keep)
+    return rerun_baseline_diff(run, loaded, head, replay, out, git, ref, label="base", keep=keep)
 
 
 def _pull_request_payload(event: Event) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`run --policy --baseline REF | --baseline-dir DIR`: the base's receipts, and the diff.
+"""A policy run's base (`--baseline REF | --baseline-dir DIR`): its receipts, and the diff.
 
 `--baseline REF` runs the base's own policy (the file at the same path in the repository)
 at REF, in a temporary `git worktree` that is always removed, with this same engine.
@@ -9,14 +9,17 @@ A base without the policy file (the pull request that adds the gate) has no tool
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.progress import Progress
+from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
+from toolfuzz_gate.app.policy_plan import override_values, receipt_set
+from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
@@ -29,31 +32,30 @@ AUTO = "auto"
 
 
 def baseline_diff(
-    args: argparse.Namespace,
+    request: BaselineRequest,
     loaded: LoadedPolicy,
     head: ReceiptSet,
     replay: str,
     out: TextIO,
-) -> JSONObject | None:
-    """The diff against the base the flags name, or None when they name none."""
-    from toolfuzz_gate.cli.policy_run import build_overrides
-
-    if args.baseline_dir is not None:
-        return stored_baseline_diff(args.baseline_dir, head, loaded, build_overrides(args))
-    if args.baseline is None:
-        return None
+) -> JSONObject:
+    """The diff against the base the request names."""
+    run = request.run
+    if request.directory is not None:
+        overrides = override_values(run.overrides)
+        return stored_baseline_diff(request.directory, head, loaded, overrides)
+    assert request.ref is not None, "a baseline names a ref or a directory"
     git = Git(loaded.root)
-    ref = args.baseline
+    ref = request.ref
     if ref == AUTO:
         found = resolve_base(git, _event())
         if found.warning:
             print(f"warning: {found.warning}", file=out)
         ref = found.sha
-    return rerun_baseline_diff(args, loaded, head, replay, out, git, ref, label=args.baseline)
+    return rerun_baseline_diff(run, loaded, head, replay, out, git, ref, label=request.ref)
 
 
 def rerun_baseline_diff(
-    args: argparse.Namespace,
+    run: PolicyRunRequest,
     loaded: LoadedPolicy,
     head: ReceiptSet,
     replay: str,
@@ -71,6 +73,7 @@ def rerun_baseline_diff(
     relative = Path(loaded.file).resolve().relative_to(top)
     inner = loaded.root.resolve()
     inner = inner.relative_to(top) if inner.is_relative_to(top) else Path()
+    overrides = override_values(run.overrides)
 
     def base_policy(policy: Path, worktree: Path) -> LoadedPolicy:
         """The base's policy with everything it names read in the base's worktree: the
@@ -79,8 +82,6 @@ def rerun_baseline_diff(
 
     def run_base(worktree: Path) -> tuple[ReceiptSet, frozenset[tuple[str, str]]]:
         """The base's receipts, and which of head's unmatched counterexamples it fails."""
-        from toolfuzz_gate.cli.policy_run import build_overrides, receipt_set, run_policy
-
         policy = worktree / relative
         if not policy.is_file():
             print(f"note: the base has no {relative}; every tool is new", file=out)
@@ -93,14 +94,14 @@ def rerun_baseline_diff(
         told = Progress(out, side="base")
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            written = receipt_set(run_policy(base_loaded, args, replay, keep, progress=told))
+            written = receipt_set(run_policy(base_loaded, run, replay, keep, progress=told))
         else:
             with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
                 written = receipt_set(
-                    run_policy(base_loaded, args, replay, Path(directory), progress=told)
+                    run_policy(base_loaded, run, replay, Path(directory), progress=told)
                 )
         wanted = unmatched(head, written)
-        return written, reproduced_on(base_loaded, build_overrides(args), head, wanted)
+        return written, reproduced_on(base_loaded, overrides, head, wanted)
 
     shared = sum(
         1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
@@ -112,11 +113,8 @@ def rerun_baseline_diff(
             "start each side's own",
             file=out,
         )
-    from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
-    from toolfuzz_gate.cli.policy_run import build_overrides
-
     sha, (base, on_base) = baseline_receipts(git, ref, run_base)
-    on_head = reproduced_on(loaded, build_overrides(args), base, unmatched(base, head))
+    on_head = reproduced_on(loaded, overrides, base, unmatched(base, head))
     head_sha = git.output("rev-parse", "HEAD").strip() or None
     return diff_sets(
         base,
@@ -132,8 +130,6 @@ def stored_baseline_diff(
 ) -> JSONObject:
     """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`):
     the base's handlers are not at hand, so only "fixed" is checked by replay on head."""
-    from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
-
     base = load_receipts(directory)
     on_head = reproduced_on(loaded, overrides, base, unmatched(base, head))
     return diff_sets(

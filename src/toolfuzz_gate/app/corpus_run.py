@@ -1,4 +1,4 @@
-"""`run --policy`, first step: replay the policy's regression corpus before any fuzzing.
+"""A policy run's first step: replay the policy's regression corpus before any fuzzing.
 
 Cases are replayed per tool against the tool's policy handler, with the run's options,
 and their inputs re-judged under the tool's current schema (a case whose input changed
@@ -14,12 +14,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.policy_run import replay_setup
+from toolfuzz_gate.app.tool_setup import Listings, replay_setup
 from toolfuzz_gate.core.gate.regression import Replayed, render_replayed
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.corpus import StoredCase, load_corpus
-from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
 
@@ -58,7 +57,7 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     files: list[str] = []
     unrun: list[StoredCase] = []
     notes: list[str] = []
-    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] = {}
+    listings: Listings = {}
     for name, tool in tools.items():
         mine = [item for item in stored if item.case.tool == name]
         if not mine:

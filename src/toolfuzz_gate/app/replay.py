@@ -3,22 +3,28 @@
 The handler is the policy entry of the receipt's tool with `--policy`. Without it, the
 receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
 handler completely (paths relative to where it ran, so replay from that directory) and
-must agree with the receipt's `handler` label; `run` is the built-in handler; a receipt
+must agree with the receipt's `handler` label (the command line's grammar reads it back:
+`ReplayRequest.read_command`); `run` is the built-in handler; a receipt
 of `run --policy` needs `--policy`, since its handler lives in the policy file.
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.fuzz import build_handler_config
-from toolfuzz_gate.cli.parser import build_parser
-from toolfuzz_gate.cli.policy_run import replay_setup
+from toolfuzz_gate.app.fuzz import build_handler_config
+from toolfuzz_gate.app.requests import (
+    BuiltinRunRequest,
+    CommandReader,
+    FuzzRequest,
+    PolicyRunRequest,
+    ReplayRequest,
+)
+from toolfuzz_gate.app.tool_setup import replay_setup
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
@@ -40,49 +46,50 @@ from toolfuzz_gate.exitcodes import ExitCode
 NEEDS_POLICY = "give --policy FILE: the handler is then the policy entry of the receipt's tool"
 
 
-def command_replay(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    receipt = load_receipt(args.receipt)
+def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
+    receipt = load_receipt(request.receipt)
     cases: list[RegressionCase] = []
-    for example in select(receipt, args.fingerprint):
+    for example in select(receipt, request.fingerprints):
         try:
             cases.append(parse_case(build_case(receipt, example)))
         except ReceiptError as error:
-            if args.fingerprint:
+            if request.fingerprints:
                 raise
             print(f"skipped: {error.message}", file=out)
     if not cases:
-        print(f"{args.receipt}: no counterexamples to replay", file=out)
+        print(f"{request.receipt}: no counterexamples to replay", file=out)
         return ExitCode.PASSED
-    handler, tool, judge = build_replay_handler(args, receipt)
+    handler, tool, judge = replay_handler(request, receipt)
     replayed = replay_cases(handler, tool, cases, judge)
     for item in replayed:
-        print(render_replayed(item, str(args.receipt)), file=out)
+        print(render_replayed(item, str(request.receipt)), file=out)
     failing = sum(1 for item in replayed if item.outcome in FAILING_OUTCOMES)
     print(f"replay: {failing} of {len(replayed)} still fail", file=out)
     return ExitCode.FAILED if failing else ExitCode.PASSED
 
 
-def build_replay_handler(
-    args: argparse.Namespace, receipt: JSONObject
+def replay_handler(
+    request: ReplayRequest, receipt: JSONObject
 ) -> tuple[HandlerConfig, ToolSpec, Callable[[JSON], bool] | None]:
     """The handler, the contract and (with a policy) the judge of validity under the
     tool's current schema, which marks inputs that changed sides `stale`."""
     name = str(receipt["tool"])
-    if args.policy is None:
-        if args.root is not None:
+    if request.policy is None:
+        if request.root is not None:
             raise UsageError("--root goes with --policy")
-        return handler_from_receipt(receipt), spec_from_receipt(receipt), None
-    loaded = load_policy(args.policy, args.root)
+        return handler_from_receipt(receipt, request.read_command), spec_from_receipt(receipt), None
+    loaded = load_policy(request.policy, request.root)
     for tool in loaded.policy.tools:
         if tool.name == name:
             setup = replay_setup(tool, tool.options, loaded)
             return setup.handler, setup.spec, setup.judge
     known = ", ".join(tool.name for tool in loaded.policy.tools)[:200]
-    raise UsageError(f"the policy {args.policy} has no tool {name!r}; it has: {known}")
+    raise UsageError(f"the policy {request.policy} has no tool {name!r}; it has: {known}")
 
 
-def handler_from_receipt(receipt: JSONObject) -> HandlerConfig:
-    """The handler the receipt's `replayCommand` started, checked against its label."""
+def handler_from_receipt(receipt: JSONObject, read_command: CommandReader) -> HandlerConfig:
+    """The handler the receipt's `replayCommand` started, checked against its label;
+    `read_command` reads the words after `toolfuzz-gate` into their request."""
     command = str(receipt["replayCommand"])
     try:
         words = shlex.split(command)
@@ -93,19 +100,18 @@ def handler_from_receipt(receipt: JSONObject) -> HandlerConfig:
             f"the receipt's replayCommand is not a toolfuzz-gate command: {command[:160]!r}",
             hint=NEEDS_POLICY,
         )
-    head, tail = _split(words[1:])
     try:
-        args = build_parser().parse_args(head)
-        if args.command == "run" and args.policy is not None:
+        request = read_command(words[1:])
+        if isinstance(request, PolicyRunRequest):
             raise ReceiptError(
-                f"the receipt comes from `run --policy {args.policy}`; its handler is "
+                f"the receipt comes from `run --policy {request.policy}`; its handler is "
                 "described in that policy, not in the receipt",
                 hint=NEEDS_POLICY,
             )
-        if args.command == "run":
+        if isinstance(request, BuiltinRunRequest):
             config = HandlerConfig.from_spec(BUILTIN_SPEC)
-        elif args.command == "fuzz":
-            config = build_handler_config(args, tail)
+        elif isinstance(request, FuzzRequest):
+            config = build_handler_config(request.handler)
         else:
             raise ReceiptError(
                 f"the receipt's replayCommand does not fuzz: {command[:160]!r}",
@@ -150,10 +156,3 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else 65536,
     )
-
-
-def _split(words: list[str]) -> tuple[list[str], list[str]]:
-    if "--" in words:
-        index = words.index("--")
-        return words[:index], words[index + 1 :]
-    return words, []

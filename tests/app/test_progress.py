@@ -8,8 +8,8 @@ from typing import TextIO, cast
 
 import pytest
 
+from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.cli.output import CommandGuard
-from toolfuzz_gate.cli.progress import Progress
 
 HOSTILE = "evil\n::warning::owned ##[set-output name=x;]y %0A::error::z"
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli_helpers import commit, git, init_repository
-from toolfuzz_gate.cli import run
-from toolfuzz_gate.cli.cross_replay import reproduced_on, unmatched
+from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
+from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
+from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
 from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.policy_file import load_policy
@@ -38,11 +39,16 @@ def _repository(root: Path, limit: int) -> None:
     commit(root, f"limit {limit}")
 
 
-def _gate(root: Path, out: Path, *flags: str) -> tuple[int, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    argv = ["run", "--policy", str(root / "toolfuzz.yml"), "--out", str(out), *flags]
-    code = run(argv, stdout, stderr)
-    return code, stdout.getvalue() + stderr.getvalue()
+def _gate(root: Path, out: Path, base: Path | None = None) -> tuple[int, str]:
+    """A policy run, diffed against the receipts stored in `base` when given."""
+    stdout = io.StringIO()
+    policy = root / "toolfuzz.yml"
+    argv = ("run", "--policy", str(policy), "--out", str(out))
+    request = PolicyRunRequest(policy=policy, out=out, argv=argv)
+    if base is None:
+        return int(gate_policy(request, stdout)), stdout.getvalue()
+    baseline = BaselineRequest(request, directory=base)
+    return int(gate_policy_on_baseline(baseline, stdout)), stdout.getvalue()
 
 
 def _moved(directory: Path) -> None:
@@ -77,7 +83,7 @@ def test_a_stored_base_bug_the_head_still_has_is_not_fixed(tmp_path: Path) -> No
     _repository(root, 11)
     assert _gate(root, tmp_path / "base")[0] == 1
     _moved(tmp_path / "base")
-    code, text = _gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    code, text = _gate(root, tmp_path / "head", tmp_path / "base")
     diff: dict[str, Any] = json.loads((tmp_path / "head" / "diff.json").read_text())
     (tool,) = diff["tools"]
     assert tool["counterexamples"]["fixed"] == [], text
@@ -94,7 +100,7 @@ def test_a_base_bug_the_head_fixed_is_fixed(tmp_path: Path) -> None:
     logic = (root / "pager.py").read_text().replace("LIMIT = 11", "LIMIT = 10")
     (root / "pager.py").write_text(logic)
     git(root, "commit", "-qam", "the fix")
-    code, text = _gate(root, tmp_path / "head", "--baseline-dir", str(tmp_path / "base"))
+    code, text = _gate(root, tmp_path / "head", tmp_path / "base")
     diff: dict[str, Any] = json.loads((tmp_path / "head" / "diff.json").read_text())
     assert diff["totals"]["fixed"] == 1 and diff["totals"]["new"] == 0, text
     assert code == 0, text

@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.action_publish import Posted, build_client, finish, post_comment
-from toolfuzz_gate.cli.output import emit
-from toolfuzz_gate.cli.reports import REPORT_FILES
+from toolfuzz_gate.app.action_publish import Posted, build_client, finish, post_comment
+from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.event import Event
@@ -38,7 +38,7 @@ REPORTED_BY = "reported by the pull request's own run"
 (branch protection on the gate's own job) can block a merge."""
 
 
-def command_report(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
+def report_action(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
     if event.name != "workflow_run" or event.run_head_sha is None:
         raise UsageError(
             "mode report runs in a workflow triggered by workflow_run (it comments on the "

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from toolfuzz_gate.cli.policy_run import policy_tools, replay_setup
+from toolfuzz_gate.app.policy_plan import policy_tools
+from toolfuzz_gate.app.tool_setup import Listings, replay_setup
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.core.gate.regression import (
     STILL_FAILING,
@@ -25,9 +26,8 @@ from toolfuzz_gate.core.gate.regression import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.case_replay import replay_cases
-from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.errors import HandlerError, ToolfuzzError
+from toolfuzz_gate.errors import ToolfuzzError
 
 Unmatched = dict[str, list[JSONObject]]
 """Counterexamples by receipt key."""
@@ -58,7 +58,7 @@ def reproduced_on(
     the same name in `loaded` fails the same way."""
     tools = {tool.name: tool for tool in policy_tools(loaded)}
     failing: set[tuple[str, str]] = set()
-    listings: dict[HandlerConfig, list[dict[str, Any]] | HandlerError] = {}
+    listings: Listings = {}
     for key, examples in sorted(wanted.items()):
         receipt = receipts.receipts[key]
         tool = tools.get(str(receipt.get("tool")))

@@ -3,32 +3,37 @@
 A shard writes no `summary.json`: the verdict over part of the tools is not the gate's,
 and a summary beside the receipts would read as if it were. The shard exits 0 once its
 receipts are written (errors still exit 2), so a CI matrix always reaches the merge job;
-`toolfuzz-gate merge` gives the verdict and the exit code.
+`toolfuzz-gate merge` gives the verdict and the exit code. A shard replays no corpus:
+`merge` does, once for all shards.
 """
 
 from __future__ import annotations
 
-import argparse
 from typing import TextIO
 
-from toolfuzz_gate.cli.policy_run import Planned, plan_policy, render_written, run_policy
+from toolfuzz_gate.app.gate_results import render_written
+from toolfuzz_gate.app.policy_plan import Planned, plan_policy
+from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.replay_command import build_replay_command
+from toolfuzz_gate.app.requests import ShardRequest
 from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Unit, build_manifest
-from toolfuzz_gate.core.gate.sharding import Shard, select
+from toolfuzz_gate.core.gate.sharding import select
 from toolfuzz_gate.edges.files import write_document
-from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.shard_files import policy_digest
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def command_shard_run(
-    args: argparse.Namespace, loaded: LoadedPolicy, shard: Shard, replay: str, out: TextIO
-) -> ExitCode:
-    planned = plan_policy(loaded, args)
+def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
+    run, shard = request.run, request.shard
+    loaded = load_policy(run.policy, run.root)
+    replay = build_replay_command(run.argv)
+    planned = plan_policy(loaded, run.overrides)
     mine = select(planned, shard)
-    digest = policy_digest(args.policy)
-    written = run_policy(loaded, args, replay, args.out, mine)
+    digest = policy_digest(run.policy)
+    written = run_policy(loaded, run, replay, run.out, mine)
     manifest = build_manifest(
-        policy_file=str(args.policy),
+        policy_file=str(run.policy),
         policy_digest=digest,
         replay=replay,
         shard=shard,
@@ -38,11 +43,11 @@ def command_shard_run(
             for item, done in zip(mine, written, strict=True)
         ],
     )
-    write_document(args.out / FILE_NAME, manifest)
+    write_document(run.out / FILE_NAME, manifest)
     for done in written:
         print(render_written(done), file=out)
     print(
-        f"shard {shard}: {len(mine)} of {len(planned)} receipt(s) and {FILE_NAME} in {args.out}; "
+        f"shard {shard}: {len(mine)} of {len(planned)} receipt(s) and {FILE_NAME} in {run.out}; "
         f"not the gate's verdict: `toolfuzz-gate merge` over all {shard.count} shards gives it",
         file=out,
     )

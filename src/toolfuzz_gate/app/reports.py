@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys
 from toolfuzz_gate.core.gate.verdict import Verdict
@@ -26,9 +26,6 @@ from toolfuzz_gate.core.report.sarif import render_sarif
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-
-if TYPE_CHECKING:
-    from toolfuzz_gate.cli.policy_run import Written
 
 REPORT_FILES = ("comment.md", "results.sarif", "junit.xml", "annotations.txt")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import TextIO
 
+from toolfuzz_gate.app.requests import DiffRequest
 from toolfuzz_gate.core.gate.receipt_diff import diff_sets, gate_failed
 from toolfuzz_gate.core.jsonutil.canonical import canonical_document
 from toolfuzz_gate.core.report.context import ReportContext
@@ -13,10 +13,10 @@ from toolfuzz_gate.edges.receipts import load_receipts
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def command_diff(args: argparse.Namespace, out: TextIO) -> ExitCode:
-    head = load_receipts(args.head)
-    document = diff_sets(load_receipts(args.base), head)
-    if args.format == "json":
+def diff(request: DiffRequest, out: TextIO) -> ExitCode:
+    head = load_receipts(request.head)
+    document = diff_sets(load_receipts(request.base), head)
+    if request.format == "json":
         out.write(canonical_document(document).decode("utf-8"))
     else:
         # the same body the PR comment has (`core.report.markdown`), verdict from the diff alone

@@ -2,8 +2,8 @@
 
 In GitHub Actions (`GITHUB_ACTIONS=true`) each tool's lines are a collapsible
 `::group::`; the tool's name is untrusted text, so it goes into the command escaped
-(`workflow_data`, then `output.emit`), and the lines printed around it are made inert by
-the output layer (`output.CommandGuard`) like everything else the CLI prints.
+(`workflow_data`, then `app.emit.emit`), and the lines printed around it are made inert
+by the command line's output layer (`cli.output.CommandGuard`) like everything it prints.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from toolfuzz_gate.cli.output import emit
+from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 

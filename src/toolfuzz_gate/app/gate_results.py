@@ -1,0 +1,136 @@
+"""The verdict over a policy run's receipts, and what is written from it: `diff.json`,
+`summary.json`, the reports, and the lines printed. Shared by `run --policy`, `merge` and
+the action, so a merged run's summary is the unsharded run's, byte for byte.
+The verdict is `core.gate.verdict.decide`, then the regression corpus's outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.app.corpus_run import CorpusRun
+from toolfuzz_gate.app.policy_plan import Written, receipt_set
+from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
+from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.core.gate.regression import gate_on_regressions
+from toolfuzz_gate.core.gate.verdict import Verdict, decide
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext
+from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """What `gate` decided and wrote: the exit code, and the diff document and report
+    context the reports were rendered from (the action renders its comment from them)."""
+
+    exit_code: ExitCode
+    verdict: Verdict
+    document: JSONObject
+    context: ReportContext
+
+
+def gate(
+    loaded: LoadedPolicy,
+    written: Sequence[Written],
+    diff: JSONObject | None,
+    directory: Path,
+    out: TextIO,
+    corpus: CorpusRun,
+    key: str = "default",
+) -> GateOutcome:
+    """The verdict over `written` (and the diff, and the replayed regression corpus):
+    `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
+    reasons printed; `key` is the PR comment's key."""
+    verdict = gate_on_regressions(
+        decide(loaded.policy.gate, [item.receipt for item in written], diff), corpus.replayed
+    )
+    if diff is not None:
+        write_document(directory / "diff.json", diff)
+    summary = build_summary(verdict, written)
+    summary["regressions"] = corpus.summary()
+    write_document(directory / "summary.json", summary)
+    document = report_document(diff, receipt_set(written))
+    context = build_report_context(
+        document, verdict, written, key, replay_from_root(loaded, directory)
+    )
+    write_reports(directory, document, context)
+    for item in written:
+        print(render_written(item), file=out)
+    for reason in verdict.reasons:
+        print(f"  - {reason}", file=out)
+    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
+    exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    return GateOutcome(exit_code, verdict, document, context)
+
+
+def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
+    """How a reviewer replays these receipts from the repository root: the receipts
+    directory and the policy as paths from the root (absolute when outside it)."""
+    root = loaded.root.resolve()
+
+    def shown(path: Path) -> str:
+        found = path.resolve()
+        return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
+
+    return ReplayFrom(shown(directory), shown(Path(loaded.file)))
+
+
+def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
+    """`toolfuzz-summary/1`: the verdict, counts, and per receipt its coverage and findings."""
+    ordered = sorted(written, key=lambda item: (str(item.receipt["tool"]), item.file))
+    tools: list[JSON] = []
+    for item in ordered:
+        receipt: dict[str, Any] = item.receipt
+        findings: list[JSON] = [
+            {"fingerprint": c["fingerprint"], "failure": c["failure"], "path": c["path"]}
+            for c in receipt["counterexamples"]
+        ]
+        tools.append(
+            {
+                "tool": receipt["tool"],
+                "seed": receipt["seed"],
+                "receipt": item.file,
+                "receiptHash": receipt["receiptHash"],
+                "refused": item.refused,
+                "counterexamples": len(findings),
+                "coverage": receipt["coverage"],
+                "findings": findings,
+                "unsupported": receipt["unsupported"],
+                "refusal": list[JSON](reasons_of(receipt)),
+            }
+        )
+    counterexamples = sum(_count(item.receipt, "counterexamples") for item in written)
+    unsupported = sum(_count(item.receipt, "unsupported") for item in written)
+    return {
+        "format": "toolfuzz-summary/1",
+        "verdict": "failed" if verdict.failed else "passed",
+        "reasons": list(verdict.reasons),
+        "counts": {
+            "tools": len({item.receipt["tool"] for item in written}),
+            "receipts": len(written),
+            "counterexamples": counterexamples,
+            "refused": sum(1 for item in written if item.refused),
+            "unsupported": unsupported,
+        },
+        "tools": tools,
+    }
+
+
+def _count(receipt: JSONObject, member: str) -> int:
+    value = receipt[member]
+    return len(value) if isinstance(value, list) else 0
+
+
+def render_written(item: Written) -> str:
+    """The receipt's summary lines, or, for a refused tool, each reason it was refused
+    (code, pointer, line, message and hint, as the console prints a schema error)."""
+    if not item.refused:
+        return render_receipt_summary(item.receipt, item.file)
+    return render_refused_summary(item.receipt, item.file)

@@ -1,0 +1,38 @@
+"""`run --policy FILE` (with or without a base): replay the regression corpus, fuzz every tool
+of the policy, diff against the base when one is named, and gate (`app.gate_results`)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from toolfuzz_gate.app.baseline import baseline_diff
+from toolfuzz_gate.app.corpus_run import replay_corpus
+from toolfuzz_gate.app.gate_results import gate
+from toolfuzz_gate.app.policy_plan import override_values, receipt_set
+from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.replay_command import build_replay_command
+from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
+from toolfuzz_gate.edges.policy_file import load_policy
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+def gate_policy(request: PolicyRunRequest, out: TextIO) -> ExitCode:
+    """A policy run gated on its own findings."""
+    return _gate_policy(request, None, out)
+
+
+def gate_policy_on_baseline(request: BaselineRequest, out: TextIO) -> ExitCode:
+    """A policy run gated on its diff against the base."""
+    return _gate_policy(request.run, request, out)
+
+
+def _gate_policy(run: PolicyRunRequest, base: BaselineRequest | None, out: TextIO) -> ExitCode:
+    loaded = load_policy(run.policy, run.root)
+    replay = build_replay_command(run.argv)
+    corpus = replay_corpus(loaded, override_values(run.overrides), out)
+    written = run_policy(loaded, run, replay, run.out, progress=Progress(out))
+    diff = None
+    if base is not None:
+        diff = baseline_diff(base, loaded, receipt_set(written), replay, out)
+    return gate(loaded, written, diff, run.out, out, corpus).exit_code

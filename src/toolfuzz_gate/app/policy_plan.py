@@ -1,0 +1,96 @@
+"""A policy run's plan: its tools (tools files expanded), each under each of its seeds with
+the user's overrides applied, and the receipt file each writes; and what a run wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from toolfuzz_gate.app.fuzz import receipt_name
+from toolfuzz_gate.app.requests import RunOverrides
+from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.report.context import SchemaSource
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.errors import PolicyError
+
+
+@dataclass(frozen=True)
+class Written:
+    receipt: JSONObject
+    file: str
+    refused: bool
+    source: SchemaSource | None = None
+    """Where the tool's schema lives in the repository, for reports (None: a server's)."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One unit of a policy run: a tool under one seed, and the receipt file it writes."""
+
+    tool: ToolPolicy
+    options: RunOptions
+    seed: int
+    file: str
+
+
+def override_values(overrides: RunOverrides) -> dict[str, Any]:
+    """The `RunOptions` fields the user's overrides replace."""
+    given: dict[str, Any] = {}
+    if overrides.seed is not None:
+        given["seeds"] = (overrides.seed,)
+    if overrides.runs is not None:
+        given["runs"] = overrides.runs
+    if overrides.format_assertion:
+        given["format_assertion"] = True
+    if overrides.default_draft is not None:
+        given["default_draft"] = overrides.default_draft
+    return given
+
+
+def plan_policy(loaded: LoadedPolicy, overrides: RunOverrides) -> list[Planned]:
+    """Every (tool, seed) of `loaded` in order, with the user's overrides applied."""
+    values = override_values(overrides)
+    planned: list[Planned] = []
+    names: set[str] = set()
+    for tool in policy_tools(loaded):
+        options = replace(tool.options, **values)
+        for seed in options.seeds:
+            name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
+            if name in names:
+                raise PolicyError(
+                    f"two tools would write the receipt {name}; rename one",
+                    file=loaded.file,
+                    line=loaded.lines.get(f"{tool.pointer}/name", 1),
+                    key=f"{tool.pointer[1:]}/name",
+                )
+            names.add(name)
+            planned.append(Planned(tool, options, seed, name))
+    return planned
+
+
+def policy_tools(loaded: LoadedPolicy) -> list[ToolPolicy]:
+    """The policy's tools in order, each tools-file entry without `tool:` expanded."""
+    return [one for entry in loaded.policy.tools for one in _expanded(entry)]
+
+
+def _expanded(tool: ToolPolicy) -> list[ToolPolicy]:
+    """An entry naming a tools file without `tool:` stands for every tool the file declares,
+    each under its declared name (and with its own receipt)."""
+    if tool.tools is None or tool.pick is not None:
+        return [tool]
+    declared = load_declarations(Path(tool.tools)).tools
+    return [replace(tool, name=item.name, pick=item.name) for item in declared]
+
+
+def receipt_set(written: Sequence[Written]) -> ReceiptSet:
+    """The receipts for the diff, keyed as `core.gate.receipt_diff.receipt_keys` says."""
+    keys = receipt_keys([item.receipt for item in written])
+    return ReceiptSet(
+        {key: item.receipt for key, item in zip(keys, written, strict=True)},
+        {key: item.file for key, item in zip(keys, written, strict=True)},
+    )

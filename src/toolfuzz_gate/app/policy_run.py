@@ -1,0 +1,102 @@
+"""A policy run's fuzzing step: each planned tool and seed fuzzed, its receipt written.
+
+Each tool runs once per seed: `NAME.json` for a single seed, `NAME.seed-N.json` when the
+tool has several (`app.policy_plan`). One tool's problem never stops the others: a tool
+whose schema is refused (for any schema error) or whose handler cannot be reached (its MCP
+server does not start, or lists no such tool) is not fuzzed, and its refused receipt says
+why (`edges.execute.attempt`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolfuzz_gate.app.policy_plan import Planned, Written, plan_policy
+from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.reports import schema_source
+from toolfuzz_gate.app.requests import PolicyRunRequest
+from toolfuzz_gate.app.tool_setup import (
+    Listings,
+    build_policy_handler,
+    build_policy_spec,
+    tool_schema,
+)
+from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
+from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
+from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.report.context import SchemaSource
+from toolfuzz_gate.core.schema.options import SchemaOptions
+from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.errors import HandlerError
+
+
+def run_policy(
+    loaded: LoadedPolicy,
+    request: PolicyRunRequest,
+    replay: str,
+    directory: Path,
+    planned: Sequence[Planned] | None = None,
+    progress: Progress | None = None,
+) -> list[Written]:
+    """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
+    receipts written into `directory`, each tool's start and end told to `progress`."""
+    progress = progress or Progress(None)
+    units = plan_policy(loaded, request.overrides) if planned is None else planned
+    written: list[Written] = []
+    prepared: dict[tuple[str, str], Prepared] = {}
+    listings: Listings = {}
+    for unit in units:
+        tool, options = unit.tool, unit.options
+        key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
+        if key not in prepared:
+            prepared[key] = _prepare(tool, options, loaded, listings)
+        ready = prepared[key]
+        config = FuzzConfig(
+            unit.seed,
+            options.runs,
+            oracle=request.oracle,
+            options=SchemaOptions(options.default_draft, options.format_assertion),
+            dialect=options.dialect,
+        )
+        tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
+        path = directory / unit.file
+        progress.start(tool.name, unit.seed, options.runs)
+        if ready.unreachable is not None:
+            done = refuse(tool_run, path, (ready.unreachable,))
+        else:
+            source = ready.source
+            located = None if source is None else SchemaLines(source.lines, source.root)
+            done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
+        progress.done(tool.name, done.receipt)
+        written.append(Written(done.receipt, unit.file, done.refused, ready.source))
+    return written
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What every seed of one policy tool shares; `unreachable` is why its handler cannot
+    give the schema (its MCP server does not start or lists no such tool), else None."""
+
+    handler: HandlerConfig
+    schema: JSON
+    spec: ToolSpec
+    source: SchemaSource | None
+    unreachable: Refusal | None = None
+
+
+def _prepare(
+    tool: ToolPolicy, options: RunOptions, loaded: LoadedPolicy, listings: Listings
+) -> Prepared:
+    handler = build_policy_handler(tool.handler, tool.name, options, loaded)
+    spec = build_policy_spec(tool, options)
+    try:
+        schema = tool_schema(tool, handler, loaded, listings)
+    except HandlerError as error:
+        return Prepared(handler, None, spec, None, error_refusal(error))
+    return Prepared(handler, schema, spec, schema_source(tool, loaded))

@@ -1,0 +1,135 @@
+"""A policy tool made ready to call: its handler config, its contract, its schema (from a
+file, a model, a tools file or its MCP server's listing), and, for replaying stored
+inputs, the judge of validity under that schema."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.regression import schema_judge
+from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.options import SchemaOptions
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.files import load_json
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.errors import HandlerError, PolicyError
+
+Listings = dict[HandlerConfig, list[dict[str, Any]] | HandlerError]
+"""Each MCP server's `tools/list` (or why it failed), asked once per run."""
+
+
+def build_policy_handler(
+    handler: HandlerPolicy, tool: str, options: RunOptions, loaded: LoadedPolicy
+) -> HandlerConfig:
+    """The adapter config: the policy's handler fields, the run's timeout and output cap,
+    its code read from the policy's checkout (`loaded.root`). An MCP handler calls the
+    tool it names, else the policy tool's own name."""
+    given = {item.name: getattr(handler, item.name) for item in fields(HandlerPolicy)}
+    if handler.kind == "mcp" and not handler.target:
+        given["target"] = tool
+    return HandlerConfig(
+        **given,
+        timeout_ms=options.timeout_ms,
+        max_output_bytes=options.max_output_bytes,
+        root=str(loaded.root),
+        mirrors=None if loaded.mirrors is None else str(loaded.mirrors),
+    )
+
+
+def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
+    """The tool's contract as the policy declares it."""
+    return ToolSpec(
+        tool.name,
+        expected_rejections=tool.expected_rejections,
+        error_codes=tool.error_codes,
+        dry_run=tool.dry_run,
+        max_output_bytes=options.max_output_bytes,
+    )
+
+
+@dataclass(frozen=True)
+class ReplaySetup:
+    """What replaying stored inputs on a policy tool needs: its handler, its contract and
+    the judge of validity under its current schema (None when the engine refuses it)."""
+
+    handler: HandlerConfig
+    spec: ToolSpec
+    judge: Callable[[JSON], bool] | None
+
+
+def replay_setup(
+    tool: ToolPolicy,
+    options: RunOptions,
+    loaded: LoadedPolicy,
+    listings: Listings | None = None,
+) -> ReplaySetup:
+    """`listings`: as for `tool_schema`, shared by the tools a caller sets up in turn."""
+    handler = build_policy_handler(tool.handler, tool.name, options, loaded)
+    reading = SchemaOptions(options.default_draft, options.format_assertion)
+    schema = tool_schema(tool, handler, loaded, listings)
+    judge = schema_judge(schema, reading, options.dialect)
+    return ReplaySetup(handler, build_policy_spec(tool, options), judge)
+
+
+def tool_schema(
+    tool: ToolPolicy,
+    handler: HandlerConfig,
+    loaded: LoadedPolicy,
+    listings: Listings | None = None,
+) -> JSON:
+    """The tool's schema: its file, model or tools-file entry, or its MCP server's listing.
+
+    `listings` remembers each server's `tools/list` (or why it failed) across the tools of
+    a run, so a server is asked once and a server that does not start refuses every one
+    of its tools with the same reason. `HandlerError` when the server does not start or
+    lists no such tool."""
+    if tool.schema is not None:
+        return load_json(Path(tool.schema), what="schema")
+    if tool.model is not None:
+        return load_model_tool(tool.model, checkout=handler.checkout).schema
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools)).tools
+        listed = [(item.name, item.schema) for item in declared]
+        where = "tools file"
+    else:
+        listed = [
+            (str(item.get("name")), item.get("inputSchema", {}))
+            for item in _server_tools(handler, {} if listings is None else listings)
+        ]
+        where = "MCP server"
+    wanted = tool.pick or handler.target
+    for name, schema in listed:
+        if name == wanted:
+            return schema
+    known = ", ".join(name for name, _ in listed)[:200] or "none"
+    if tool.tools is None:
+        raise HandlerError(f"the {where} lists no tool named {wanted!r}; it has: {known}")
+    key = f"{tool.pointer}/tool" if tool.tools is not None else f"{tool.pointer}/handler"
+    raise PolicyError(
+        f"the {where} declares no tool named {wanted!r}; it has: {known}",
+        file=loaded.file,
+        line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
+        key=key[1:],
+    )
+
+
+def _server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, Any]]:
+    server = replace(handler, target="")
+    if server not in listings:
+        from toolfuzz_gate.edges.handlers.mcp import list_tools
+
+        try:
+            listings[server] = list_tools(handler)
+        except HandlerError as error:
+            listings[server] = error
+    found = listings[server]
+    if isinstance(found, HandlerError):
+        raise found
+    return found
