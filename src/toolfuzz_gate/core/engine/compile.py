@@ -23,12 +23,13 @@ from toolfuzz_gate.core.engine.satisfiable import check_generation
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
+from toolfuzz_gate.core.schema.conjoin import conjoin
 from toolfuzz_gate.core.schema.dialects import keyword_hint
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
 from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction
-from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, UNSAFE_NAMES, Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
 from toolfuzz_gate.core.schema.options import (
     DEFAULT_OPTIONS,
@@ -45,7 +46,6 @@ from toolfuzz_gate.core.schema.references import (
 from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
-UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
 LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf"})
 
@@ -193,13 +193,13 @@ def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
     if isinstance(document, dict):
         for key, value in document.items():
             here = jp.join(where, key)
-            if key in UNSAFE_KEYS:
+            if key in UNSAFE_NAMES:
                 yield SchemaProblem(
                     "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
                 )
             if key == "required" and isinstance(value, list):
                 for index, name in enumerate(value):
-                    if isinstance(name, str) and name in UNSAFE_KEYS:
+                    if isinstance(name, str) and name in UNSAFE_NAMES:
                         yield SchemaProblem(
                             "schema.unsafe-key",
                             jp.join(here, index),
@@ -301,7 +301,7 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     ]
     domain = Domain()
     for name, value in parsed:
-        domain = KEYWORDS[name].narrow(domain, value)
+        domain = KEYWORDS[name].narrow(domain, value, conjoin)
     node = Node(where, tuple(parsed), domain)
     before = len(state.problems)
     _check_contradictions(ctx, node)

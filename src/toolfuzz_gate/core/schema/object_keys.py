@@ -14,11 +14,11 @@ from functools import reduce
 from random import Random
 
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.regex import Pattern
 from toolfuzz_gate.core.schema.validate import validate_node
 
-UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 KEY_LENGTH = (1, 12)
 """The code-point range of keys generated from a `patternProperties` pattern."""
 KEY_SEED = 0x6B6579

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from random import Random
 
-from toolfuzz_gate.core.schema.regex import sample
+import toolfuzz_gate.core.schema.regex.sample as sample
 from toolfuzz_gate.core.schema.regex.ast import Regex, anchored_end, anchored_start, length_range
 from toolfuzz_gate.core.schema.regex.parse import UNSUPPORTED, PatternError, parse
 from toolfuzz_gate.core.schema.regex.safety import check_safety
