@@ -33,6 +33,7 @@ from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
+"""The seeds a run accepts: signed 32-bit integers (the action's `seed` input too)."""
 ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
 
 

@@ -22,6 +22,7 @@ from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import TYPE_NAMES, intersect_types
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import make_string as make_format_string
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.multiples import (
@@ -44,7 +45,6 @@ GENERATOR_NAME = "toolfuzz-gate/random"
 GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
-LOW, HIGH, MIXED = "low", "high", "mixed"
 EDGE_PROBABILITY = 0.5
 EXTRA_KEY_PROBABILITY = 0.25
 UNBOUNDED_EXTRA_LENGTH = 24

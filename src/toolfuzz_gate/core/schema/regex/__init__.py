@@ -7,6 +7,7 @@ matching strings and near-misses, and `pattern.Pattern` ties them together.
 
 from __future__ import annotations
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.regex.compiled import (
     NEAR_MISS_KINDS,
     Pattern,
@@ -14,7 +15,6 @@ from toolfuzz_gate.core.schema.regex.compiled import (
     sample_all,
 )
 from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
-from toolfuzz_gate.core.schema.regex.sample import HIGH, LOW, MIXED
 
 __all__ = [
     "HIGH",
