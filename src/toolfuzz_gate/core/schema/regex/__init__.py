@@ -14,7 +14,8 @@ from toolfuzz_gate.core.schema.regex.compiled import (
     compile_pattern,
     sample_all,
 )
-from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
+from toolfuzz_gate.core.schema.regex.parse import Parsed, parse
+from toolfuzz_gate.core.schema.regex.reader import INVALID, UNSUPPORTED, PatternError
 
 __all__ = [
     "HIGH",

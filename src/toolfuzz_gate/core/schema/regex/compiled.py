@@ -18,7 +18,8 @@ from random import Random
 import toolfuzz_gate.core.schema.regex.sample as sample
 from toolfuzz_gate.core.schema.draw_modes import LOW, MIXED
 from toolfuzz_gate.core.schema.regex.ast import Regex, anchored_end, anchored_start, length_range
-from toolfuzz_gate.core.schema.regex.parse import UNSUPPORTED, PatternError, parse
+from toolfuzz_gate.core.schema.regex.parse import parse
+from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 from toolfuzz_gate.core.schema.regex.safety import check_safety
 from toolfuzz_gate.core.schema.regex.translate import translate
 
