@@ -29,7 +29,7 @@ from toolfuzz_gate.core.engine.seeds import case_seed, mode_for, pointer_salt, s
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
-from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
+from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import make_string as make_format_string
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.multiples import (
@@ -52,7 +52,6 @@ GENERATOR_NAME = "toolfuzz-gate/random"
 GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
-EDGE_PROBABILITY = 0.5
 EXTRA_KEY_PROBABILITY = 0.25
 BRANCH_ATTEMPTS = 8
 INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))

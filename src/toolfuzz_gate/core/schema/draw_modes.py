@@ -8,3 +8,5 @@ interior values at random.
 from __future__ import annotations
 
 LOW, HIGH, MIXED = "low", "high", "mixed"
+EDGE_PROBABILITY = 0.5
+"""How often a `MIXED` draw takes an edge of its range rather than an interior value."""
