@@ -1,8 +1,9 @@
 """ECMA-262 regular expressions for `pattern` and `patternProperties` (pure).
 
-`parse` reads a pattern into a small tree (`ast`), `safety` refuses catastrophic
-backtracking, `translate` writes the engine's Python reading, `sample` draws
-matching strings and near-misses, and `pattern.Pattern` ties them together.
+`parse` reads a pattern into a small tree (`ast`) with a `reader` and its `escapes`,
+`safety` refuses catastrophic backtracking, `translate` writes the engine's Python
+reading, `sample` draws matching strings and near-misses, and `compiled.Pattern` ties
+them together.
 """
 
 from __future__ import annotations
