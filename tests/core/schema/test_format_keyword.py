@@ -120,19 +120,20 @@ def test_enum_members_must_conform_when_asserted() -> None:
 
 
 def test_narrowing_is_an_intersection() -> None:
+    from toolfuzz_gate.core.schema.conjoin import conjoin
     from toolfuzz_gate.core.schema.keywords.formats import FORMAT, FormatArgument
     from toolfuzz_gate.core.schema.node import Domain
 
     uri = FormatArgument("uri", FORMATS["uri"], True)
     reference = FormatArgument("uri-reference", FORMATS["uri-reference"], False)
     unknown = FormatArgument("int32", None, False)
-    once = FORMAT.narrow(Domain(), uri)
-    assert FORMAT.narrow(once, uri) == once
-    assert FORMAT.narrow(FORMAT.narrow(Domain(), reference), uri).formats == (
+    once = FORMAT.narrow(Domain(), uri, conjoin)
+    assert FORMAT.narrow(once, uri, conjoin) == once
+    assert FORMAT.narrow(FORMAT.narrow(Domain(), reference, conjoin), uri, conjoin).formats == (
         "uri",
         "uri-reference",
     )
-    assert FORMAT.narrow(once, unknown) == once
+    assert FORMAT.narrow(once, unknown, conjoin) == once
 
 
 # --- the law: generated values pass, near-misses fail at exactly `format` ----------------

@@ -11,9 +11,7 @@ import jsonschema
 import jsonschema_rs
 import pytest
 
-from toolfuzz_gate.core.engine import generate
 from toolfuzz_gate.core.schema.formats import FORMATS, length_range, lookup, make_string, make_value
-from toolfuzz_gate.core.schema.formats import format_type as format_base
 from toolfuzz_gate.core.schema.keywords.formats import _near_miss
 
 SEEDS = 400
@@ -128,14 +126,6 @@ def test_draft_07_has_no_uuid() -> None:
     assert lookup("uuid", "2020-12") is FORMATS["uuid"]
     assert lookup("date", "draft-07") is FORMATS["date"]
     assert lookup("int32", "2020-12") is None
-
-
-def test_modes_are_the_generators() -> None:
-    assert (format_base.LOW, format_base.HIGH, format_base.MIXED) == (
-        generate.LOW,
-        generate.HIGH,
-        generate.MIXED,
-    )
 
 
 EDGES = {

@@ -26,9 +26,11 @@ from toolfuzz_gate.core.campaign.runtime import (
 from toolfuzz_gate.core.campaign.seed_run import Campaign
 from toolfuzz_gate.core.campaign.shrink import shrink
 from toolfuzz_gate.core.engine.compile import compile_schema
-from toolfuzz_gate.core.engine.generate import HIGH, LOW, Generator, case_seed
+from toolfuzz_gate.core.engine.generate import Generator
+from toolfuzz_gate.core.engine.seeds import case_seed
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.patch import apply_patch
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW
 from toolfuzz_gate.core.schema.node import CompiledSchema
 from toolfuzz_gate.errors import SchemaError
 

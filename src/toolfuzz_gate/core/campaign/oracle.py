@@ -51,6 +51,18 @@ def draft_of(document: JSON, options: SchemaOptions) -> str:
     return declared or options.default_draft
 
 
+def reference_validator(document: JSON, options: SchemaOptions) -> Any:
+    """The `jsonschema` library's validator for `document` under its draft, checking
+    formats when `options` assert them (the lint judges `default` and `examples` by it)."""
+    cls: Any = (
+        jsonschema.Draft7Validator
+        if draft_of(document, options) == DRAFT_07
+        else jsonschema.Draft202012Validator
+    )
+    checker = cls.FORMAT_CHECKER if options.format_assertion else None
+    return cls(document, format_checker=checker)
+
+
 class JsonschemaOracle:
     """The `jsonschema` library's validator for the document's draft."""
 
@@ -58,13 +70,7 @@ class JsonschemaOracle:
 
     def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
         self.version = installed_version("jsonschema")
-        cls: Any = (
-            jsonschema.Draft7Validator
-            if draft_of(document, options) == DRAFT_07
-            else jsonschema.Draft202012Validator
-        )
-        checker = cls.FORMAT_CHECKER if options.format_assertion else None
-        self._validator = cls(document, format_checker=checker)
+        self._validator = reference_validator(document, options)
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))

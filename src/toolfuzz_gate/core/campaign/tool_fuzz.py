@@ -20,8 +20,9 @@ from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.campaign.settle import settle
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
-from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, SOFT_REF_DEPTH
+from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, present
@@ -33,6 +34,7 @@ from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
+"""The seeds a run accepts: signed 32-bit integers (the action's `seed` input too)."""
 ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
 
 

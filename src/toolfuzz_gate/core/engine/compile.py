@@ -13,16 +13,17 @@ generation failures later, so the message can point at the keyword at fault.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolfuzz_gate.core.engine.consistency import iter_contradictions
 from toolfuzz_gate.core.engine.estimate import estimate_bytes
 from toolfuzz_gate.core.engine.satisfiable import check_generation
+from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
+from toolfuzz_gate.core.schema.conjoin import conjoin
 from toolfuzz_gate.core.schema.dialects import keyword_hint
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
@@ -45,7 +46,6 @@ from toolfuzz_gate.core.schema.references import (
 from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
-UNSAFE_KEYS = frozenset({"__proto__", "prototype", "constructor"})
 NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
 LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf"})
 
@@ -118,7 +118,7 @@ def compile_schema(
                 )
             ]
         )
-    surrogates = list(_lone_surrogates(document, ""))
+    surrogates = list(iter_lone_surrogates(document, ""))
     if surrogates:
         raise SchemaError(surrogates)
     state = _Compilation(limits, options, draft or options.default_draft)
@@ -133,7 +133,7 @@ def compile_schema(
                 )
             ]
         )
-    state.problems.extend(_unsafe_keys(document, ""))
+    state.problems.extend(iter_unsafe_names(document, ""))
     root = _compile_node(state, document, "", 0)
     _link_references(state, document)
     if not state.problems:
@@ -186,58 +186,6 @@ def _link_references(state: _Compilation, document: JSON) -> None:
     )
     if not state.problems:
         state.problems.extend(same_instance_cycles(list(state.compiled.values())))
-
-
-def _unsafe_keys(document: Any, where: str) -> Iterator[SchemaProblem]:
-    """Prototype-pollution names are refused anywhere, including inside values."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            here = jp.join(where, key)
-            if key in UNSAFE_KEYS:
-                yield SchemaProblem(
-                    "schema.unsafe-key", here, f"the name {key!r} is not allowed", key
-                )
-            if key == "required" and isinstance(value, list):
-                for index, name in enumerate(value):
-                    if isinstance(name, str) and name in UNSAFE_KEYS:
-                        yield SchemaProblem(
-                            "schema.unsafe-key",
-                            jp.join(here, index),
-                            f"the name {name!r} is not allowed",
-                            name,
-                        )
-            yield from _unsafe_keys(value, here)
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            yield from _unsafe_keys(value, jp.join(where, index))
-
-
-def _lone_surrogates(document: Any, where: str) -> Iterator[SchemaProblem]:
-    """Names holding a lone surrogate, anywhere: JSON can spell one, UTF-8 cannot carry it
-    (no handler could receive the argument, validators refuse it, no report could print
-    the name), so they are refused before anything else is read."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            here = jp.join(where, key)
-            if _has_lone_surrogate(key):
-                yield SchemaProblem(
-                    "schema.lone-surrogate",
-                    here.encode("utf-8", "backslashreplace").decode("utf-8"),
-                    f"the name {key!r} holds a lone surrogate, which UTF-8 cannot carry",
-                )
-            else:
-                yield from _lone_surrogates(value, here)
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            yield from _lone_surrogates(value, jp.join(where, index))
-
-
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
 
 
 def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -> Node:
@@ -301,7 +249,7 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     ]
     domain = Domain()
     for name, value in parsed:
-        domain = KEYWORDS[name].narrow(domain, value)
+        domain = KEYWORDS[name].narrow(domain, value, conjoin)
     node = Node(where, tuple(parsed), domain)
     before = len(state.problems)
     _check_contradictions(ctx, node)

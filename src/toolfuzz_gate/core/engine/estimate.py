@@ -1,8 +1,8 @@
 """An upper bound on the size of any value the generator makes for a node (pure).
 
 The compiler refuses a schema whose values could outgrow `Limits.max_value_bytes`
-before anything is generated; the bound follows the generator's own caps, so it
-lives beside them in spirit but apart in code.
+before anything is generated; the bound follows the generator's own caps
+(`core.engine.caps`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from toolfuzz_gate.core.engine.array_elements import count_range
-from toolfuzz_gate.core.engine.generate import (
+from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
     HARD_REF_DEPTH,
     SOFT_REF_DEPTH,

@@ -1,27 +1,35 @@
 """Seeded generation of schema-valid values that reach the edges (pure).
 
-Each case has its own `random.Random`, seeded from (seed, stream, case index)
-through sha256, so any case can be regenerated alone, and the same seed gives
-the same cases in any process whatever `PYTHONHASHSEED` is. Case 0 puts every
-bound at its low end with optional members absent, case 1 at its high end with
-all present; later cases mix edges and interior values. Enum members and
+Each case has its own `random.Random`, seeded per case (`core.engine.seeds`). Case 0
+puts every bound at its low end with optional members absent, case 1 at its high end
+with all present; later cases mix edges and interior values. Enum members and
 booleans are cycled by case index so every member appears within a few cases.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from random import Random
 
+from toolfuzz_gate.core.engine.alphabets import ASCII, CHARSETS, random_text
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
+from toolfuzz_gate.core.engine.caps import (
+    ANY_DEPTH,
+    HARD_REF_DEPTH,
+    SOFT_REF_DEPTH,
+    generated_types,
+    items_cap,
+    string_cap,
+)
 from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
+from toolfuzz_gate.core.engine.seeds import case_seed, mode_for, pointer_salt, stable_int
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.values import TYPE_NAMES, intersect_types
+from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import make_string as make_format_string
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.multiples import (
@@ -44,80 +52,16 @@ GENERATOR_NAME = "toolfuzz-gate/random"
 GENERATOR_VERSION = "2"
 """Bump when the same seed would produce different cases."""
 
-LOW, HIGH, MIXED = "low", "high", "mixed"
-EDGE_PROBABILITY = 0.5
 EXTRA_KEY_PROBABILITY = 0.25
-UNBOUNDED_EXTRA_LENGTH = 24
-UNBOUNDED_EXTRA_ITEMS = 4
-ANY_DEPTH = 2
 BRANCH_ATTEMPTS = 8
-SOFT_REF_DEPTH = 2
-"""Past this many `$ref` expansions on one path, values are built at their simplest."""
-HARD_REF_DEPTH = SOFT_REF_DEPTH + 6
-"""Past this many, the branch being built is given up (a recursion with no way out)."""
 INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
 FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
-
-ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_."
-CHARSETS: tuple[tuple[str, str, int], ...] = (
-    # (name, alphabet, worst-case UTF-8 bytes per character)
-    ("ascii", ASCII, 1),
-    ("whitespace", " \t\n\r\u00a0\u2003\u3000", 3),
-    ("non-ascii", "éßñçüЖжΩ中文한글عربי\u0301", 3),
-    ("astral", "\U0001f600\U0001f389\U0001d538\U0001d54f\U0001f0a1\U00020000a", 4),
-    ("control", "ab\x00\x01\x07\x1b\x7f\r\n\t", 1),
-    ("mixed", ASCII + "é中\U0001f600\x00\u3000\u200b", 4),
-)
-
-
-def stable_int(*parts: object) -> int:
-    text = "\x1f".join(map(str, parts))
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
-
-
-@lru_cache(maxsize=4096)
-def _salt(pointer: str) -> int:
-    return stable_int("toolfuzz-salt", pointer)
-
-
-@lru_cache(maxsize=256)
-def generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ...]:
-    """Which types to generate for a node, in a fixed order; `integer` is within `number`."""
-    names = [t for t in TYPE_NAMES if t in types and not (t == "integer" and "number" in types)]
-    if scalars_only and len(names) > 1:
-        names = [t for t in names if t not in ("array", "object")] or names
-    return tuple(names)
 
 
 @lru_cache(maxsize=1024)
 def _within(lo: float, hi: float, candidates: tuple[int | float, ...]) -> tuple[int | float, ...]:
     """The candidate edge values inside [lo, hi], without repeats, in order."""
     return tuple(dict.fromkeys(e for e in candidates if lo <= e <= hi))
-
-
-def case_seed(seed: int, stream: str, index: int) -> int:
-    return stable_int("toolfuzz-case", seed, stream, index)
-
-
-@lru_cache(maxsize=64)
-def _byte_table(alphabet: str) -> dict[int, str]:
-    return {byte: alphabet[byte % len(alphabet)] for byte in range(256)}
-
-
-def random_text(rng: Random, alphabet: str, length: int) -> str:
-    """`length` characters drawn from `alphabet`, one random byte each.
-
-    Drawing all the bytes at once and mapping them with `str.translate` keeps the
-    per-character work in C; the modulo bias is irrelevant for fuzzing.
-    """
-    if length <= 0:
-        return ""
-    raw = rng.getrandbits(8 * length).to_bytes(length, "little")
-    return raw.decode("latin-1").translate(_byte_table(alphabet))
-
-
-def mode_for(index: int) -> str:
-    return LOW if index == 0 else HIGH if index == 1 else MIXED
 
 
 class NoValue(Exception):
@@ -243,17 +187,17 @@ class Generator:
         if self._ref_depth >= SOFT_REF_DEPTH:  # deep in a recursion: the way out first
             branches.sort(key=expands_reference)
             return branches[attempt % len(branches)]
-        salt = _salt(f"{node.pointer}/{choice.keyword}")
+        salt = pointer_salt(f"{node.pointer}/{choice.keyword}")
         return branches[(self.index + salt + attempt) % len(branches)]
 
     def _cycle(self, node: Node, members: list[JSON]) -> JSON:
-        return members[(self.index + self._attempt + _salt(node.pointer)) % len(members)]
+        return members[(self.index + self._attempt + pointer_salt(node.pointer)) % len(members)]
 
     def _pick_type(self, node: Node, depth: int) -> str:
         names = generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
-        return names[(self.index + self._attempt + _salt(node.pointer)) % len(names)]
+        return names[(self.index + self._attempt + pointer_salt(node.pointer)) % len(names)]
 
     def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
         if self.mode == LOW:
@@ -434,16 +378,3 @@ def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> J
         return generator_for(seed, index, limits).valid(schema.root)
     except NoValue:
         return {}
-
-
-def string_cap(node: Node, limits: Limits) -> int:
-    d = node.domain
-    hi = d.max_length if d.max_length is not None else d.min_length + UNBOUNDED_EXTRA_LENGTH
-    return min(hi, limits.max_string_bytes)
-
-
-def items_cap(node: Node, limits: Limits) -> int:
-    d = node.domain
-    fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
-    hi = d.max_items if d.max_items is not None else fewest + UNBOUNDED_EXTRA_ITEMS
-    return min(hi, limits.max_items)

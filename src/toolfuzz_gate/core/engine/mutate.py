@@ -32,6 +32,7 @@ from toolfuzz_gate.core.schema.keywords.objects import Additional
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Node
 from toolfuzz_gate.core.schema.object_keys import admits_nothing, governing, representative_members
+from toolfuzz_gate.core.schema.recipe_context import TableRecipeContext
 from toolfuzz_gate.core.schema.validate import validate_node
 
 CHOICES = ("anyOf", "oneOf")
@@ -93,10 +94,11 @@ def iter_operators(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]
 def _recipes(
     merged: Node, keywords: Iterable[tuple[str, object]], steps: Steps, limits: Limits
 ) -> Iterator[Recipe]:
+    ctx = TableRecipeContext(limits)
     for name, argument in keywords:
         if name == "type" and not steps:
             continue  # tool arguments are an object by protocol; a wrong root is not a near-miss
-        yield from KEYWORDS[name].recipes(merged, argument, limits)
+        yield from KEYWORDS[name].recipes(merged, argument, ctx)
 
 
 def _walk(

@@ -11,10 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.engine.generate import HIGH, Generator, case_seed
+from toolfuzz_gate.core.engine.generate import Generator
 from toolfuzz_gate.core.engine.mutate import Operator, Steps, apply
+from toolfuzz_gate.core.engine.seeds import case_seed
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.conjoin import effective
+from toolfuzz_gate.core.schema.draw_modes import HIGH
 from toolfuzz_gate.core.schema.keywords import Maker, Recipe
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Node

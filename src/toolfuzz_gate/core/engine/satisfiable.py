@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from toolfuzz_gate.core.engine.generate import HIGH, LOW, MIXED, Generator, NoValue, stable_int
+from toolfuzz_gate.core.engine.generate import Generator, NoValue
+from toolfuzz_gate.core.engine.seeds import stable_int
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.core.schema.validate import validate_node

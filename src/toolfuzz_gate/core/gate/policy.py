@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 
+from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.errors import PolicyError
@@ -41,8 +42,6 @@ RUN_OPTION_KEYS = (
 )
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
-_MAX_SHOWN = 160
-"""Characters of a user's value quoted back in a message."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +219,7 @@ def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
         close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
         hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
         # jsonschema checks a property name in place: the path is the mapping's
-        return [(jp.join(where, name), f"unknown mutation family {_shown(name)}", hint)]
+        return [(jp.join(where, name), f"unknown mutation family {shown(name)}", hint)]
     if kind == "additionalProperties" and isinstance(instance, dict):
         known = sorted(schema.get("properties", {}))
         return [_unknown_key(where, str(name), known) for name in instance if name not in known]
@@ -232,13 +231,13 @@ def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
             if name not in instance
         ]
     if kind == "const" and where == "/version":
-        return [(where, f"version {_shown(instance)} is not supported; it must be 1", "")]
+        return [(where, f"version {shown(instance)} is not supported; it must be 1", "")]
     if kind == "type":
         return [(where, f"expected {expected}, got {_kind(instance)}", "")]
     if kind == "enum":
         choices = ", ".join("null" if item is None else str(item) for item in expected)
-        return [(where, f"{_shown(instance)} is not one of: {choices}", "")]
-    return [(where, _bounded(error.message), "")]
+        return [(where, f"{shown(instance)} is not one of: {choices}", "")]
+    return [(where, bounded(error.message), "")]
 
 
 _REQUIRED_HINTS = {"version": "the format version comes first: `version: 1`"}
@@ -247,7 +246,7 @@ _REQUIRED_HINTS = {"version": "the format version comes first: `version: 1`"}
 def _unknown_key(where: str, name: str, known: list[str]) -> tuple[str, str, str]:
     close = difflib.get_close_matches(name, known, n=1)
     hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
-    return jp.join(where, name), f"unknown key {_shown(name)}", hint
+    return jp.join(where, name), f"unknown key {shown(name)}", hint
 
 
 def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
@@ -354,11 +353,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return "a number"
     return names.get(type(value), type(value).__name__)
-
-
-def _shown(value: Any) -> str:
-    return _bounded(repr(value))
-
-
-def _bounded(text: str) -> str:
-    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."

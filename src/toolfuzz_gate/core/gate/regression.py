@@ -23,6 +23,7 @@ from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.gate.quoting import shown
 from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, is_complete
@@ -40,7 +41,6 @@ FAILING_OUTCOMES = (STILL_FAILING, CHANGED)
 """Replay outcomes that fail the gate: the input breaks an invariant again."""
 _WHOLE_CALL = (Failure.REPLAY_UNSTABLE, Failure.METAMORPHIC_KEY_ORDER)
 _VALID_ONLY = (Failure.VALID_REJECTED, *_WHOLE_CALL)
-_MAX_SHOWN = 160
 _TYPE_NAMES: dict[type, str] = {str: "a string", dict: "an object"}
 _MEMBERS: dict[str, type] = {
     "tool": str,
@@ -111,7 +111,7 @@ def select(receipt: JSONObject, fingerprints: Sequence[str]) -> list[JSONObject]
     if unknown:
         known = ", ".join(by_fingerprint) or "none (the receipt has no counterexamples)"
         raise UsageError(
-            f"the receipt has no counterexample with fingerprint {_shown(unknown[0])}",
+            f"the receipt has no counterexample with fingerprint {shown(unknown[0])}",
             hint=f"its fingerprints: {known}",
         )
     return [by_fingerprint[f] for f in dict.fromkeys(fingerprints)]
@@ -214,12 +214,12 @@ def parse_case(document: Any) -> RegressionCase:
     if not isinstance(document, dict):
         raise ValueError("a case file is a JSON object")
     if document.get("format") != FORMAT:
-        raise ValueError(f"format is not {FORMAT!r} (got {_shown(document.get('format'))})")
+        raise ValueError(f"format is not {FORMAT!r} (got {shown(document.get('format'))})")
     for name, wanted in _MEMBERS.items():
         if not isinstance(document.get(name), wanted):
             raise ValueError(f"member {name!r} is missing or not {_TYPE_NAMES[wanted]}")
     if not is_fingerprint(document["fingerprint"]):
-        raise ValueError(f"fingerprint {_shown(document['fingerprint'])} is not 24 hex digits")
+        raise ValueError(f"fingerprint {shown(document['fingerprint'])} is not 24 hex digits")
     try:
         failure = Failure(document["failure"])
         kind = InputKind(document["inputKind"])
@@ -337,8 +337,3 @@ def gate_on_regressions(verdict: Verdict, replayed: Sequence[Replayed]) -> Verdi
         return verdict
     reason = f"regression: {len(failing)} corpus case(s) fail again: {'; '.join(failing)}"
     return Verdict(True, (reason, *verdict.reasons))
-
-
-def _shown(value: JSON) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "..."

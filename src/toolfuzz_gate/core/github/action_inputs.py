@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal, TypeVar
 
+from toolfuzz_gate.core.campaign.tool_fuzz import SEED_RANGE
 from toolfuzz_gate.core.gate.policy import FAIL_ON
 from toolfuzz_gate.core.github.names import is_login
 from toolfuzz_gate.errors import UsageError
@@ -47,8 +48,7 @@ _Choice = TypeVar("_Choice", bound=str)
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 MAX_INPUT_CHARS = 4096
 MAX_RUNS = 1000
-"""The policy's own bounds for `runs` and `seeds` (policy.schema.json)."""
-SEED_RANGE = (-(2**31), 2**31 - 1)
+"""The policy's own bound for `runs` (policy.schema.json); seeds share `SEED_RANGE`."""
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from typing import Any
 import jsonschema
 import referencing.exceptions
 
-from toolfuzz_gate.core.campaign.oracle import draft_of
+from toolfuzz_gate.core.campaign.oracle import reference_validator
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonutil.values import TYPE_NAMES, has_type
 from toolfuzz_gate.core.schema.keywords.generic import ANNOTATIONS
-from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, DRAFT_07, SchemaOptions
+from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.schema.subschemas import iter_schema_objects
 
 REGEX_KEYWORDS = ("pattern", "patternProperties")
@@ -51,13 +51,7 @@ class _Judge:
     def __init__(self, document: JSON, options: SchemaOptions, enabled: bool) -> None:
         self._root: Any = None
         if enabled and isinstance(document, dict):
-            cls: Any = (
-                jsonschema.Draft7Validator
-                if draft_of(document, options) == DRAFT_07
-                else jsonschema.Draft202012Validator
-            )
-            checker = cls.FORMAT_CHECKER if options.format_assertion else None
-            self._root = cls(document, format_checker=checker)
+            self._root = reference_validator(document, options)
 
     def errors(self, node: dict[str, Any], value: JSON) -> list[str] | None:
         if self._root is None:

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from toolfuzz_gate.core.schema.keywords import KEYWORDS
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 CACHE_SIZE = 8192
@@ -29,11 +30,9 @@ SAME_INSTANCE = frozenset({"allOf", "$ref"})
 
 
 def _narrowed(keywords: Iterable[tuple[str, Any]]) -> Domain:
-    from toolfuzz_gate.core.schema.keywords import KEYWORDS
-
     domain = Domain()
     for name, argument in keywords:
-        domain = KEYWORDS[name].narrow(domain, argument)
+        domain = KEYWORDS[name].narrow(domain, argument, conjoin)
     return domain
 
 

@@ -1,8 +1,13 @@
-"""The bounds every schema and run must stay within (pure data)."""
+"""The bounds every schema and run must stay within, and the member names none may use
+(pure data)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
+"""Member names a JavaScript handler may take for its object's prototype: refused anywhere
+in a schema (`schema.unsafe-key`) and never generated as a key."""
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,12 @@ from functools import reduce
 from random import Random
 
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective
+from toolfuzz_gate.core.schema.draw_modes import LOW, MIXED
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.regex import Pattern
 from toolfuzz_gate.core.schema.validate import validate_node
 
-UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 KEY_LENGTH = (1, 12)
 """The code-point range of keys generated from a `patternProperties` pattern."""
 KEY_SEED = 0x6B6579
@@ -51,7 +52,7 @@ def allowed_name(domain: Domain, name: str) -> bool:
 def pattern_key(domain: Domain, pattern: Pattern, rng: Random, mode: str) -> str | None:
     """A key `pattern` matches that no `properties` entry names and `propertyNames` allows."""
     for attempt in range(4):
-        key = pattern.sample(rng, *KEY_LENGTH, mode if attempt == 0 else "mixed")
+        key = pattern.sample(rng, *KEY_LENGTH, mode if attempt == 0 else MIXED)
         if key is not None and usable_key(domain, key):
             return key
     return None
@@ -92,4 +93,4 @@ def iter_pattern_members(
 
 def representative_members(domain: Domain) -> list[tuple[str, Node]]:
     """A fixed key per pattern (drawn at its simplest), for the mutator to reach into."""
-    return list(iter_pattern_members(domain, Random(KEY_SEED), "low", set()))
+    return list(iter_pattern_members(domain, Random(KEY_SEED), LOW, set()))

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from functools import lru_cache
 from random import Random
 
+from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import dates, identifiers, network
-from toolfuzz_gate.core.schema.formats.format_type import HIGH, LOW, MIXED, Format, NearMiss
+from toolfuzz_gate.core.schema.formats.format_type import Format, NearMiss
 
 FORMATS: dict[str, Format] = {
     entry.name: entry
@@ -30,8 +31,6 @@ FORMATS: dict[str, Format] = {
         network.HOSTNAME,
     )
 }
-
-EDGE_PROBABILITY = 0.5
 
 
 def lookup(name: str, draft: str) -> Format | None:

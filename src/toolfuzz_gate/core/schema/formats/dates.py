@@ -13,11 +13,9 @@ import calendar
 import re
 from random import Random
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats.format_type import (
     DIGITS,
-    HIGH,
-    LOW,
-    MIXED,
     Corrupt,
     Format,
     NearMiss,

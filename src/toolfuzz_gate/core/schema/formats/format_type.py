@@ -14,11 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from random import Random
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.options import DRAFTS
-
-LOW, HIGH, MIXED = "low", "high", "mixed"
-"""The generator's modes, spelled as `core.engine.generate` spells them (a test keeps them
-equal)."""
 
 DIGITS = "0123456789"
 LOWER = "abcdefghijklmnopqrstuvwxyz"

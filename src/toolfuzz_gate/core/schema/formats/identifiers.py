@@ -13,11 +13,9 @@ from __future__ import annotations
 import re
 from random import Random
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats.format_type import (
     ALNUM,
-    HIGH,
-    LOW,
-    MIXED,
     Format,
     NearMiss,
     replace_at,

@@ -16,13 +16,11 @@ from random import Random
 
 import idna
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats.format_type import (
     ALNUM,
     HEX,
-    HIGH,
-    LOW,
     LOWER,
-    MIXED,
     Format,
     NearMiss,
     replace_at,

@@ -1,7 +1,9 @@
 """The registry of supported JSON Schema keywords: one entry each (pure).
 
 Adding a keyword is one new `Keyword` here, with its parse, narrow, check and
-recipes together. The compiler refuses any keyword not in `KEYWORDS`.
+recipes together. The compiler refuses any keyword not in `KEYWORDS`. Nothing here
+imports what reads this table (`conjoin`, `validate`, `object_keys`, the engine):
+they hand each keyword what it needs (`keyword.Recurse`, `Merge`, `RecipeContext`).
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
+    Recurse,
 )
 
 KEYWORDS: dict[str, Keyword] = {
@@ -86,6 +91,9 @@ __all__ = [
     "KEYWORDS",
     "Keyword",
     "Maker",
+    "Merge",
     "ParseContext",
     "Recipe",
+    "RecipeContext",
+    "Recurse",
 ]

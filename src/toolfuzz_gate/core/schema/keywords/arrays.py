@@ -13,8 +13,8 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     Maker,
     ParseContext,
     Recipe,
+    RecipeContext,
 )
-from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 
 FAMILY = "array-size"
@@ -28,7 +28,7 @@ def _parse_min(argument: Any, ctx: ParseContext) -> Any:
     return MIN.parse_within(argument, ctx, ctx.limits.max_items, "schema.limit-items")
 
 
-def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+def _min_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
     if argument < 1:
         return ()
 
@@ -38,8 +38,8 @@ def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "minItems", "below-minItems", make, needs="array"),)
 
 
-def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
-    if argument + 1 > 2 * limits.max_items:
+def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
+    if argument + 1 > 2 * ctx.limits.max_items:
         return ()
     domain = node.domain
     closed = (item_node(domain, index) for index in range(argument + 1))

@@ -19,11 +19,12 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
     Recurse,
 )
-from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Choice, Domain, Node
 
 FAMILY = "composition"
@@ -76,21 +77,19 @@ def _check_one(node: Node, branches: tuple[Node, ...], instance: JSON, recurse: 
 
 
 def _narrow_choice(keyword: str) -> Any:
-    def narrow(domain: Domain, branches: tuple[Node, ...]) -> Domain:
+    def narrow(domain: Domain, branches: tuple[Node, ...], merge: Merge) -> Domain:
         return replace(domain, choices=(*domain.choices, Choice(keyword, branches)))
 
     return narrow
 
 
-def _one_of_recipes(node: Node, branches: tuple[Node, ...], limits: Limits) -> Iterable[Recipe]:
+def _one_of_recipes(node: Node, branches: tuple[Node, ...], ctx: RecipeContext) -> Iterable[Recipe]:
     """A value two branches accept at once: `oneOf` must reject it."""
-    from toolfuzz_gate.core.schema.conjoin import conjoin, without
-
-    base = without(node, "oneOf")
+    base = ctx.without(node, "oneOf")
 
     def both(first: Node, second: Node) -> Recipe:
         def make(value: JSON, maker: Maker) -> JSON:
-            return maker.valid(conjoin(conjoin(base, first), second))
+            return maker.valid(ctx.conjoin(ctx.conjoin(base, first), second))
 
         pair = f"{branches.index(first)},{branches.index(second)}"
         return Recipe(FAMILY, "oneOf", f"two-branches:{pair}", make)

@@ -18,12 +18,13 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
     Recurse,
     parse_count,
 )
-from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFT_2020_12
 
@@ -50,7 +51,7 @@ def _bind(argument: Node, siblings: Mapping[str, Any]) -> Contains:
     return Contains(argument, siblings.get("minContains", 1), siblings.get("maxContains"))
 
 
-def _narrow(domain: Domain, argument: Contains) -> Domain:
+def _narrow(domain: Domain, argument: Contains, merge: Merge) -> Domain:
     most = argument.maximum
     if domain.max_contains is not None:
         most = domain.max_contains if most is None else min(most, domain.max_contains)
@@ -70,25 +71,18 @@ def _check(node: Node, argument: Contains, instance: JSON, recurse: Recurse) -> 
     return count >= argument.minimum and (most is None or count <= most)
 
 
-def _matches(schema: Node, value: JSON) -> bool:
-    # Imported here: `core.schema.validate` reads the keyword table this module is part of.
-    from toolfuzz_gate.core.schema.validate import validate_node
-
-    return validate_node(schema, value)
-
-
-def _too_few(node: Node, keyword: str, wanted: int) -> Recipe:
+def _too_few(node: Node, keyword: str, wanted: int, ctx: RecipeContext) -> Recipe:
     """Matching items removed (from the end) until only `wanted - 1` remain."""
     schema = node.domain.contains
     assert schema is not None
 
     def make(value: JSON, maker: Maker) -> JSON:
         items = list(value) if isinstance(value, list) else []
-        count = sum(_matches(schema, item) for item in items)
+        count = sum(ctx.is_valid(schema, item) for item in items)
         for index in reversed(range(len(items))):
             if count < wanted:
                 break
-            if _matches(schema, items[index]):
+            if ctx.is_valid(schema, items[index]):
                 del items[index]
                 count -= 1
         return items
@@ -96,7 +90,7 @@ def _too_few(node: Node, keyword: str, wanted: int) -> Recipe:
     return Recipe(FAMILY, keyword, f"below-{keyword}", make, needs="array")
 
 
-def _too_many(node: Node, most: int) -> Recipe:
+def _too_many(node: Node, most: int, ctx: RecipeContext) -> Recipe:
     """Matching items appended until there are `most + 1`: copies of a match the value
     already holds, else fresh values that match both `contains` and their position."""
     d = node.domain
@@ -105,7 +99,7 @@ def _too_many(node: Node, most: int) -> Recipe:
 
     def make(value: JSON, maker: Maker) -> JSON:
         items = list(value) if isinstance(value, list) else []
-        held = [item for item in items if _matches(schema, item)]
+        held = [item for item in items if ctx.is_valid(schema, item)]
         count = len(held)
         for attempt in range(TRIES * (most + 1)):
             if count > most:
@@ -113,8 +107,8 @@ def _too_many(node: Node, most: int) -> Recipe:
             governing = item_node(d, len(items))
             fresh = maker.valid(schema if attempt % 2 else governing or schema)
             for candidate in (*held[:1], fresh):
-                if _matches(schema, candidate) and (
-                    governing is None or _matches(governing, candidate)
+                if ctx.is_valid(schema, candidate) and (
+                    governing is None or ctx.is_valid(governing, candidate)
                 ):
                     items.append(candidate)
                     count += 1
@@ -124,24 +118,24 @@ def _too_many(node: Node, most: int) -> Recipe:
     return Recipe(FAMILY, "maxContains", "above-maxContains", make, needs="array")
 
 
-def _contains_recipes(node: Node, argument: Contains, limits: Limits) -> Iterable[Recipe]:
+def _contains_recipes(node: Node, argument: Contains, ctx: RecipeContext) -> Iterable[Recipe]:
     if node.argument("minContains") is not None or node.argument("maxContains") is not None:
         return ()  # jsonschema-rs then names a counting keyword even for no match at all
-    return (_too_few(node, "contains", 1),)
+    return (_too_few(node, "contains", 1, ctx),)
 
 
-def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+def _min_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
     # With no match left, the `jsonschema` library names `contains` and jsonschema-rs
     # `minContains`: a confirmable near-miss keeps at least one match.
     if argument < 2 or node.domain.contains is None:
         return ()
-    return (_too_few(node, "minContains", argument),)
+    return (_too_few(node, "minContains", argument, ctx),)
 
 
-def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
-    if node.domain.contains is None or argument + 1 > limits.max_items:
+def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
+    if node.domain.contains is None or argument + 1 > ctx.limits.max_items:
         return ()
-    return (_too_many(node, argument),)
+    return (_too_many(node, argument, ctx),)
 
 
 def _parse_min(argument: Any, ctx: ParseContext) -> Any:

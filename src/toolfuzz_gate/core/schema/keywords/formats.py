@@ -19,7 +19,15 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.formats import FORMATS, MIXED, Format, NearMiss, lookup, make_value
 from toolfuzz_gate.core.schema.formats import length_range as format_lengths
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Maker,
+    Merge,
+    ParseContext,
+    Recipe,
+    RecipeContext,
+)
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 
@@ -55,7 +63,7 @@ def _parse(argument: Any, ctx: ParseContext) -> Any:
     return FormatArgument(argument, entry, asserts)
 
 
-def _narrow(domain: Domain, argument: FormatArgument) -> Domain:
+def _narrow(domain: Domain, argument: FormatArgument, merge: Merge) -> Domain:
     if argument.entry is None or argument.name in domain.formats:
         return domain
     return replace(domain, formats=tuple(sorted((*domain.formats, argument.name))))
@@ -100,11 +108,11 @@ def _recipe(entry: Format, miss: NearMiss, node: Node, limits: Limits) -> Recipe
     return Recipe(FAMILY, "format", f"{entry.name}:{miss.variant}", make)
 
 
-def _recipes(node: Node, argument: FormatArgument, limits: Limits) -> Iterable[Recipe]:
+def _recipes(node: Node, argument: FormatArgument, ctx: RecipeContext) -> Iterable[Recipe]:
     entry, d = argument.entry, node.domain
     if not argument.asserts or entry is None or "string" not in d.types or d.enum is not None:
         return ()
-    made = (_recipe(entry, miss, node, limits) for miss in entry.near_misses)
+    made = (_recipe(entry, miss, node, ctx.limits) for miss in entry.near_misses)
     return [recipe for recipe in made if recipe is not None]
 
 

@@ -16,8 +16,16 @@ from toolfuzz_gate.core.jsonutil.values import (
     json_type,
 )
 from toolfuzz_gate.core.schema.dialects import type_hint
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Maker,
+    Merge,
+    ParseContext,
+    Recipe,
+    RecipeContext,
+    parse_any,
+)
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 ANNOTATIONS = (
@@ -61,7 +69,7 @@ def _parse_type(argument: Any, ctx: ParseContext) -> Any:
     return frozenset(result)
 
 
-def _narrow_type(domain: Domain, argument: frozenset[str]) -> Domain:
+def _narrow_type(domain: Domain, argument: frozenset[str], merge: Merge) -> Domain:
     return replace(domain, types=intersect_types(domain.types, argument))
 
 
@@ -70,7 +78,7 @@ def _check_type(node: Node, argument: frozenset[str], instance: JSON, recurse: o
 
 
 # The wrong types lax handlers wrongly accept: numeric strings, 4.5 for an integer, null, ...
-def _type_recipes(node: Node, argument: frozenset[str], limits: Limits) -> Iterable[Recipe]:
+def _type_recipes(node: Node, argument: frozenset[str], ctx: RecipeContext) -> Iterable[Recipe]:
     def numeric_string(value: JSON, maker: Maker) -> JSON:
         return str(value) if is_number(value) else "42"
 
@@ -120,7 +128,7 @@ def _parse_enum(argument: Any, ctx: ParseContext) -> Any:
     return tuple(members)
 
 
-def _narrow_enum(domain: Domain, argument: tuple[JSON, ...]) -> Domain:
+def _narrow_enum(domain: Domain, argument: tuple[JSON, ...], merge: Merge) -> Domain:
     """Members allowed by every enum-like keyword seen so far (`const` is one too)."""
     if domain.enum is None:
         return replace(domain, enum=argument)
@@ -142,7 +150,7 @@ def _other_type(member: JSON) -> JSON:
     return canonical_compact(member)[:64]
 
 
-def _enum_recipes(node: Node, argument: tuple[JSON, ...], limits: Limits) -> Iterable[Recipe]:
+def _enum_recipes(node: Node, argument: tuple[JSON, ...], ctx: RecipeContext) -> Iterable[Recipe]:
     strings = [m for m in argument if isinstance(m, str)]
     cased = [m for m in strings if m.swapcase() != m]
     recipes: list[Recipe] = []
@@ -165,8 +173,6 @@ def _enum_recipes(node: Node, argument: tuple[JSON, ...], limits: Limits) -> Ite
 
 
 def annotation(name: str) -> Keyword:
-    from toolfuzz_gate.core.schema.keywords.keyword import parse_any
-
     return Keyword(name, parse_any)
 
 
@@ -174,10 +180,10 @@ def _parse_const(argument: Any, ctx: ParseContext) -> Any:
     return (argument,)  # a one-member enum: the same narrowing, check and near-misses
 
 
-def _const_recipes(node: Node, argument: tuple[JSON, ...], limits: Limits) -> Iterable[Recipe]:
+def _const_recipes(node: Node, argument: tuple[JSON, ...], ctx: RecipeContext) -> Iterable[Recipe]:
     return [
         Recipe("enum", "const", recipe.variant, recipe.make, recipe.needs)
-        for recipe in _enum_recipes(node, argument, limits)
+        for recipe in _enum_recipes(node, argument, ctx)
     ]
 
 

@@ -14,7 +14,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, ParseContext, Recurse
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Merge,
+    ParseContext,
+    Recurse,
+)
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFT_07, DRAFT_2020_12
 
@@ -72,31 +78,27 @@ def _bind_items(argument: Node | Positional, siblings: Mapping[str, Any]) -> Res
     return Rest(argument, len(siblings.get("prefixItems", ())))
 
 
-def _narrow_positional(domain: Domain, argument: Positional) -> Domain:
+def _narrow_positional(domain: Domain, argument: Positional, merge: Merge) -> Domain:
     if not domain.prefix_items:
         return replace(domain, prefix_items=argument)
-    from toolfuzz_gate.core.schema.conjoin import conjoin
-
     ours, theirs = domain.prefix_items, argument
-    merged = tuple(conjoin(a, b) for a, b in zip(ours, theirs, strict=False))
+    merged = tuple(merge(a, b) for a, b in zip(ours, theirs, strict=False))
     longer = ours if len(ours) > len(theirs) else theirs
     return replace(domain, prefix_items=merged + longer[len(merged) :])
 
 
-def _narrow_rest(domain: Domain, argument: Rest | None) -> Domain:
+def _narrow_rest(domain: Domain, argument: Rest | None, merge: Merge) -> Domain:
     if argument is None:
         return domain
     if domain.items is None:
         return replace(domain, items=argument.schema)
-    from toolfuzz_gate.core.schema.conjoin import conjoin
-
-    return replace(domain, items=conjoin(domain.items, argument.schema))
+    return replace(domain, items=merge(domain.items, argument.schema))
 
 
-def _narrow_items(domain: Domain, argument: Rest | Positional) -> Domain:
+def _narrow_items(domain: Domain, argument: Rest | Positional, merge: Merge) -> Domain:
     if isinstance(argument, tuple):
-        return _narrow_positional(domain, argument)
-    return _narrow_rest(domain, argument)
+        return _narrow_positional(domain, argument, merge)
+    return _narrow_rest(domain, argument, merge)
 
 
 def _check_positional(node: Node, argument: Positional, instance: JSON, recurse: Recurse) -> bool:

@@ -19,19 +19,20 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
     Recurse,
 )
 from toolfuzz_gate.core.schema.keywords.pattern import read_pattern
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.regex import Pattern
 
 PatternPairs = tuple[tuple[Pattern, Node], ...]
 NAME_FAMILY = "propertyNames"
 PATTERN_FAMILY = "patternProperties"
-UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 RENAME_TRIES = 4
 
 
@@ -66,7 +67,7 @@ def _parse_pattern_properties(argument: Any, ctx: ParseContext) -> Any:
     return tuple(pairs)
 
 
-def _narrow_pattern_properties(domain: Domain, argument: PatternPairs) -> Domain:
+def _narrow_pattern_properties(domain: Domain, argument: PatternPairs, merge: Merge) -> Domain:
     kept = tuple(pair for pair in argument if pair not in domain.pattern_properties)
     return replace(domain, pattern_properties=domain.pattern_properties + kept)
 
@@ -88,7 +89,7 @@ def _parse_property_names(argument: Any, ctx: ParseContext) -> Any:
     return ctx.subschema(argument, "propertyNames")
 
 
-def _narrow_property_names(domain: Domain, argument: Node) -> Domain:
+def _narrow_property_names(domain: Domain, argument: Node, merge: Merge) -> Domain:
     if argument in domain.property_names:
         return domain
     return replace(domain, property_names=(*domain.property_names, argument))
@@ -98,20 +99,17 @@ def _check_property_names(node: Node, argument: Node, instance: JSON, recurse: R
     return not isinstance(instance, dict) or all(recurse(argument, key) for key in instance)
 
 
-def _name_recipes(node: Node, argument: Node, limits: Limits) -> Iterable[Recipe]:
+def _name_recipes(node: Node, argument: Node, ctx: RecipeContext) -> Iterable[Recipe]:
     """One near-miss per keyword of the names schema: a new key breaking that keyword.
 
     Both validators report a bad name at the inner keyword (`maxLength`, `pattern`)
     and at the object's own path, so each recipe is named for the inner keyword.
     """
-    # Imported here: the keyword registry, which imports this module, is behind these.
-    from toolfuzz_gate.core.schema.keywords import KEYWORDS
-
     if argument.never or "string" not in argument.domain.types:
         return ()
     recipes = []
     for name, inner in argument.keywords:
-        for recipe in KEYWORDS[name].recipes(argument, inner, limits):
+        for recipe in ctx.keyword_recipes(argument, name, inner):
             if recipe.needs in (None, "string") and recipe.family != "type":
                 variant = f"{recipe.keyword}:{recipe.variant}"
                 recipes.append(
@@ -119,18 +117,15 @@ def _name_recipes(node: Node, argument: Node, limits: Limits) -> Iterable[Recipe
                         NAME_FAMILY,
                         recipe.keyword,
                         variant,
-                        _renamer(node, argument, recipe),
+                        _renamer(node, argument, recipe, ctx),
                         "object",
                     )
                 )
     return recipes
 
 
-def _renamer(node: Node, names: Node, recipe: Recipe) -> Any:
+def _renamer(node: Node, names: Node, recipe: Recipe, ctx: RecipeContext) -> Any:
     def make(value: JSON, maker: Maker) -> JSON:
-        from toolfuzz_gate.core.schema.object_keys import admits_nothing, governing
-        from toolfuzz_gate.core.schema.validate import validate_node
-
         assert isinstance(value, dict)
         for _ in range(RENAME_TRIES):
             valid = maker.valid(names)
@@ -139,14 +134,14 @@ def _renamer(node: Node, names: Node, recipe: Recipe) -> Any:
                 not isinstance(key, str)
                 or key in value
                 or key in UNSAFE_NAMES
-                or validate_node(names, key)
+                or ctx.is_valid(names, key)
             ):
                 continue
             d = node.domain
-            governor = governing(d, key, d.property_node(key))
+            governor = ctx.governing(d, key, d.property_node(key))
             if governor is None and d.additional_values:
                 governor = d.additional_values[0]  # the key is additional: its schema applies
-            if governor is not None and admits_nothing(governor):
+            if governor is not None and ctx.admits_nothing(governor):
                 continue
             return {**value, key: None if governor is None else maker.valid(governor)}
         nothing: JSON = INAPPLICABLE  # no candidate breaks the names schema

@@ -4,6 +4,12 @@ A keyword carries its whole meaning in one place: how its argument is read
 (`parse`), how it narrows what the generator produces (`narrow`), how the
 engine checks an instance against it (`check`), and which hostile near-misses
 it yields (`recipes`). "Supported" means exactly "has an entry in the table".
+
+The operations a keyword needs that themselves read the keyword table (checking
+a child schema, merging two nodes, the near-misses of an inner keyword) are
+handed in by the caller, as jsonschema hands each keyword its validator: `check`
+gets `Recurse`, `narrow` gets `Merge`, and `recipes` gets a `RecipeContext`. No
+keyword imports the modules behind them, so the table has no way back to them.
 """
 
 from __future__ import annotations
@@ -52,6 +58,35 @@ class ParseContext(Protocol):
         reporting why it cannot be followed."""
 
 
+class RecipeContext(Protocol):
+    """What a keyword's `recipes` may use: the run's limits and the operations on
+    compiled nodes that read the keyword table (`core.schema.recipe_context` has the
+    one the mutator hands in)."""
+
+    @property
+    def limits(self) -> Limits: ...
+
+    def is_valid(self, node: Node, instance: JSON) -> bool:
+        """Whether `instance` satisfies `node` (the engine's own reading)."""
+
+    def conjoin(self, first: Node, second: Node) -> Node:
+        """One node admitting what both admit, at `first`'s pointer."""
+
+    def without(self, node: Node, *names: str) -> Node:
+        """`node` merged, with the named keywords dropped."""
+
+    def governing(self, domain: Domain, name: str, child: Node | None) -> Node | None:
+        """The merge of every schema governing the member `name` of an object of `domain`
+        (`child` is its `properties` schema); None when none does."""
+
+    def admits_nothing(self, node: Node) -> bool:
+        """Whether no value satisfies `node`."""
+
+    def keyword_recipes(self, node: Node, name: str, argument: Any) -> Iterable[Recipe]:
+        """The near-misses of `node`'s own keyword `name` (for a keyword reaching into a
+        subschema, as `propertyNames` does)."""
+
+
 class Maker(Protocol):
     """What a hostile recipe may use: fresh valid values, seeded randomness."""
 
@@ -62,6 +97,9 @@ class Maker(Protocol):
 
 
 Recurse = Callable[[Node, JSON], bool]
+"""Whether an instance satisfies a child schema: what `check` gets to descend."""
+Merge = Callable[[Node, Node], Node]
+"""One node admitting what both admit: what `narrow` gets to merge child schemas."""
 Make = Callable[[JSON, Maker], JSON]
 
 
@@ -80,11 +118,11 @@ class Recipe:
     needs: str | None = None
 
 
-def _unchanged(domain: Domain, argument: Any) -> Domain:
+def _unchanged(domain: Domain, argument: Any, merge: Merge) -> Domain:
     return domain
 
 
-def _no_recipes(node: Node, argument: Any, limits: Limits) -> Iterable[Recipe]:
+def _no_recipes(node: Node, argument: Any, ctx: RecipeContext) -> Iterable[Recipe]:
     return ()
 
 
@@ -106,10 +144,10 @@ class Keyword:
 
     name: str
     parse: Callable[[Any, ParseContext], Any]
-    narrow: Callable[[Domain, Any], Domain] = _unchanged
+    narrow: Callable[[Domain, Any, Merge], Domain] = _unchanged
     check: Callable[[Node, Any, JSON, Recurse], bool] | None = None
     family: str | None = None
-    recipes: Callable[[Node, Any, Limits], Iterable[Recipe]] = _no_recipes
+    recipes: Callable[[Node, Any, RecipeContext], Iterable[Recipe]] = _no_recipes
     bind: Bind | None = None
     drafts: frozenset[str] = frozenset(DRAFTS)
 
@@ -153,7 +191,7 @@ class CountBound:
             return INVALID
         return count
 
-    def narrow(self, domain: Domain, argument: int) -> Domain:
+    def narrow(self, domain: Domain, argument: int, merge: Merge) -> Domain:
         current = getattr(domain, self.field)
         if current is None:
             bound = argument

@@ -16,17 +16,18 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     CountBound,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
 )
 from toolfuzz_gate.core.schema.keywords.objects import unknown_key
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFT_07, DRAFT_2020_12
 
 SIZE = "object-size"
 DEPENDENCY = "dependentRequired"
-UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 
 MIN = CountBound("minProperties", dict, "min_properties", lower=True)
 MAX = CountBound("maxProperties", dict, "max_properties", lower=False)
@@ -44,7 +45,7 @@ def _removable(node: Node, value: dict[str, JSON]) -> list[str]:
     return [key for key in reversed(list(value)) if key not in keep]
 
 
-def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+def _min_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
     if argument < 1 or argument - 1 < len(node.domain.required):
         return ()
 
@@ -60,9 +61,9 @@ def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     return (Recipe(SIZE, "minProperties", "below-minProperties", make, needs="object"),)
 
 
-def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
     d = node.domain
-    if argument + 1 > 2 * limits.max_properties:
+    if argument + 1 > 2 * ctx.limits.max_properties:
         return ()
     triggers = {key for key, deps in d.dependent_required if deps}
 
@@ -124,7 +125,9 @@ def _parse_dependents(keyword: str) -> Any:
     return parse
 
 
-def _narrow_dependents(domain: Domain, argument: tuple[tuple[str, tuple[str, ...]], ...]) -> Domain:
+def _narrow_dependents(
+    domain: Domain, argument: tuple[tuple[str, tuple[str, ...]], ...], merge: Merge
+) -> Domain:
     return replace(domain, dependent_required=(*domain.dependent_required, *argument))
 
 
@@ -138,7 +141,7 @@ def _check_dependents(
 
 def _dependent_recipes(keyword: str) -> Any:
     def recipes(
-        node: Node, argument: tuple[tuple[str, tuple[str, ...]], ...], limits: Limits
+        node: Node, argument: tuple[tuple[str, tuple[str, ...]], ...], ctx: RecipeContext
     ) -> Iterable[Recipe]:
         d = node.domain
 

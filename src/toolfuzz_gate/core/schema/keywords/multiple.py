@@ -15,8 +15,15 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Maker,
+    Merge,
+    ParseContext,
+    Recipe,
+    RecipeContext,
+)
 from toolfuzz_gate.core.schema.multiples import agrees, exact, is_multiple
 from toolfuzz_gate.core.schema.node import Domain, Node
 
@@ -30,7 +37,7 @@ def _parse(argument: Any, ctx: ParseContext) -> Any:
     return argument
 
 
-def _narrow(domain: Domain, argument: int | float) -> Domain:
+def _narrow(domain: Domain, argument: int | float, merge: Merge) -> Domain:
     return replace(domain, multiples=(*domain.multiples, argument))
 
 
@@ -69,7 +76,7 @@ def between(value: JSON, node: Node, factor: int | float) -> JSON:
     return float(half)
 
 
-def _recipes(node: Node, argument: int | float, limits: Limits) -> Iterable[Recipe]:
+def _recipes(node: Node, argument: int | float, ctx: RecipeContext) -> Iterable[Recipe]:
     d = node.domain
     integer_only = "integer" in d.types and "number" not in d.types
     if integer_only and is_multiple(1, argument):

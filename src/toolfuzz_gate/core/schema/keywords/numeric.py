@@ -12,8 +12,14 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, ParseContext, Recipe
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Merge,
+    ParseContext,
+    Recipe,
+    RecipeContext,
+)
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 FAMILY = "bounds"
@@ -29,12 +35,12 @@ def _parse_bound(keyword: str) -> Any:
     return parse
 
 
-def _narrow_minimum(domain: Domain, argument: int | float) -> Domain:
+def _narrow_minimum(domain: Domain, argument: int | float, merge: Merge) -> Domain:
     lo = argument if domain.lo is None else max(domain.lo, argument)
     return replace(domain, lo=lo)
 
 
-def _narrow_maximum(domain: Domain, argument: int | float) -> Domain:
+def _narrow_maximum(domain: Domain, argument: int | float, merge: Merge) -> Domain:
     hi = argument if domain.hi is None else min(domain.hi, argument)
     return replace(domain, hi=hi)
 
@@ -57,12 +63,12 @@ def _integer_only(node: Node) -> bool:
     return "integer" in types and "number" not in types
 
 
-def _minimum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+def _minimum_recipes(node: Node, argument: float, ctx: RecipeContext) -> Iterable[Recipe]:
     below: JSON = math.ceil(argument) - 1 if _integer_only(node) else argument - step(argument)
     return (Recipe(FAMILY, "minimum", "below-minimum", lambda v, m: below),)
 
 
-def _maximum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+def _maximum_recipes(node: Node, argument: float, ctx: RecipeContext) -> Iterable[Recipe]:
     above: JSON = math.floor(argument) + 1 if _integer_only(node) else argument + step(argument)
     return (Recipe(FAMILY, "maximum", "above-maximum", lambda v, m: above),)
 
@@ -75,12 +81,12 @@ MAXIMUM = Keyword(
 )
 
 
-def _narrow_exclusive_minimum(domain: Domain, argument: int | float) -> Domain:
-    return _narrow_minimum(domain, math.nextafter(argument, math.inf))
+def _narrow_exclusive_minimum(domain: Domain, argument: int | float, merge: Merge) -> Domain:
+    return _narrow_minimum(domain, math.nextafter(argument, math.inf), merge)
 
 
-def _narrow_exclusive_maximum(domain: Domain, argument: int | float) -> Domain:
-    return _narrow_maximum(domain, math.nextafter(argument, -math.inf))
+def _narrow_exclusive_maximum(domain: Domain, argument: int | float, merge: Merge) -> Domain:
+    return _narrow_maximum(domain, math.nextafter(argument, -math.inf), merge)
 
 
 def _check_exclusive_minimum(node: Node, argument: float, instance: JSON, recurse: object) -> bool:
@@ -91,11 +97,11 @@ def _check_exclusive_maximum(node: Node, argument: float, instance: JSON, recurs
     return not is_number(instance) or instance < argument  # type: ignore[operator]
 
 
-def _exclusive_minimum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+def _exclusive_minimum_recipes(node: Node, argument: float, ctx: RecipeContext) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "exclusiveMinimum", "at-exclusiveMinimum", lambda v, m: argument),)
 
 
-def _exclusive_maximum_recipes(node: Node, argument: float, limits: Limits) -> Iterable[Recipe]:
+def _exclusive_maximum_recipes(node: Node, argument: float, ctx: RecipeContext) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "exclusiveMaximum", "at-exclusiveMaximum", lambda v, m: argument),)
 
 

@@ -11,11 +11,12 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
     Recurse,
 )
-from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 UNKNOWN_KEY = "unexpectedKey"
@@ -36,14 +37,14 @@ def _parse_properties(argument: Any, ctx: ParseContext) -> Any:
     return tuple((name, ctx.subschema(sub, "properties", name)) for name, sub in argument.items())
 
 
-def _narrow_properties(domain: Domain, argument: tuple[tuple[str, Node], ...]) -> Domain:
+def _narrow_properties(
+    domain: Domain, argument: tuple[tuple[str, Node], ...], merge: Merge
+) -> Domain:
     if not domain.properties:
         return replace(domain, properties=argument)
-    from toolfuzz_gate.core.schema.conjoin import conjoin
-
     merged = dict(domain.properties)
     for name, child in argument:
-        merged[name] = conjoin(merged[name], child) if name in merged else child
+        merged[name] = merge(merged[name], child) if name in merged else child
     return replace(domain, properties=tuple(merged.items()))
 
 
@@ -65,7 +66,7 @@ def _parse_required(argument: Any, ctx: ParseContext) -> Any:
     return tuple(argument)
 
 
-def _narrow_required(domain: Domain, argument: tuple[str, ...]) -> Domain:
+def _narrow_required(domain: Domain, argument: tuple[str, ...], merge: Merge) -> Domain:
     return replace(domain, required=tuple(dict.fromkeys(domain.required + argument)))
 
 
@@ -73,7 +74,9 @@ def _check_required(node: Node, argument: tuple[str, ...], instance: JSON, recur
     return not isinstance(instance, dict) or all(name in instance for name in argument)
 
 
-def _required_recipes(node: Node, argument: tuple[str, ...], limits: Limits) -> Iterable[Recipe]:
+def _required_recipes(
+    node: Node, argument: tuple[str, ...], ctx: RecipeContext
+) -> Iterable[Recipe]:
     def remover(name: str) -> Recipe:
         def make(value: JSON, maker: Maker) -> JSON:
             assert isinstance(value, dict)
@@ -130,7 +133,7 @@ def _bind_additional(argument: bool | Node, siblings: Mapping[str, Any]) -> Addi
     return Additional(argument, frozenset(name for name, _ in properties), patterns)
 
 
-def _narrow_additional(domain: Domain, argument: Additional) -> Domain:
+def _narrow_additional(domain: Domain, argument: Additional, merge: Merge) -> Domain:
     allowed = argument.allowed
     if isinstance(allowed, Node):
         if not allowed.never:
@@ -158,7 +161,7 @@ def unknown_key(known: Iterable[str]) -> str:
     return key
 
 
-def _additional_recipes(node: Node, argument: Additional, limits: Limits) -> Iterable[Recipe]:
+def _additional_recipes(node: Node, argument: Additional, ctx: RecipeContext) -> Iterable[Recipe]:
     # A schema-valued form is broken through its own keywords: `core.engine.mutate` walks into
     # it at `free_key()`, so the unknown member's value fails exactly there.
     key = argument.free_key()

@@ -13,8 +13,10 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
     Maker,
+    Merge,
     ParseContext,
     Recipe,
+    RecipeContext,
 )
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
@@ -56,7 +58,7 @@ def _parse(argument: Any, ctx: ParseContext) -> Any:
     return read_pattern(argument, ctx, "pattern")
 
 
-def _narrow(domain: Domain, argument: Pattern) -> Domain:
+def _narrow(domain: Domain, argument: Pattern, merge: Merge) -> Domain:
     if argument in domain.patterns:
         return domain
     return replace(domain, patterns=(*domain.patterns, argument))
@@ -97,8 +99,8 @@ def length_contradiction(pattern: Pattern, domain: Domain, limits: Limits) -> st
     return None
 
 
-def _recipes(node: Node, argument: Pattern, limits: Limits) -> Iterable[Recipe]:
-    low, high = length_bounds(node, limits)
+def _recipes(node: Node, argument: Pattern, ctx: RecipeContext) -> Iterable[Recipe]:
+    low, high = length_bounds(node, ctx.limits)
     recipes = []
     for kind in NEAR_MISS_KINDS:
         # Offer only the kinds a near-miss can be found for within the length bounds.

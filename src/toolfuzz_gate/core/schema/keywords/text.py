@@ -5,8 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.keyword import CountBound, Keyword, Maker, Recipe
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    CountBound,
+    Keyword,
+    Maker,
+    Recipe,
+    RecipeContext,
+)
 from toolfuzz_gate.core.schema.node import Node
 
 FAMILY = "length"
@@ -25,7 +30,7 @@ MIN = CountBound("minLength", str, "min_length", lower=True)
 MAX = CountBound("maxLength", str, "max_length", lower=False)
 
 
-def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
+def _min_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
     if argument < 1:
         return ()
 
@@ -35,8 +40,8 @@ def _min_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "minLength", "below-minLength", make, needs="string"),)
 
 
-def _max_recipes(node: Node, argument: int, limits: Limits) -> Iterable[Recipe]:
-    if argument + 1 > limits.max_string_bytes:
+def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Recipe]:
+    if argument + 1 > ctx.limits.max_string_bytes:
         return ()  # the near-miss would itself break the string size limit
 
     def make(value: JSON, maker: Maker) -> JSON:

@@ -10,8 +10,15 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
 from toolfuzz_gate.core.schema.keywords.items import item_node
-from toolfuzz_gate.core.schema.keywords.keyword import INVALID, Keyword, Maker, ParseContext, Recipe
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    INVALID,
+    Keyword,
+    Maker,
+    Merge,
+    ParseContext,
+    Recipe,
+    RecipeContext,
+)
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 FAMILY = "uniqueItems"
@@ -41,7 +48,7 @@ def _parse(argument: Any, ctx: ParseContext) -> Any:
     return argument
 
 
-def _narrow(domain: Domain, argument: bool) -> Domain:
+def _narrow(domain: Domain, argument: bool, merge: Merge) -> Domain:
     return replace(domain, unique_items=domain.unique_items or argument)
 
 
@@ -49,7 +56,7 @@ def _check(node: Node, argument: bool, instance: JSON, recurse: object) -> bool:
     return not argument or not isinstance(instance, list) or all_distinct(instance)
 
 
-def _recipes(node: Node, argument: bool, limits: Limits) -> Iterable[Recipe]:
+def _recipes(node: Node, argument: bool, ctx: RecipeContext) -> Iterable[Recipe]:
     d = node.domain
     if not argument or (d.max_items is not None and d.max_items < 2):
         return ()

@@ -1,20 +1,22 @@
 """ECMA-262 regular expressions for `pattern` and `patternProperties` (pure).
 
-`parse` reads a pattern into a small tree (`ast`), `safety` refuses catastrophic
-backtracking, `translate` writes the engine's Python reading, `sample` draws
-matching strings and near-misses, and `pattern.Pattern` ties them together.
+`parse` reads a pattern into a small tree (`ast`) with a `reader` and its `escapes`,
+`safety` refuses catastrophic backtracking, `translate` writes the engine's Python
+reading, `sample` draws matching strings and near-misses, and `compiled.Pattern` ties
+them together.
 """
 
 from __future__ import annotations
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.regex.compiled import (
     NEAR_MISS_KINDS,
     Pattern,
     compile_pattern,
     sample_all,
 )
-from toolfuzz_gate.core.schema.regex.parse import INVALID, UNSUPPORTED, Parsed, PatternError, parse
-from toolfuzz_gate.core.schema.regex.sample import HIGH, LOW, MIXED
+from toolfuzz_gate.core.schema.regex.parse import Parsed, parse
+from toolfuzz_gate.core.schema.regex.reader import INVALID, UNSUPPORTED, PatternError
 
 __all__ = [
     "HIGH",

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from random import Random
 
-from toolfuzz_gate.core.schema.regex import sample
+import toolfuzz_gate.core.schema.regex.sample as sample
+from toolfuzz_gate.core.schema.draw_modes import LOW, MIXED
 from toolfuzz_gate.core.schema.regex.ast import Regex, anchored_end, anchored_start, length_range
-from toolfuzz_gate.core.schema.regex.parse import UNSUPPORTED, PatternError, parse
+from toolfuzz_gate.core.schema.regex.parse import parse
+from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 from toolfuzz_gate.core.schema.regex.safety import check_safety
 from toolfuzz_gate.core.schema.regex.translate import translate
 
@@ -54,7 +56,7 @@ class Pattern:
     def sample(self, rng: Random, low: int, high: int, mode: str) -> str | None:
         """A string both readings match, of `low..high` code points, or None after a few tries."""
         for attempt in range(ATTEMPTS):
-            pieces = sample.draw(self.tree, rng, low, high, mode if attempt < 2 else sample.MIXED)
+            pieces = sample.draw(self.tree, rng, low, high, mode if attempt < 2 else MIXED)
             if pieces is not None:
                 text = sample.text(pieces)
                 if self.agreed_match(text):
@@ -64,7 +66,7 @@ class Pattern:
     def near_miss(self, rng: Random, low: int, high: int, kind: str) -> str | None:
         """A string neither reading matches, of `low..high` code points, made by `kind`."""
         for attempt in range(4):
-            mode = sample.LOW if attempt == 0 else sample.MIXED
+            mode = LOW if attempt == 0 else MIXED
             pieces = sample.draw(self.tree, rng, low, high, mode)
             if pieces is None:
                 continue
@@ -109,7 +111,7 @@ def sample_all(
     for attempt in range(ATTEMPTS * len(patterns)):
         driver = patterns[attempt % len(patterns)]
         pieces = sample.draw(
-            driver.tree, rng, low, high, mode if attempt < len(patterns) else sample.MIXED
+            driver.tree, rng, low, high, mode if attempt < len(patterns) else MIXED
         )
         if pieces is not None:
             text = sample.text(pieces)

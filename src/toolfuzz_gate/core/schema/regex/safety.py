@@ -26,7 +26,7 @@ from toolfuzz_gate.core.schema.regex.ast import (
     intersect,
     length_range,
 )
-from toolfuzz_gate.core.schema.regex.parse import UNSUPPORTED, PatternError
+from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 
 LONG_SPAN = 8
 """A quantifier whose count can vary by more than this is treated as unbounded."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from random import Random
 
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.regex.ast import (
     Alt,
     Anchor,
@@ -32,7 +33,6 @@ from toolfuzz_gate.core.schema.regex.ast import (
     normalise,
 )
 
-LOW, HIGH, MIXED = "low", "high", "mixed"
 ALNUM: Ranges = normalise([(0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A)])
 PRINTABLE: Ranges = ((0x20, 0x7E),)
 SURROGATES: Ranges = ((0xD800, 0xDFFF),)
