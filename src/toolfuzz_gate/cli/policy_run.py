@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -29,7 +29,8 @@ from toolfuzz_gate.cli.reports import (
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, reasons_of
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
-from toolfuzz_gate.core.gate.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.gate.regression import gate_on_regressions, schema_judge
 from toolfuzz_gate.core.gate.sharding import parse_shard
@@ -268,21 +269,11 @@ def build_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_policy_handler(
-    handler: HandlerPolicy, tool: str, options: RunOptions, loaded: LoadedPolicy
+    handler: HandlerSettings, tool: str, options: RunOptions, loaded: LoadedPolicy
 ) -> HandlerConfig:
-    """The adapter config: the policy's handler fields, the run's timeout and output cap,
-    its code read from the policy's checkout (`loaded.root`). An MCP handler calls the
-    tool it names, else the policy tool's own name."""
-    given = {item.name: getattr(handler, item.name) for item in fields(HandlerPolicy)}
-    if handler.kind == "mcp" and not handler.target:
-        given["target"] = tool
-    return HandlerConfig(
-        **given,
-        timeout_ms=options.timeout_ms,
-        max_output_bytes=options.max_output_bytes,
-        root=str(loaded.root),
-        mirrors=None if loaded.mirrors is None else str(loaded.mirrors),
-    )
+    """The adapter config, its code read from the policy's checkout (`loaded.root`)."""
+    mirrors = None if loaded.mirrors is None else str(loaded.mirrors)
+    return HandlerConfig.from_policy(handler, tool, options, root=str(loaded.root), mirrors=mirrors)
 
 
 @dataclass(frozen=True)
