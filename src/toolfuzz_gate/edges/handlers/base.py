@@ -37,10 +37,10 @@ _Answer = TypeVar("_Answer")
 class ManagedHandler(abc.ABC):
     """A handler the gate starts, calls and closes: what every adapter implements.
 
-    `call` and `close` are the obligations; the rest has defaults here. Adapters with a process to
-    start again also offer `restart` and `scale_timeout` (`core.campaign.outcome.Replaying`).
-    Those have no default: offering them is what tells the engine that a finding can be
-    confirmed on a fresh process.
+    `call` and `close` are the obligations; the rest has defaults here. Adapters with a
+    process to start again also offer `restart` and `scale_timeout`
+    (`core.campaign.outcome.Replaying`). Those have no default: offering them is what
+    tells the engine that a finding can be confirmed on a fresh process.
     """
 
     @abc.abstractmethod
@@ -136,7 +136,7 @@ def unanswered(
 
 
 class LineWorkerHandler(ManagedHandler):
-    """A handler that is one persistent process answering a JSON line per request (edge).
+    """A handler that is one persistent process answering a JSON line per request.
 
     The request is `{"id": N, "arguments": {...}}`; the answer is one JSON object line with
     the same `id`, interpreted by the adapter (`_answered`). A process that answers late,
