@@ -5,12 +5,13 @@ inputs, the judge of validity under that schema."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.gate.policy import HandlerPolicy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.options import SchemaOptions
@@ -26,21 +27,11 @@ Listings = dict[HandlerConfig, list[dict[str, Any]] | HandlerError]
 
 
 def build_policy_handler(
-    handler: HandlerPolicy, tool: str, options: RunOptions, loaded: LoadedPolicy
+    handler: HandlerSettings, tool: str, options: RunOptions, loaded: LoadedPolicy
 ) -> HandlerConfig:
-    """The adapter config: the policy's handler fields, the run's timeout and output cap,
-    its code read from the policy's checkout (`loaded.root`). An MCP handler calls the
-    tool it names, else the policy tool's own name."""
-    given = {item.name: getattr(handler, item.name) for item in fields(HandlerPolicy)}
-    if handler.kind == "mcp" and not handler.target:
-        given["target"] = tool
-    return HandlerConfig(
-        **given,
-        timeout_ms=options.timeout_ms,
-        max_output_bytes=options.max_output_bytes,
-        root=str(loaded.root),
-        mirrors=None if loaded.mirrors is None else str(loaded.mirrors),
-    )
+    """The adapter config, its code read from the policy's checkout (`loaded.root`)."""
+    mirrors = None if loaded.mirrors is None else str(loaded.mirrors)
+    return HandlerConfig.from_policy(handler, tool, options, root=str(loaded.root), mirrors=mirrors)
 
 
 def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import RegressionCase, Replayed, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.registry import build_handler
 
 
 def replay_cases(

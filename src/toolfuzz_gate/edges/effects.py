@@ -19,9 +19,8 @@ from typing import Protocol
 from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
-from toolfuzz_gate.edges.handlers.config import ManagedHandler
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.errors import HandlerError
 
 MAX_FILES = 10_000
@@ -115,7 +114,7 @@ class CommandProbe:
         return value
 
 
-class ProbedHandler(Closing):
+class ProbedHandler(ManagedHandler):
     """A handler with a state snapshot taken before and after every call."""
 
     def __init__(self, inner: ManagedHandler, probe: StateProbe) -> None:
@@ -136,6 +135,9 @@ class ProbedHandler(Closing):
     def scale_timeout(self, factor: float) -> None:
         if isinstance(self.inner, Replaying):
             self.inner.scale_timeout(factor)
+
+    def notes(self) -> JSONObject:
+        return self.inner.notes()
 
     def close(self) -> None:
         self.inner.close()

@@ -24,7 +24,8 @@ from toolfuzz_gate.core.campaign.tool_fuzz import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.files import JsonLinesWriter, write_document
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.registry import build_handler
 from toolfuzz_gate.errors import HandlerError, SchemaError
 
 
@@ -118,7 +119,7 @@ def execute(
     finally:
         if sink is not None:
             sink.close()
-    notes = _handler_notes(handler)
+    notes = handler.notes()
     if notes:
         result.receipt["handlerNotes"] = notes
         result.receipt["receiptHash"] = receipt_hash(result.receipt)
@@ -127,16 +128,3 @@ def execute(
         block["host"] = {"python": platform.python_version(), "system": platform.system()}
     write_document(receipt_path, result.receipt)
     return result
-
-
-def _handler_notes(handler: object) -> JSONObject:
-    """What the adapter noticed about the handler beyond single calls (deterministic)."""
-    handler = getattr(handler, "inner", handler)  # seen through an effects probe
-    noise = getattr(handler, "stdout_noise", 0)
-    if not isinstance(noise, int) or noise <= 0:
-        return {}
-    notes: JSONObject = {"stdoutNoiseLines": noise}
-    sample = getattr(getattr(handler, "noise", None), "sample", None)
-    if isinstance(sample, str):
-        notes["stdoutNoiseSample"] = sample
-    return notes

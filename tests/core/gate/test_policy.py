@@ -10,14 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
-from toolfuzz_gate.core.gate.policy import (
-    FAIL_ON,
-    FLAKY,
-    GateRules,
-    HandlerPolicy,
-    RunOptions,
-    parse_policy,
-)
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.policy import FAIL_ON, FLAKY, GateRules, RunOptions, parse_policy
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.options import DRAFTS
@@ -92,7 +86,7 @@ def test_a_full_policy_becomes_typed_settings() -> None:
     assert policy.corpus == ".toolfuzz/corpus"
     poster, cmd, server, web = policy.tools
     assert poster.options == RunOptions((1, 2), 7, 900, 65536, True, "2020-12", "openapi")
-    assert poster.handler == HandlerPolicy(
+    assert poster.handler == HandlerSettings(
         "python",
         "poster:render",
         rejects=("poster:ToolError",),
@@ -107,10 +101,10 @@ def test_a_full_policy_becomes_typed_settings() -> None:
     )
     assert poster.pointer == "/tools/0"
     assert (cmd.tools, cmd.pick) == ("tools.json", "declared")
-    assert cmd.handler == HandlerPolicy(
+    assert cmd.handler == HandlerSettings(
         "command", argv=("python", "t.py"), effects_command=("cat", "state"), cpu_limit_s=5
     )
-    assert server.handler == HandlerPolicy("mcp", argv=("python", "server.py"))
+    assert server.handler == HandlerSettings("mcp", argv=("python", "server.py"))
     assert server.options == RunOptions((1, 2), 50, 900, 65536, False, "draft-07", None)
     assert (server.schema, server.tools, server.model) == (None, None, None)
     assert web.handler.headers == (("Authorization", "API_TOKEN"),)
@@ -130,7 +124,7 @@ def test_resource_limits_are_set_per_tool_and_zero_turns_one_off() -> None:
     limits = {"memory_limit_mb": 0, "cpu_limit_s": 30, "process_limit": 0}
     handler = {"command": ["x"], **limits}
     policy = parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": handler}]})
-    assert policy.tools[0].handler == HandlerPolicy("command", argv=("x",), **limits)
+    assert policy.tools[0].handler == HandlerSettings("command", argv=("x",), **limits)
     unset = parse(
         {"version": 1, "tools": [{"name": "t", "schema": "s", "handler": {"command": ["x"]}}]}
     )

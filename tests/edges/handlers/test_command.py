@@ -18,7 +18,8 @@ from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest, digest_and_size
-from toolfuzz_gate.edges.handlers.command import RESPONSE_SLACK_BYTES, CommandHandler
+from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES
+from toolfuzz_gate.edges.handlers.command import CommandHandler
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.errors import HandlerError
 

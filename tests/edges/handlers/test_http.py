@@ -21,8 +21,8 @@ from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact, digest
+from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.http import HttpHandler
-from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 from toolfuzz_gate.errors import HandlerError
 

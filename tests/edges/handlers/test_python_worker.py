@@ -14,8 +14,8 @@ import pytest
 from tests.processes import alive, process_gone
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact, digest
+from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.python_worker import (
-    RESPONSE_SLACK_BYTES,
     PythonSpec,
     PythonWorkerHandler,
     WorkerOptions,

@@ -21,6 +21,7 @@ from typing import Any
 
 import jsonschema
 
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -58,31 +59,6 @@ class RunOptions:
 
 
 @dataclass(frozen=True)
-class HandlerPolicy:
-    """A tool's handler as the policy names it; the fields mirror the adapters' config.
-
-    `kind` is one of `HANDLER_KINDS`; `target` is the python `MODULE:FUNCTION`, the HTTP
-    URL or the MCP tool name (empty: the policy tool's name); `argv` starts a command, an
-    MCP server or an HTTP handler's `server`; `headers` maps header names to environment
-    variables.
-    """
-
-    kind: str
-    target: str = ""
-    argv: tuple[str, ...] = ()
-    rejects: tuple[str, ...] = ()
-    effects: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    env: tuple[str, ...] = ()
-    cwd: str | None = None
-    memory_limit_mb: int | None = None
-    cpu_limit_s: int | None = None
-    process_limit: int | None = None
-    effects_directory: str | None = None
-    effects_command: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class ToolPolicy:
     """One tool: where its schema comes from, its handler, its contract, its run options.
 
@@ -94,7 +70,7 @@ class ToolPolicy:
     name: str
     pointer: str
     """Where the entry sits in the policy (`/tools/0`), for messages."""
-    handler: HandlerPolicy
+    handler: HandlerSettings
     options: RunOptions
     schema: str | None = None
     tools: str | None = None
@@ -305,7 +281,7 @@ _KIND_ONLY = (
 )
 
 
-def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerPolicy:
+def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSettings:
     kinds = [key for key in HANDLER_KINDS if key in given]
     if not kinds:
         raise locate.error(
@@ -329,7 +305,7 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerPoli
             "name one effects probe: effects_directory or effects_command, not both",
         )
     target = given[kind] if kind in ("python", "http") else given.get("tool", "")
-    return HandlerPolicy(
+    return HandlerSettings(
         kind,
         target=target,
         argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),

@@ -11,12 +11,12 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
+from toolfuzz_gate.edges.handlers.base import ManagedHandler
 
 SPEC = f"builtin:{poster.TOOL_NAME}"
 
 
-class BuiltinPosterHandler(Closing):
+class BuiltinPosterHandler(ManagedHandler):
     def __init__(self) -> None:
         self.service = poster.PosterService()
 

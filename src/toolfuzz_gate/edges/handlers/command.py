@@ -29,7 +29,6 @@ CRASH. POSIX only (process groups, non-blocking pipes under `selectors`).
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import shlex
 import tempfile
@@ -37,29 +36,31 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers.base import LineWorkerHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
-from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded, require_executable
+from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
-RESPONSE_SLACK_BYTES = 4096
-"""Room for the envelope, an error or an effects report beyond `max_output_bytes`."""
 CRASH_TAIL_CHARS = 160
 STARTUP_PROBE_S = 2.0
 """How long a fresh process is watched, without input, after a first call broke."""
 _MESSAGE_CHARS = 300
 
 
-class CommandHandler(Closing):
+class CommandHandler(LineWorkerHandler):
     """A `Handler` speaking JSON lines to one persistent process. Not thread-safe.
 
     The process starts in the constructor, so a missing executable fails fast with
     `HandlerError`; after a failure it restarts lazily, on the next call.
     """
+
+    noun = "process"
+    gone_unread = "the process exited before reading the call"
+    gone_during = "the process exited during the call"
 
     def __init__(self, config: HandlerConfig, *, startup_probe_s: float = STARTUP_PROBE_S) -> None:
         if not config.argv:
@@ -68,16 +69,13 @@ class CommandHandler(Closing):
             )
         if config.timeout_ms <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"invalid command handler limits: {config}")
+        limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+        super().__init__(config.timeout_ms / 1000, config.max_output_bytes, limits)
         # Popen would resolve a relative executable against the new working directory.
-        self.limits = Limits.resolve(
-            config.memory_limit_mb, config.cpu_limit_s, config.process_limit
-        )
         resolved = config.checkout.argv(config.argv, config.cwd)
         self._program = resolved[0]
         self.argv = self.limits.wrap(resolved)
         self.label = f"command: {shlex.join(config.argv)}"
-        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
-        self._limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._startup_probe_s = startup_probe_s
         self._env = config.checkout.environment(config.env)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -88,75 +86,20 @@ class CommandHandler(Closing):
         else:
             self._tmp = tempfile.TemporaryDirectory(prefix="toolfuzz-command-")
             self.cwd = self._tmp.name
-        self._next_id = 0
         self._vouched = False
         """True once a process answered a call or passed the startup probe."""
         self._fresh = True
         """The current process has written nothing yet, so an announcement may come."""
         self._state: JSON = None
         self._state_known = False
-        self._worker: WorkerProcess | None = None
         try:
             self._worker = self._spawn()
         except HandlerError:
-            self._remove_tmp()
+            self._cleanup()
             raise
 
     def describe(self) -> str:
         return self.label
-
-    @property
-    def worker_pid(self) -> int | None:
-        """The running process's pid (its process group id too), or None between processes."""
-        return self._worker.pid if self._worker is not None else None
-
-    def call(self, arguments: JSONObject) -> Outcome:
-        worker = self._worker if self._worker is not None else self._spawn()
-        self._worker = worker
-        self._next_id += 1
-        request = {"id": self._next_id, "arguments": arguments}
-        line = json.dumps(request, allow_nan=False).encode("ascii") + b"\n"
-        deadline = time.monotonic() + self._timeout_s
-        try:
-            try:
-                sent = worker.write(line, deadline)
-            except OSError:
-                return self._broken("the process exited before reading the call", exited=True)
-            answer = self._read_answer(worker, deadline) if sent else Stop.TIMEOUT
-            if answer is Stop.TIMEOUT:
-                self._discard()
-                return Outcome(
-                    OutcomeKind.TIMEOUT, message=f"no answer within {self._timeout_s:g} s"
-                )
-            if answer is Stop.OVERFLOW:
-                # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
-                read = worker.pending_bytes
-                self._discard()
-                return Outcome(OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
-            if answer is Stop.EOF:
-                return self._broken("the process exited during the call", exited=True)
-            if answer is Stop.CROWD:
-                self._discard()
-                return crowded(self.limits)
-            return self._outcome(answer)
-        except BaseException:
-            # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
-            self._discard()
-            raise
-
-    def restart(self) -> None:
-        """Stop the process; the next call starts a fresh one (for confirming findings)."""
-        self._discard()
-
-    def scale_timeout(self, factor: float) -> None:
-        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
-        self._timeout_s = self._base_timeout_s * factor
-
-    def close(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.stop(grace_s=1.0)
-        self._remove_tmp()
 
     def _spawn(self) -> WorkerProcess:
         try:
@@ -178,12 +121,12 @@ class CommandHandler(Closing):
         self._state, self._state_known = None, False
         return worker
 
-    def _read_answer(self, worker: WorkerProcess, deadline: float) -> bytes | Stop:
-        line = worker.read_line(deadline, self._limit)
-        if self._fresh and isinstance(line, bytes):
+    def _take(self, line: bytes) -> bytes | None:
+        """The answer, unless `line` is a fresh process's announcement of its state."""
+        if self._fresh:
             self._fresh = False
             if self._announced(line):
-                line = worker.read_line(deadline, self._limit)
+                return None
         return line
 
     def _announced(self, line: bytes) -> bool:
@@ -194,13 +137,7 @@ class CommandHandler(Closing):
         self._state, self._state_known = value["effects"], True
         return True
 
-    def _outcome(self, line: bytes) -> Outcome:
-        response = json_object_line(line)
-        if response is None:
-            return self._broken(f"the process wrote a line that is not JSON: {line[:80]!r}")
-        call_id = response.get("id")
-        if type(call_id) is not int or call_id != self._next_id:
-            return self._broken(f"the process answered id {call_id!r}, expected {self._next_id}")
+    def _answered(self, response: dict[str, Any], line: bytes) -> Outcome:
         ok, error = response.get("ok"), response.get("error")
         accepted = ok is True and "output" in response
         rejected = ok is False and isinstance(error, dict) and isinstance(error.get("code"), str)
@@ -266,12 +203,7 @@ class CommandHandler(Closing):
         self._worker = worker
         self._vouched = True
 
-    def _discard(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.kill()
-
-    def _remove_tmp(self) -> None:
+    def _cleanup(self) -> None:
         tmp, self._tmp = self._tmp, None
         if tmp is not None:
             tmp.cleanup()

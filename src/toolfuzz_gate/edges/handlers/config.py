@@ -1,61 +1,58 @@
-"""What starts a handler, and what a started one offers: the adapters' shared vocabulary (edge).
+"""What starts a handler: the adapters' config, the policy's handler settings plus what a
+run adds (edge).
 
-Adapters import these; `registry` imports the adapters. Keeping them apart keeps the
-imports one way.
+`HandlerConfig.from_policy` is the one place a policy's handler becomes a config.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Protocol
+from dataclasses import dataclass, fields
+from typing import Any
 
-from toolfuzz_gate.core.campaign.outcome import Outcome
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.policy import RunOptions
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.errors import HandlerError
 
 
 @dataclass(frozen=True)
-class HandlerConfig:
-    """Everything needed to start a handler, as a policy or the command line gives it.
+class HandlerConfig(HandlerSettings):
+    """Everything needed to start a handler: its settings (`HandlerSettings`: the kind
+    picks the adapter, the other fields are read by the adapters they concern), the
+    per-call timeout and output cap, and the checkout its code is read from."""
 
-    `kind` picks the adapter; the other fields are read by the adapters they concern:
-    `target` is the built-in name, the Python `MODULE:FUNCTION`, the HTTP URL or the
-    MCP tool name; `argv` starts a command, an MCP server or the HTTP handler's server;
-    `rejects` and `effects` are the Python adapter's rejection classes and state-snapshot
-    function; `headers` maps
-    HTTP header names to the environment variables holding their values (never literal
-    secrets); `env` names variables passed through the scrubbed environment.
-    """
-
-    kind: str
-    target: str = ""
-    argv: tuple[str, ...] = ()
-    rejects: tuple[str, ...] = ()
-    effects: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    env: tuple[str, ...] = ()
-    cwd: str | None = None
     timeout_ms: int = 2000
     max_output_bytes: int = 65536
-    effects_directory: str | None = None
-    """A directory whose tree digest is the committed state (works with any adapter)."""
-    effects_command: tuple[str, ...] = ()
-    """A command printing the committed state (works with any adapter)."""
-    memory_limit_mb: int | None = None
-    """Memory per handler process (python, command, mcp), in MiB; None: the default, 0: none
-    (`rlimits`)."""
-    cpu_limit_s: int | None = None
-    """CPU seconds per call (python, command, mcp); None: the default, 0: none (`rlimits`)."""
-    process_limit: int | None = None
-    """Processes below one handler process during a call (python, command, mcp; Linux);
-    None: the default, 0: none (`rlimits`)."""
     root: str | None = None
     """The checkout the handler's code is read from (`checkout.Checkout`); None: the
     gate's current directory. Not part of the label: receipts say what was configured."""
     mirrors: str | None = None
     """On the base side, the head's checkout: its absolute paths are read from `root`."""
+
+    @classmethod
+    def from_policy(
+        cls,
+        settings: HandlerSettings,
+        tool: str,
+        options: RunOptions,
+        *,
+        root: str | None = None,
+        mirrors: str | None = None,
+    ) -> HandlerConfig:
+        """The config of policy tool `tool`: its handler's settings, the run's timeout and
+        output cap, its code read from `root`. An MCP handler calls the tool it names, else
+        the policy tool's own name."""
+        given = {item.name: getattr(settings, item.name) for item in fields(HandlerSettings)}
+        if settings.kind == "mcp" and not settings.target:
+            given["target"] = tool
+        return cls(
+            **given,
+            timeout_ms=options.timeout_ms,
+            max_output_bytes=options.max_output_bytes,
+            root=root,
+            mirrors=mirrors,
+        )
 
     @property
     def checkout(self) -> Checkout:
@@ -100,18 +97,3 @@ class HandlerConfig:
         elif self.effects_command:
             label["effectsProbe"] = {"command": list(self.effects_command)}
         return label
-
-
-class ManagedHandler(Protocol):
-    def call(self, arguments: JSONObject) -> Outcome: ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> ManagedHandler: ...
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None: ...

@@ -30,12 +30,11 @@ from toolfuzz_gate.core.campaign.cause import named
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import MASK, bounded_message
+from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, ManagedHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.environment import is_refused
 from toolfuzz_gate.edges.handlers.http_connection import DeadlineConnection, new_connection
 from toolfuzz_gate.edges.handlers.http_server import SERVER_STARTUP_S, ManagedServer
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
-from toolfuzz_gate.edges.handlers.python_worker import RESPONSE_SLACK_BYTES
 from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.errors import HandlerError
 
@@ -50,7 +49,7 @@ _RESERVED = frozenset(
 )
 
 
-class HttpHandler(Closing):
+class HttpHandler(ManagedHandler):
     """A `Handler` POSTing each call's arguments to a URL. Not thread-safe.
 
     Header values are read from the gate's environment once, here, and never leave the

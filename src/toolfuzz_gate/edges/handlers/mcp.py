@@ -45,8 +45,8 @@ from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers.base import ManagedHandler, unanswered
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
 from toolfuzz_gate.edges.handlers.mcp_client import (
     Broken,
     Launch,
@@ -55,8 +55,8 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
-from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded
-from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
+from toolfuzz_gate.edges.handlers.rlimits import Limits
+from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
 STARTUP_TIMEOUT_S = 30.0
@@ -69,7 +69,7 @@ INVALID_PARAMS = -32602
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
 
 
-class McpHandler(Closing):
+class McpHandler(ManagedHandler):
     """A `Handler` calling one tool of an MCP server. Not thread-safe.
 
     The server starts, is initialized and lists its tools in the constructor, so a server
@@ -116,6 +116,15 @@ class McpHandler(Closing):
     def stdout_noise(self) -> int:
         """Non-JSON-RPC lines the server printed on stdout so far (skipped, not failures)."""
         return self.noise.count
+
+    def notes(self) -> JSONObject:
+        """How many lines that are not JSON-RPC the server printed on stdout, and the first."""
+        if self.noise.count <= 0:
+            return {}
+        notes: JSONObject = {"stdoutNoiseLines": self.noise.count}
+        if self.noise.sample is not None:
+            notes["stdoutNoiseSample"] = self.noise.sample
+        return notes
 
     @property
     def server_pid(self) -> int | None:
@@ -212,19 +221,10 @@ class McpHandler(Closing):
     def _broken(self, session: McpSession, broken: Broken) -> Outcome:
         """The server is not trusted for another call: kill it, say why."""
         self._session = None
-        if broken.stop is Stop.TIMEOUT:
-            session.kill()
-            return Outcome(
-                kind=OutcomeKind.TIMEOUT, message=f"no answer within {self._timeout_s:g} s"
-            )
-        if broken.stop is Stop.CROWD:
-            session.kill()
-            return crowded(self._launch.limits)
-        if broken.stop is Stop.OVERFLOW:
-            # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
-            read = session.process.pending_bytes
-            session.kill()
-            return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
+        if broken.stop is not None:
+            ended = unanswered(broken.stop, session.process, self._timeout_s, self._launch.limits)
+            if ended is not None:
+                return ended
         message = f"the MCP server {session.describe(broken, tail_chars=280)}"
         session.kill()
         return self._launch.limits.crash(bounded_message(message))

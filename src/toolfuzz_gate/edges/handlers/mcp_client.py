@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers.base import Silence, encode_line, exchange, send_line
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import strict_json
@@ -155,8 +156,25 @@ class McpSession:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        broken = self._send(message, deadline)
-        return broken if broken is not None else self._await(request_id, deadline, limit)
+        noise = 0
+
+        def take(line: bytes) -> dict[str, Any] | Broken | None:
+            nonlocal noise
+            parsed = _protocol_message(line)
+            if parsed is None:
+                if line.strip():
+                    self.noise.record(line)
+                    noise += 1
+                    if noise > MAX_NOISE_LINES:
+                        return Broken(None, f"wrote over {MAX_NOISE_LINES} non-JSON-RPC lines")
+                return None
+            return self._sort(parsed, line, request_id, deadline)
+
+        encoded = encode_line(message)
+        reply: dict[str, Any] | Broken | Silence = exchange(
+            self.process, encoded, deadline, limit, take
+        )
+        return _unanswered(reply, request_id) if isinstance(reply, Silence) else reply
 
     def notify(self, method: str, deadline: float) -> Broken | None:
         return self._send({"jsonrpc": "2.0", "method": method}, deadline)
@@ -202,40 +220,20 @@ class McpSession:
         )
 
     def _send(self, message: dict[str, Any], deadline: float) -> Broken | None:
-        line = json.dumps(message, allow_nan=False).encode("ascii") + b"\n"
-        try:
-            if self.process.write(line, deadline):
-                return None
-        except OSError:
-            return Broken(Stop.EOF, "closed its input")
-        return Broken(Stop.TIMEOUT, "did not read its input in time")
+        silence = send_line(self.process, encode_line(message), deadline)
+        return None if silence is None else _unsent(silence)
 
-    def _await(self, request_id: int, deadline: float, limit: int) -> dict[str, Any] | Broken:
-        noise = 0
-        while True:
-            line = self.process.read_line(deadline, limit)
-            if line is Stop.EOF:
-                return Broken(line, "exited")
-            if isinstance(line, Stop):
-                return Broken(line, f"{line.value} waiting for the answer to request {request_id}")
-            message = _protocol_message(line)
-            if message is None:
-                if line.strip():
-                    self.noise.record(line)
-                    noise += 1
-                    if noise > MAX_NOISE_LINES:
-                        return Broken(None, f"wrote over {MAX_NOISE_LINES} non-JSON-RPC lines")
-                continue
-            if isinstance(message.get("method"), str):
-                if "id" in message:
-                    broken = self._answer(message, deadline)
-                    if broken is not None:
-                        return broken
-                continue  # a notification: logging, progress, list changes
-            if message.get("id") == request_id and ("result" in message or "error" in message):
-                return message
-            shown = bounded_message(line.decode("utf-8", errors="replace"), 80)
-            return Broken(None, f"broke the protocol: sent {shown} while {request_id} was pending")
+    def _sort(
+        self, message: dict[str, Any], line: bytes, request_id: int, deadline: float
+    ) -> dict[str, Any] | Broken | None:
+        """The response to `request_id`, None for a message to pass by (a notification, a
+        request of the server's, answered at once), or how the server broke the protocol."""
+        if isinstance(message.get("method"), str):
+            return self._answer(message, deadline) if "id" in message else None
+        if message.get("id") == request_id and ("result" in message or "error" in message):
+            return message
+        shown = bounded_message(line.decode("utf-8", errors="replace"), 80)
+        return Broken(None, f"broke the protocol: sent {shown} while {request_id} was pending")
 
     def _answer(self, request: dict[str, Any], deadline: float) -> Broken | None:
         """Reply to a server-initiated request so the server never blocks on the client."""
@@ -248,6 +246,24 @@ class McpSession:
                 "message": f"toolfuzz-gate does not offer {request['method']}",
             }
         return self._send(reply, deadline)
+
+
+def _unanswered(silence: Silence, request_id: int) -> Broken:
+    """Why request `request_id` got no response."""
+    if silence.writing:
+        return _unsent(silence)
+    if silence.stop is Stop.EOF:
+        return Broken(silence.stop, "exited")
+    return Broken(
+        silence.stop, f"{silence.stop.value} waiting for the answer to request {request_id}"
+    )
+
+
+def _unsent(silence: Silence) -> Broken:
+    """Why a message could not be written: the server is gone, or it stopped reading."""
+    if silence.stop is Stop.EOF:
+        return Broken(Stop.EOF, "closed its input")
+    return Broken(Stop.TIMEOUT, "did not read its input in time")
 
 
 def list_session_tools(session: McpSession, page_timeout_s: float) -> list[dict[str, Any]]:

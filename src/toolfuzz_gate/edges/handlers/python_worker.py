@@ -23,16 +23,14 @@ from typing import Any
 
 import toolfuzz_gate
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact, digest
+from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
-from toolfuzz_gate.edges.handlers.lifecycle import Closing
-from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits, crowded
+from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
-RESPONSE_SLACK_BYTES = 4096
-"""Room for the envelope, an error or an effects snapshot beyond `max_output_bytes`."""
 CRASH_TAIL_CHARS = 300
 _WORKER_MODULE = "toolfuzz_gate.edges.handlers.python_worker_main"
 _DEFAULT_REJECTS = ("builtins:ValueError",)
@@ -118,22 +116,27 @@ class WorkerOptions:
             raise ValueError(f"invalid worker options: {self}")
 
 
-class PythonWorkerHandler(Closing):
+class PythonWorkerHandler(LineWorkerHandler):
     """A `Handler` calling a Python function in a worker subprocess. Not thread-safe.
 
     The worker starts in the constructor, so an unimportable handler fails fast with
     `HandlerError`; after a kill it restarts lazily, on the next call.
     """
 
+    noun = "worker"
+    gone_unread = "the worker died before reading the call"
+    gone_during = "the worker exited during the call"
+
     def __init__(self, spec: PythonSpec, options: WorkerOptions | None = None) -> None:
         self.spec = spec
         self.options = options or WorkerOptions()
         memory = self.options.memory_limit_bytes
-        self._limits = Limits(
+        limits = Limits(
             memory // (1024 * 1024) if memory else None,
             self.options.cpu_limit_s,
             self.options.process_limit,
         )
+        super().__init__(self.options.timeout_s, self.options.max_output_bytes, limits)
         # Modules are imported from the configured directory (default: where the gate
         # runs); the worker itself runs in a fresh temporary directory unless one is
         # configured, so a handler's relative writes cannot land in the checkout.
@@ -142,11 +145,8 @@ class PythonWorkerHandler(Closing):
         self._tempdir = None if self.options.cwd else tempfile.mkdtemp(prefix="toolfuzz-python-")
         self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
-        self._next_id = 0
-        self._timeout_factor = 1.0
-        self._worker: WorkerProcess | None = None
         try:
-            self._worker = self._start()
+            self._worker = self._spawn()
         except BaseException:
             self.close()
             raise
@@ -154,60 +154,7 @@ class PythonWorkerHandler(Closing):
     def describe(self) -> str:
         return self.spec.text
 
-    @property
-    def worker_pid(self) -> int | None:
-        """The running worker's pid (its process group id too), or None between workers."""
-        return self._worker.pid if self._worker is not None else None
-
-    def call(self, arguments: JSONObject) -> Outcome:
-        worker = self._worker if self._worker is not None else self._start()
-        self._worker = worker
-        self._next_id += 1
-        request = {"id": self._next_id, "arguments": arguments}
-        line = json.dumps(request, allow_nan=False).encode("ascii") + b"\n"
-        timeout_s = self.options.timeout_s * self._timeout_factor
-        deadline = time.monotonic() + timeout_s
-        limit = self.options.max_output_bytes + RESPONSE_SLACK_BYTES
-        try:
-            try:
-                sent = worker.write(line, deadline)
-            except OSError:
-                return self._fail("the worker died before reading the call")
-            answer = worker.read_line(deadline, limit) if sent else Stop.TIMEOUT
-            if answer is Stop.TIMEOUT:
-                self._discard()
-                return Outcome(
-                    kind=OutcomeKind.TIMEOUT,
-                    message=f"no answer within {timeout_s:g} s",
-                )
-            if answer is Stop.OVERFLOW:
-                # Exactly limit + 1 bytes were read, so the outcome is the same on every run.
-                read = worker.pending_bytes
-                self._discard()
-                return Outcome(kind=OutcomeKind.ACCEPTED, output_capped=True, output_bytes=read)
-            if answer is Stop.EOF:
-                return self._fail("the worker exited during the call")
-            if answer is Stop.CROWD:
-                self._discard()
-                return crowded(self._limits)
-            return self._outcome(answer)
-        except BaseException:
-            # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
-            self._discard()
-            raise
-
-    def restart(self) -> None:
-        """Stop the worker; the next call starts a fresh one (for confirming findings)."""
-        self._discard()
-
-    def scale_timeout(self, factor: float) -> None:
-        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
-        self._timeout_factor = factor
-
-    def close(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.stop(grace_s=1.0)
+    def _cleanup(self) -> None:
         if self._tempdir is not None:
             shutil.rmtree(self._tempdir, ignore_errors=True)
 
@@ -227,7 +174,7 @@ class PythonWorkerHandler(Closing):
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
-    def _start(self) -> WorkerProcess:
+    def _spawn(self) -> WorkerProcess:
         config = {
             "module": self.spec.module,
             "function": self.spec.function,
@@ -270,18 +217,12 @@ class PythonWorkerHandler(Closing):
         worker.kill()
         raise HandlerError(f"{self.spec.text}: the worker {reason}")
 
-    def _outcome(self, line: bytes) -> Outcome:
-        response = json_object_line(line)
-        if response is None:
-            return self._fail(f"the worker wrote a line that is not JSON: {line[:80]!r}")
-        call_id = response.get("id")
-        if type(call_id) is not int or call_id != self._next_id:
-            return self._fail(f"the worker answered id {call_id!r}, expected {self._next_id}")
+    def _answered(self, response: dict[str, Any], line: bytes) -> Outcome:
         crash = response.get("crash")
         if isinstance(crash, dict):
             kind = crash.get("type")
             cause = kind if isinstance(kind, str) and kind else None
-            return self._limits.crash(_crash_message(crash), cause)
+            return self.limits.crash(_crash_message(crash), cause)
         effects = response.get("effects")
         observed = self.spec.effects is not None and isinstance(effects, dict)
         before: JSON = effects.get("before") if observed and effects else None
@@ -308,21 +249,17 @@ class PythonWorkerHandler(Closing):
                     effects_after=after,
                     effects_observed=observed,
                 )
-        return self._fail(f"the worker sent a malformed response: {line[:80]!r}")
+        return self._broken(f"the worker sent a malformed response: {line[:80]!r}")
 
-    def _fail(self, problem: str) -> Outcome:
-        """A protocol-level crash: the worker is not trusted for another call."""
+    def _broken(self, problem: str, *, exited: bool = False) -> Outcome:
+        """A protocol-level crash: the worker is not trusted for another call (whether it
+        exited or not, its exit status is waited for)."""
         worker, self._worker = self._worker, None
         message = problem
         if worker is not None:
             message = worker.describe_exit(problem, tail_chars=CRASH_TAIL_CHARS)
             worker.kill()
-        return self._limits.crash(message)
-
-    def _discard(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.kill()
+        return self.limits.crash(message)
 
 
 def _crash_message(crash: dict[str, Any]) -> str:

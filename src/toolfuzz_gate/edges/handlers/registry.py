@@ -1,13 +1,15 @@
 """The registry of handler adapters: spec prefix -> factory (edge).
 
-Adding an adapter is one entry in `ADAPTERS` and one module beside this one.
+Adding an adapter is one entry in `ADAPTERS` and one module beside this one, a
+`base.ManagedHandler`. The registry imports the adapters; no adapter imports the registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolfuzz_gate.edges.handlers.config import HandlerConfig, ManagedHandler
+from toolfuzz_gate.edges.handlers.base import ManagedHandler
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.errors import HandlerError
 
 __all__ = ["ADAPTERS", "HandlerConfig", "ManagedHandler", "build_handler"]
