@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolfuzz_gate.app.emit import emit
@@ -132,6 +132,8 @@ def test_an_error_naming_a_hostile_file_prints_no_command(name: str) -> None:
 
 
 @given(chunks=st.lists(HOSTILE, max_size=8), flush_after=st.sets(st.integers(0, 8)))
+@example(chunks=["\x1f::warning::owned"], flush_after=set())  # Unicode whitespace leads
+@example(chunks=["\u3000", "::warning::owned"], flush_after={0})
 def test_the_guard_makes_every_split_of_every_line_inert(
     chunks: list[str], flush_after: set[int]
 ) -> None:

@@ -18,7 +18,9 @@ from typing import TextIO
 
 from toolfuzz_gate.app.emit import LEGACY_COMMAND, ZERO_WIDTH_SPACE, one_command
 
-_LEADING_COMMAND = re.compile(r"^([ \t\f\v]*):(?=:)")
+_LEADING_COMMAND = re.compile(r"^(\s*):(?=:)")
+"""`::` after any leading whitespace, Unicode's included (`\x1f`, U+3000): the runner trims
+before it reads a command, and the guard errs on the side of more text made inert."""
 
 
 def inert(line: str) -> str:
