@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.cli_helpers import FAULTS, POSTER_CONTRACT, invoke
+from tests.profiles import examples
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.cli.action_report import report_document
 from toolfuzz_gate.core.campaign.receipt import seal
@@ -75,9 +76,7 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), as_base=st.booleans())
 def test_a_forged_receipt_is_refused_or_rendered_inert(
     genuine: dict[str, Any], tmp_path: Path, data: st.DataObject, as_base: bool

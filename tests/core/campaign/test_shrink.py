@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.shrink import candidates, shrink, sort_key
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 
 json_values = st.recursive(
     st.none()

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
@@ -284,7 +285,7 @@ def test_a_dry_run_that_commits_is_reported_at_the_flag() -> None:
 # --- random schemas ----------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=subset_schemas(max_properties=5), seed=st.integers(0, 2**31 - 1))
 def test_lax_handler_on_random_schemas_finds_only_hostile_accepted(
     schema: dict[str, Any], seed: int

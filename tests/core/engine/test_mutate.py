@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, fails_exactly_at
@@ -36,7 +37,7 @@ POSTER_FAMILIES = {
 ALWAYS_CONFIRMED = {"required", "additionalProperties", "bounds", "length", "array-size"}
 
 PROPERTY_SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow]
 )
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.gate.receipt_diff import (
     FORMAT,
     TOTALS,
@@ -23,7 +24,7 @@ from toolfuzz_gate.core.gate.receipt_diff import (
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.errors import ReceiptError
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
 
 FAMILIES = ("type", "enum", "bounds", "length", "required")
 STATES = ("tested", "not-applicable", "unsupported")

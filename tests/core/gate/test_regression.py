@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -292,7 +293,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.dictionaries(st.text(max_size=6), _values, max_size=5))
 def test_promotion_keeps_complete_inputs_exactly_and_refuses_elided_ones(
     arguments: dict[str, Any],

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact, canonical_document
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, is_complete, mask_text, present
 
@@ -119,7 +120,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(json_values)
 def test_presented_values_are_utf8_small_and_stable(value: Any) -> None:
     shown = present(value)
@@ -129,7 +130,7 @@ def test_presented_values_are_utf8_small_and_stable(value: Any) -> None:
     assert is_complete(shown) == (_longest_string(value) <= 256)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(
     st.recursive(
         st.text(alphabet="abcdefgh ", max_size=50) | st.integers(),

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaOracle,
@@ -33,7 +34,7 @@ from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaError
 
 Schema = dict[str, Any]
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
 
 
 def _object(**properties: Any) -> Schema:

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.schema.dialects import DIALECTS, normalize
@@ -207,7 +208,7 @@ def _objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80))
 @given(bfcl_objects())
 def test_bfcl_rewrites_replay_and_leave_only_standard_json_schema(schema: dict[str, Any]) -> None:
     result, rewrites = normalize(schema, "bfcl")

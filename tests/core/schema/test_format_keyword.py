@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaOracle,
     JsonschemaRsOracle,
@@ -185,7 +186,7 @@ def _values_and_mutants(schema: dict[str, Any]) -> None:
             assert not validate(compiled, mutant)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(format_schemas())
 def test_values_pass_and_near_misses_fail_exactly_at_format(schema: dict[str, Any]) -> None:
     _values_and_mutants(schema)
