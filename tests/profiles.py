@@ -27,4 +27,4 @@ def load(name: str | None) -> None:
 
 def examples(full: int) -> int:
     """`full` under the ci profile; the loaded profile's share of it otherwise (at least one)."""
-    return max(1, full * settings.default.max_examples // CI_EXAMPLES)
+    return max(1, full * settings().max_examples // CI_EXAMPLES)

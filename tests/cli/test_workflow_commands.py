@@ -40,7 +40,7 @@ FRAGMENTS = (
     "\u00e9",
 )
 _TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"),
     max_size=12,
 )
 HOSTILE = st.lists(st.one_of(st.sampled_from(FRAGMENTS), _TEXT), min_size=1, max_size=6).map(

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.documents import doc
 from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
@@ -121,7 +122,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module", params=[41, 1, 2**31 - 1])
-def poster_cases(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
+def poster_cases(request: pytest.FixtureRequest) -> list[Any]:
     compiled = compile_schema(poster.SCHEMA)
     return [generate(compiled, request.param, i, DEFAULT_LIMITS) for i in range(POSTER_CASES)]
 
@@ -164,8 +165,8 @@ def test_poster_cases_toggle_optional_members_and_enums(
 
 def test_low_and_high_cases_sit_at_the_bounds() -> None:
     compiled = compile_schema(poster.SCHEMA)
-    low = generate(compiled, 41, 0, DEFAULT_LIMITS)
-    high = generate(compiled, 41, 1, DEFAULT_LIMITS)
+    low = doc(generate(compiled, 41, 0, DEFAULT_LIMITS))
+    high = doc(generate(compiled, 41, 1, DEFAULT_LIMITS))
     assert (low["width"], low["height"], len(low["title"]), len(low["palette"])) == (64, 64, 1, 1)
     assert "dryRun" not in low
     assert (high["width"], high["height"], len(high["title"]), len(high["palette"])) == (

@@ -70,7 +70,7 @@ def test_the_table_builds_what_the_plan_builds(
 
 
 def test_required_names_outside_properties_come_after_the_properties() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "integer"}, "gone": False, "b": {"type": "string"}},
         "required": ["z", "b"],

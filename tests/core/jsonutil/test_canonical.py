@@ -41,7 +41,7 @@ def json_values(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy
 
 
 # Text UTF-8 can carry: lone surrogates are what `core.jsonutil.redact` replaces before recording.
-utf8_text = st.text(st.characters(exclude_categories=("Cs",)))
+utf8_text = st.text(st.characters(exclude_categories=["Cs"]))
 
 
 def _reordered(value: Any, keys: st.DataObject) -> Any:

@@ -14,7 +14,7 @@ from tests.profiles import examples
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.locate import line_index, line_of
 
-KEYS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+KEYS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | KEYS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),

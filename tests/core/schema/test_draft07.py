@@ -17,7 +17,7 @@ from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.schema.validate import validate
 from toolfuzz_gate.errors import SchemaError
 
-TUPLE = {"items": [{"type": "integer"}, {"type": "string"}]}
+TUPLE: dict[str, Any] = {"items": [{"type": "integer"}, {"type": "string"}]}
 CASES: list[tuple[dict[str, Any], list[Any]]] = [
     (
         TUPLE,

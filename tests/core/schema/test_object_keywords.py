@@ -98,7 +98,7 @@ def test_dependent_required(schema: dict[str, Any], seed: int) -> None:
 
 
 def test_present_key_brings_its_dependents() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"card": {"type": "string"}, "billing": {"type": "string"}},
         "required": ["card"],
@@ -110,7 +110,7 @@ def test_present_key_brings_its_dependents() -> None:
 
 
 def test_extra_members_follow_the_additional_schema() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "string"}},
         "additionalProperties": {"type": "integer", "minimum": 5, "maximum": 6},
