@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from jsonschema import Draft202012Validator
 
+from tests.profiles import examples
 from tests.strategies import (
     MAX_DEPTH,
     MAX_ITEMS,
@@ -27,8 +28,7 @@ from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.schema.validate import validate
 
 SETTINGS = settings(
-    max_examples=50,
-    deadline=None,
+    max_examples=examples(50),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 

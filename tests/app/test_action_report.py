@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.app.fuzz import fuzz
 from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
@@ -77,7 +78,9 @@ def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(data=st.data(), as_base=st.booleans())
 def test_a_forged_receipt_is_refused_or_rendered_inert(

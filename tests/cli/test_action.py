@@ -242,6 +242,7 @@ def test_a_429_with_retry_after_is_honoured(
     assert "HTTP 429" in done.stdout and "1.0s" in done.stdout
 
 
+@pytest.mark.slow  # the module's clean venv is built with pip: 25 s or more
 def test_a_fork_gets_the_summary_and_no_comment_attempt(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:
@@ -273,6 +274,7 @@ def test_a_body_too_long_falls_back_to_a_shorter_rendering(
     assert done.code == 1 and done.outputs["verdict"] == "failed"
 
 
+@pytest.mark.slow  # the module's clean venv is built with pip: 25 s or more
 def test_a_comment_that_cannot_be_posted_is_a_warning_not_a_verdict(
     venv: Path, workspace: Path, repository: Repository
 ) -> None:
@@ -346,6 +348,7 @@ def test_push_diffs_against_before_and_dispatch_runs_alone(
     assert github.requests == []  # no pull request: nothing to comment on
 
 
+@pytest.mark.slow  # the module's clean venv is built with pip: 25 s or more
 def test_pull_request_target_is_refused(
     venv: Path, workspace: Path, github: FakeGitHub, repository: Repository
 ) -> None:

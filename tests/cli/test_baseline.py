@@ -51,7 +51,9 @@ def worktrees(root: Path) -> list[str]:
     return [line for line in git(root, "worktree", "list").splitlines() if line]
 
 
-def test_a_bug_and_an_unsupported_keyword_are_new(repo: tuple[Path, str, str], tmp_path: Path):
+def test_a_bug_and_an_unsupported_keyword_are_new(
+    repo: tuple[Path, str, str], tmp_path: Path
+) -> None:
     root, correct, _ = repo
     code, text, diff = gate(root, tmp_path / "out", "--baseline", correct)
     assert code == 1, text
@@ -79,7 +81,7 @@ def test_a_bug_and_an_unsupported_keyword_are_new(repo: tuple[Path, str, str], t
     assert annotations[0].startswith("::error file=")
 
 
-def test_the_reverse_change_reports_them_fixed(repo: tuple[Path, str, str], tmp_path: Path):
+def test_the_reverse_change_reports_them_fixed(repo: tuple[Path, str, str], tmp_path: Path) -> None:
     root, correct, buggy = repo
     git(root, "checkout", "-q", correct)
     code, text, diff = gate(root, tmp_path / "out", "--baseline", buggy)
@@ -90,7 +92,7 @@ def test_the_reverse_change_reports_them_fixed(repo: tuple[Path, str, str], tmp_
 
 def test_the_same_commit_on_both_sides_gives_an_empty_diff(
     repo: tuple[Path, str, str], tmp_path: Path
-):
+) -> None:
     root, _, buggy = repo
     code, text, diff = gate(root, tmp_path / "out", "--baseline", buggy)
     totals = diff["totals"]
@@ -104,7 +106,7 @@ def test_the_same_commit_on_both_sides_gives_an_empty_diff(
     assert "unsupported-keyword:" in text and "new-counterexample:" not in text
 
 
-def test_stored_receipts_serve_as_the_baseline(repo: tuple[Path, str, str], tmp_path: Path):
+def test_stored_receipts_serve_as_the_baseline(repo: tuple[Path, str, str], tmp_path: Path) -> None:
     root, correct, _ = repo
     git(root, "checkout", "-q", correct)
     code, text, _ = gate(root, tmp_path / "base")
@@ -147,7 +149,7 @@ def test_several_seeds_meet_the_same_seeds_of_stored_receipts(
     assert uris <= {"poster.json", "copy.json"}, uris
 
 
-def test_an_unsupported_keyword_cannot_hide_a_failing_tool(tmp_path: Path):
+def test_an_unsupported_keyword_cannot_hide_a_failing_tool(tmp_path: Path) -> None:
     """Issue 11: the head adds an unsupported keyword to a failing tool's schema. The base's
     counterexamples are not run on head, never fixed, and the gate fails."""
     root = tmp_path / "repo"

@@ -63,7 +63,7 @@ def _gate(*argv: str) -> tuple[int, str]:
     return code, stdout.getvalue() + stderr.getvalue()
 
 
-def test_both_bugs_are_new_with_evidence_and_replays_that_run(two_bugs: tuple[Path, str]):
+def test_both_bugs_are_new_with_evidence_and_replays_that_run(two_bugs: tuple[Path, str]) -> None:
     root, base = two_bugs
     code, text = _gate(
         "run", "--policy", "toolfuzz.yml", "--out", "toolfuzz-gate-results", "--baseline", base

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.cli_helpers import FAULTS, POSTER_CONTRACT
+from tests.profiles import examples
 from toolfuzz_gate.cli import run
 
 # Text with what breaks readers: lone surrogates, NULs, format characters, huge numbers.
@@ -78,7 +79,7 @@ FILES = st.one_of(
     JSON_VALUES.map(lambda value: json.dumps(value).encode("ascii")),  # surrogates as escapes
     st.binary(max_size=64),
 )
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
 
 
 def _invoke(argv: list[str], environ: dict[str, str] | None = None) -> tuple[int, str]:

@@ -36,7 +36,7 @@ def five_tools(repo: Path) -> Path:
     schema = read(repo / "schemas" / "poster.json")
 
     def variant(**properties: Any) -> dict[str, Any]:
-        changed = json.loads(json.dumps(schema))
+        changed: dict[str, Any] = json.loads(json.dumps(schema))
         for name, extra in properties.items():
             changed["properties"][name] = {**changed["properties"].get(name, {}), **extra}
         return changed

@@ -214,7 +214,10 @@ def test_unreadable_and_malformed_files_are_named_and_others_still_linted(tmp_pa
 
 
 def test_format_assertion_judges_defaults_by_their_format(tmp_path: Path) -> None:
-    schema = {"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"to": {"type": "string", "format": "email"}},
+    }
     schema["properties"]["to"]["default"] = "not an address"
     path = write(tmp_path / "mail.json", schema)
     assert lint_json(str(path))[1]["findings"] == []

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.cli.output import CommandGuard
@@ -40,7 +41,7 @@ FRAGMENTS = (
     "\u00e9",
 )
 _TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"),
     max_size=12,
 )
 HOSTILE = st.lists(st.one_of(st.sampled_from(FRAGMENTS), _TEXT), min_size=1, max_size=6).map(
@@ -60,9 +61,7 @@ def _gate(*argv: str) -> str:
     return out.getvalue() + err.getvalue()
 
 
-@settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(12), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @pytest.mark.slow
 @given(name=HOSTILE, said=HOSTILE)
 def test_fuzz_prints_no_command_from_names_or_messages(
@@ -98,9 +97,7 @@ def test_fuzz_prints_no_command_from_names_or_messages(
     assert commands(printed) == [], printed
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=examples(25), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tool=HOSTILE, keyword=HOSTILE, prop=HOSTILE)
 def test_lint_and_refusals_print_no_command(
     tool: str, keyword: str, prop: str, tmp_path: Path
@@ -124,7 +121,7 @@ def test_lint_and_refusals_print_no_command(
     assert commands(printed) == [], printed
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25))
 @given(name=HOSTILE)
 def test_an_error_naming_a_hostile_file_prints_no_command(name: str) -> None:
     printed = _gate("lint", "/nonexistent/" + name.replace("\x00", ""))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.documents import doc
 from toolfuzz_gate.edges.models import load_model_schema, load_model_tool
 from toolfuzz_gate.errors import ToolsError
 
@@ -21,7 +22,7 @@ def in_models(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_schema_has_defs_refs_and_optional_fields() -> None:
     tool = load_model_tool("search_models:SearchRequest")
     assert (tool.name, tool.form, tool.pointer) == ("SearchRequest", "pydantic", "")
-    schema = tool.schema
+    schema = doc(tool.schema)
     assert isinstance(schema, dict)
     assert set(schema["$defs"]) == {"Location"}
     assert schema["properties"]["near"] == {"$ref": "#/$defs/Location"}

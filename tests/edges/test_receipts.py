@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,9 +40,9 @@ def test_receipts_are_read_by_tool_and_everything_else_is_skipped(
 def test_an_edited_receipt_is_an_error_naming_the_file(
     tmp_path: Path, poster_receipt: JSONObject
 ) -> None:
-    edited = copy.deepcopy(poster_receipt)
+    edited: dict[str, Any] = copy.deepcopy(poster_receipt)
     edited["counterexamples"] = []
-    edited["invariants"]["no-crash"] = False  # type: ignore[index]
+    edited["invariants"]["no-crash"] = False
     write_document(tmp_path / "renderPoster.json", edited)
     with pytest.raises(ReceiptError) as raised:
         load_receipts(tmp_path)

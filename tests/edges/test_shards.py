@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,7 +45,7 @@ def test_a_manifest_that_is_not_json_or_too_large_is_a_shard_error(tmp_path: Pat
 
 def test_load_json_bytes_reads_back_what_write_document_wrote(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    document = {"input": "lone \ud800 surrogate", "title": "é"}
+    document: dict[str, Any] = {"input": "lone \ud800 surrogate", "title": "é"}
     write_document(path, document)
     read, raw = load_json_bytes(path, what="receipt")
     assert read == document

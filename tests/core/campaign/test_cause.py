@@ -6,6 +6,7 @@ import pytest
 
 from toolfuzz_gate.core.campaign.cause import cause_of, named, signature
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 
 @pytest.mark.parametrize(
@@ -35,7 +36,7 @@ def test_named_picks_the_errno_then_the_last_exception_then_a_signal(
 def test_signature_falls_back_on_words_without_numbers_quotes_or_the_input() -> None:
     assert signature("pattern too long: 300 > 256") == "pattern too long"
     assert signature("pattern too long: 12 > 10") == "pattern too long"
-    arguments = {"user": "bob", "tags": ["x"]}
+    arguments: JSONObject = {"user": "bob", "tags": ["x"]}
     assert signature("unknown user bob in 'home'", arguments) == "unknown user in"
     assert signature("unknown user a", {"user": "a"}) == "unknown user"
     assert signature("Invalid regex: unterminated group") != signature("pattern too long: 9 > 8")

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.documents import doc
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, Replaying
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -69,7 +70,7 @@ class FileSystem(Counting):
     """Two bugs: a long path fails with ENAMETOOLONG, any other with EISDIR (as seen on a
     real server, where the first shrank into the second)."""
 
-    def answer(self, arguments: JSONObject) -> Outcome:
+    def answer(self, arguments: dict[str, Any]) -> Outcome:
         path = arguments["path"]
         if len(path) > 10:
             return Outcome(OutcomeKind.CRASH, message=f"Error: ENAMETOOLONG: open '{path}'")
@@ -79,7 +80,7 @@ class FileSystem(Counting):
 class PatternRules(Counting):
     """Rejects valid calls with the generic code, for two different reasons."""
 
-    def answer(self, arguments: JSONObject) -> Outcome:
+    def answer(self, arguments: dict[str, Any]) -> Outcome:
         path = arguments["path"]
         reason = f"pattern too long: {len(path)} > 10" if len(path) > 10 else "nothing matched"
         return Outcome(OutcomeKind.REJECTED, error_code="tool-error", message=reason)
@@ -88,7 +89,7 @@ class PatternRules(Counting):
 class CodedRules(Counting):
     """Rejects valid calls with two declared-looking codes, one per reason."""
 
-    def answer(self, arguments: JSONObject) -> Outcome:
+    def answer(self, arguments: dict[str, Any]) -> Outcome:
         code = "name-too-long" if len(arguments["path"]) > 10 else "is-a-directory"
         return Outcome(OutcomeKind.REJECTED, error_code=code, message=f"{code}: 12 bytes")
 
@@ -128,8 +129,10 @@ def run(handler: Any, runs: int = 12, **options: Any) -> FuzzResult:
     )
 
 
-def by_cause(result: FuzzResult, failure: str) -> dict[str, JSONObject]:
-    return {c["cause"]: c for c in result.receipt["counterexamples"] if c["failure"] == failure}
+def by_cause(result: FuzzResult, failure: str) -> dict[str, Any]:
+    return {
+        c["cause"]: c for c in doc(result.receipt)["counterexamples"] if c["failure"] == failure
+    }
 
 
 def test_two_independent_crashes_are_both_reported_each_with_its_own_fingerprint() -> None:
@@ -163,19 +166,19 @@ def test_shrinking_refuses_a_step_into_another_rejection_code() -> None:
 def test_a_deterministic_failure_is_confirmed_by_two_replays_in_a_fresh_process() -> None:
     handler = FileSystem()
     result = run(handler, runs=4)
-    examples = result.receipt["counterexamples"]
+    examples = doc(result.receipt)["counterexamples"]
     for example in examples:
         assert example["reproduced"] == {"runs": 3, "failed": 3}
         assert example["flaky"] is False
     # One restart, after the campaign and the shrinking, before the replays.
     assert handler.restarts == 1
-    assert result.receipt["invariants"]["no-crash"] is False
+    assert doc(result.receipt)["invariants"]["no-crash"] is False
     assert handler.calls - handler.restarted_at >= 2 * len(examples)
 
 
 def test_a_crash_on_one_call_in_three_is_reported_flaky_and_still_fails_the_gate() -> None:
     result = run(CrashOneCallInThree())
-    crashes = [c for c in result.receipt["counterexamples"] if c["failure"] == "crash"]
+    crashes = [c for c in doc(result.receipt)["counterexamples"] if c["failure"] == "crash"]
     assert crashes
     for crash in crashes:
         assert crash["flaky"] is True, crash
@@ -187,10 +190,10 @@ def test_a_crash_on_one_call_in_three_is_reported_flaky_and_still_fails_the_gate
 def test_a_timeout_that_answers_with_a_longer_budget_is_not_reported() -> None:
     handler = SlowUnderLoad()
     result = run(handler, clock=iter(range(100)).__next__)
-    assert result.receipt["counterexamples"] == []
-    assert result.receipt["invariants"]["no-timeout"] is True
+    assert doc(result.receipt)["counterexamples"] == []
+    assert doc(result.receipt)["invariants"]["no-timeout"] is True
     # Every valid call (the valid cases and the valid seam probes) overran, and was let off.
-    assert result.receipt["diagnostics"]["dismissedTimeouts"] >= result.counts["valid"]
+    assert doc(result.receipt)["diagnostics"]["dismissedTimeouts"] >= result.counts["valid"]
     assert handler.factor == 1.0, "the longer budget is for the replay only"
     assert not decide(GateRules(), [result.receipt]).failed
 
@@ -198,22 +201,22 @@ def test_a_timeout_that_answers_with_a_longer_budget_is_not_reported() -> None:
 def test_the_breaker_stops_a_tool_that_always_times_out_with_one_finding() -> None:
     handler = AlwaysHangs()
     result = run(handler, runs=50)
-    [timeout] = result.receipt["counterexamples"]
+    [timeout] = doc(result.receipt)["counterexamples"]
     assert timeout["failure"] == "timeout"
     assert timeout["reproduced"] == {"runs": 3, "failed": 3}
-    assert result.receipt["breaker"]["after"] == 3
-    assert result.receipt["cases"] == {"valid": 3, "hostile": 0, "seam": 0}
+    assert doc(result.receipt)["breaker"]["after"] == 3
+    assert doc(result.receipt)["cases"] == {"valid": 3, "hostile": 0, "seam": 0}
     # Three cases, the first replayed with the longer budget (the next two are the same
     # hang), then one more replay to confirm the counterexample: no shrinking and no search
     # for the member at fault (every question would cost a timeout).
     assert handler.calls == 3 + 1 + 1
-    assert "untested" in result.receipt["coverage"].values()
+    assert "untested" in doc(result.receipt)["coverage"].values()
 
 
 def test_receipts_with_confirmed_findings_stay_byte_identical() -> None:
     first, second = run(FileSystem()), run(FileSystem())
     assert first.receipt == second.receipt
-    assert first.receipt["receiptHash"] == second.receipt["receiptHash"]
+    assert doc(first.receipt)["receiptHash"] == doc(second.receipt)["receiptHash"]
 
 
 @pytest.mark.parametrize(

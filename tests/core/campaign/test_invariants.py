@@ -13,6 +13,7 @@ from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation, invariant_ledger
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 TOOL = ToolSpec(
     "renderPoster",
@@ -21,7 +22,7 @@ TOOL = ToolSpec(
     dry_run="dryRun",
     max_output_bytes=1000,
 )
-ARGS = {"title": "t", "width": 64, "dryRun": False}
+ARGS: JSONObject = {"title": "t", "width": 64, "dryRun": False}
 
 
 def valid_case(arguments: Any = ARGS, index: int = 3) -> Case:

@@ -8,6 +8,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from tests.documents import doc
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
@@ -61,7 +62,7 @@ def run(handler: Any, seed: int = 5) -> FuzzResult:
 
 def test_a_lax_handler_is_caught_in_every_new_family() -> None:
     result = run(AcceptAll())
-    receipt = result.receipt
+    receipt = doc(result.receipt)
     for family in FAMILIES:
         assert receipt["coverage"][family] == "tested", (family, receipt["mutationCounts"])
         assert receipt["mutationCounts"][family]["confirmed"] > 0
@@ -75,5 +76,5 @@ def test_a_lax_handler_is_caught_in_every_new_family() -> None:
 def test_a_correct_handler_yields_nothing() -> None:
     for seed in (1, 2, 3):
         result = run(Validating(), seed)
-        assert result.receipt["counterexamples"] == [], seed
-        assert all(result.receipt["invariants"].values()), result.receipt["invariants"]
+        assert doc(result.receipt)["counterexamples"] == [], seed
+        assert all(doc(result.receipt)["invariants"].values()), doc(result.receipt)["invariants"]

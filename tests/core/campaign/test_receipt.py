@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
@@ -182,7 +183,7 @@ def test_a_missing_member_or_wrong_format_is_named(builtin_receipt: JSONObject) 
     assert problems(None) != []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=subset_schemas(max_properties=5), seed=st.integers(0, 2**31 - 1))
 def test_random_schemas_give_the_same_receipt_for_the_same_seed(
     schema: dict[str, Any], seed: int

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.documents import doc
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -40,7 +41,7 @@ class Poster:
         return Outcome(OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
 
 
-def runtime_suggestion(breaks: Callable[[dict[str, Any]], bool], runs: int = 24) -> JSONObject:
+def runtime_suggestion(breaks: Callable[[dict[str, Any]], bool], runs: int = 24) -> dict[str, Any]:
     result = fuzz(
         poster.SCHEMA,
         Poster(breaks),
@@ -49,7 +50,7 @@ def runtime_suggestion(breaks: Callable[[dict[str, Any]], bool], runs: int = 24)
         handler_label={"spec": "test"},
         replay_command="test",
     )
-    valid = [c for c in result.receipt["counterexamples"] if c["inputKind"] == "valid"]  # type: ignore[union-attr,index]
+    valid = [c for c in doc(result.receipt)["counterexamples"] if c["inputKind"] == "valid"]
     assert len(valid) == 1, valid
     return valid[0]  # type: ignore[no-any-return]
 
@@ -143,7 +144,7 @@ def test_verification_says_so_when_the_patch_does_not_help() -> None:
         handler_label={"spec": "test"},
         replay_command="test",
     )
-    valid = [c for c in result.receipt["counterexamples"] if c["inputKind"] == "valid"]  # type: ignore[union-attr,index]
+    valid = [c for c in doc(result.receipt)["counterexamples"] if c["inputKind"] == "valid"]
     assert valid
     for example in valid:
         assert example["suggestion"]["verified"] is False
@@ -161,7 +162,7 @@ def test_verification_says_so_when_the_patch_does_not_help() -> None:
     ],
 )
 def test_apply_patch(operations: list[JSONObject], expected: JSONObject) -> None:
-    document = {"a": {"b": 1}, "c": [1]}
+    document: JSONObject = {"a": {"b": 1}, "c": [1]}
     assert apply_patch(document, operations) == expected
     assert document == {"a": {"b": 1}, "c": [1]}  # the original is untouched
 

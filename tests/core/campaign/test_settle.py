@@ -4,6 +4,7 @@ case with two causes is in `test_confirm.py` and, against a real process, in
 
 from __future__ import annotations
 
+from tests.documents import doc
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
@@ -53,10 +54,10 @@ def test_two_bugs_of_one_exception_type_in_two_members_are_both_reported() -> No
     )
     crashes = {
         c["path"]: c
-        for c in result.receipt["counterexamples"]
+        for c in doc(result.receipt)["counterexamples"]
         if c["failure"] == "crash" and c["inputKind"] == "valid"
     }
-    assert set(crashes) == {"/name", "/limit"}, result.receipt["counterexamples"]
+    assert set(crashes) == {"/name", "/limit"}, doc(result.receipt)["counterexamples"]
     assert crashes["/name"]["input"]["name"] == ""
     # The second bug's input keeps a name that does not fail: it never shrinks into the first.
     assert crashes["/limit"]["input"]["limit"] == 10

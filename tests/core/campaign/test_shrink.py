@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.shrink import candidates, shrink, sort_key
-from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
+from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 
 json_values = st.recursive(
     st.none()
@@ -170,7 +171,7 @@ def _wide(v: Any) -> bool:
 
 
 def test_the_poster_example_shrinks_to_the_smallest_failure() -> None:
-    original = {"title": "hello", "width": 999, "palette": ["abcd", "efgh"]}
+    original: JSON = {"title": "hello", "width": 999, "palette": ["abcd", "efgh"]}
     result, sizes = shrink(original, _wide, 300)
     assert result == {"width": 401}
     assert sizes[0] == len(canonical_compact(original))
@@ -184,7 +185,7 @@ def test_the_budget_bounds_the_calls_even_when_nothing_shrinks() -> None:
         calls.append(v)
         return False
 
-    original = {"a": [1, 2, 3, "xyz" * 10], "b": {"c": 12345.678}}
+    original: JSON = {"a": [1, 2, 3, "xyz" * 10], "b": {"c": 12345.678}}
     result, sizes = shrink(original, never, 17)
     assert result == original
     assert sizes == [len(canonical_compact(original))]

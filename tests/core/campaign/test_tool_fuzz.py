@@ -11,13 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.documents import doc
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.seed_run import Campaign
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.campaign.tool_fuzz import Counterexample, FuzzConfig, FuzzResult, fuzz
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.engine.mutate import iter_operators
@@ -129,11 +132,14 @@ def test_correct_builtin_handler_has_no_counterexamples(seeds: range) -> None:
     for seed in seeds:
         result = run_fuzz(BuiltinPosterHandler(), seed=seed)
         failures = [
-            (c["failure"], c["path"], c["input"]) for c in result.receipt["counterexamples"]
+            (c["failure"], c["path"], c["input"]) for c in doc(result.receipt)["counterexamples"]
         ]
         assert failures == [], f"seed {seed}: {failures}"
-        assert all(result.receipt["invariants"].values()), (seed, result.receipt["invariants"])
-        coverage = result.receipt["coverage"]
+        assert all(doc(result.receipt)["invariants"].values()), (
+            seed,
+            doc(result.receipt)["invariants"],
+        )
+        coverage = doc(result.receipt)["coverage"]
         assert {family for family, state in coverage.items() if state == "tested"} == set(
             FAMILIES
         ), seed
@@ -142,18 +148,18 @@ def test_correct_builtin_handler_has_no_counterexamples(seeds: range) -> None:
 
 def test_builtin_run_with_the_reference_oracle_agrees() -> None:
     result = run_fuzz(BuiltinPosterHandler(), oracle="jsonschema")
-    assert result.receipt["counterexamples"] == []
-    assert result.receipt["engine"]["oracle"]["name"] == "jsonschema"
+    assert doc(result.receipt)["counterexamples"] == []
+    assert doc(result.receipt)["engine"]["oracle"]["name"] == "jsonschema"
 
 
 def test_builtin_run_counts_every_case() -> None:
     result = run_fuzz(BuiltinPosterHandler(), seed=41)
     operators = list(iter_operators(compile_schema(poster.SCHEMA), DEFAULT_LIMITS))
-    cases = result.receipt["cases"]
+    cases = doc(result.receipt)["cases"]
     assert cases["valid"] == DEFAULT_RUN_RUNS
     assert cases["hostile"] == max(DEFAULT_RUN_RUNS, len(operators))
-    assert cases["seam"] == len(result.receipt["probes"]) > 0
-    for family, counters in result.receipt["mutationCounts"].items():
+    assert cases["seam"] == len(doc(result.receipt)["probes"]) > 0
+    for family, counters in doc(result.receipt)["mutationCounts"].items():
         assert counters["generated"] == (
             counters["confirmed"] + counters["discarded"] + counters["inapplicable"]
         ), family
@@ -168,10 +174,10 @@ def lax_poster() -> FuzzResult:
 
 
 def test_lax_handler_gets_hostile_accepted_in_every_family(lax_poster: FuzzResult) -> None:
-    examples = lax_poster.receipt["counterexamples"]
+    examples = doc(lax_poster.receipt)["counterexamples"]
     assert {c["failure"] for c in examples} == {"hostile-accepted"}
     assert set(FAMILIES) <= {c["mutation"] for c in examples}
-    invariants = lax_poster.receipt["invariants"]
+    invariants = doc(lax_poster.receipt)["invariants"]
     assert invariants["hostile-rejected"] is False
     assert all(held for name, held in invariants.items() if name != "hostile-rejected")
 
@@ -186,7 +192,7 @@ def test_lax_handler_counterexamples_stay_invalid_where_reported(lax_poster: Fuz
 
 def test_lax_handler_counterexamples_are_recorded_as_minimized(lax_poster: FuzzResult) -> None:
     by_fingerprint = {c.fingerprint: c for c in lax_poster.counterexamples}
-    for recorded in lax_poster.receipt["counterexamples"]:
+    for recorded in doc(lax_poster.receipt)["counterexamples"]:
         example = by_fingerprint[recorded["fingerprint"]]
         assert recorded["input"] == present(example.minimal)
         assert recorded["originalInput"] == present(example.case.input)
@@ -205,10 +211,12 @@ def test_lax_handler_counterexamples_are_recorded_as_minimized(lax_poster: FuzzR
 
 
 def test_shrinking_reaches_small_hostile_inputs(lax_poster: FuzzResult) -> None:
-    by_site = {(c.finding.mutation, c.finding.path): c.minimal for c in lax_poster.counterexamples}
+    by_site: dict[tuple[str, str], Any] = {
+        (c.finding.mutation, c.finding.path): c.minimal for c in lax_poster.counterexamples
+    }
     # Missing required member: everything else at its simplest valid value.
     missing = by_site[("required", "")]
-    assert set(missing) == set(poster.SCHEMA["required"]) - {"title"}
+    assert set(missing) == set(doc(poster.SCHEMA)["required"]) - {"title"}
     assert missing["width"] == 64 and missing["height"] == 64
     assert by_site[("bounds", "/width")]["width"] < 64
 
@@ -224,7 +232,7 @@ def test_replay_coordinates_regenerate_the_original_input(lax_poster: FuzzResult
     for example in lax_poster.counterexamples:
         [replay] = [
             c["replay"]
-            for c in lax_poster.receipt["counterexamples"]
+            for c in doc(lax_poster.receipt)["counterexamples"]
             if c["fingerprint"] == example.fingerprint
         ]
         seed, runs, index = replay["seed"], replay["runs"], replay["case"]
@@ -248,8 +256,8 @@ def test_replay_coordinates_regenerate_the_original_input(lax_poster: FuzzResult
 
 def test_fingerprints_do_not_depend_on_the_seed(lax_poster: FuzzResult) -> None:
     other = run_fuzz(AcceptAll(), seed=12345)
-    assert {c["fingerprint"] for c in other.receipt["counterexamples"]} == {
-        c["fingerprint"] for c in lax_poster.receipt["counterexamples"]
+    assert {c["fingerprint"] for c in doc(other.receipt)["counterexamples"]} == {
+        c["fingerprint"] for c in doc(lax_poster.receipt)["counterexamples"]
     }
 
 
@@ -259,7 +267,7 @@ def test_fingerprints_do_not_depend_on_the_seed(lax_poster: FuzzResult) -> None:
 def test_a_crash_on_valid_input_shrinks_to_a_valid_minimal_input() -> None:
     result = run_fuzz(CrashOnNonAsciiTitle(), seed=41)
     crashes = [c for c in result.counterexamples if c.finding.failure.value == "crash"]
-    assert crashes, result.receipt["counterexamples"]
+    assert crashes, doc(result.receipt)["counterexamples"]
     reference = Draft202012Validator(poster.SCHEMA)
     valid_crash = [c for c in crashes if c.case.valid]
     assert valid_crash
@@ -267,32 +275,32 @@ def test_a_crash_on_valid_input_shrinks_to_a_valid_minimal_input() -> None:
         _check_reported_input(reference, example)
         _check_sizes(example)
         assert example.finding.error["inputValid"] is True
-        title = example.minimal["title"]
+        title = doc(example.minimal)["title"]
         assert len(title) == 1 and not title.isascii(), title
 
 
 def test_a_dry_run_that_commits_is_reported_at_the_flag() -> None:
     result = run_fuzz(CommitsOnDryRun(), seed=41)
-    found = [(c["failure"], c["path"]) for c in result.receipt["counterexamples"]]
+    found = [(c["failure"], c["path"]) for c in doc(result.receipt)["counterexamples"]]
     assert ("dry-run-mutation", "/dryRun") in found
     assert {failure for failure, _ in found} == {"dry-run-mutation"}
     [example] = result.counterexamples
-    assert example.minimal["dryRun"] is True
+    assert doc(example.minimal)["dryRun"] is True
     assert Draft202012Validator(poster.SCHEMA).is_valid(example.minimal)
 
 
 # --- random schemas ----------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=subset_schemas(max_properties=5), seed=st.integers(0, 2**31 - 1))
 def test_lax_handler_on_random_schemas_finds_only_hostile_accepted(
     schema: dict[str, Any], seed: int
 ) -> None:
     """No oracle disagreement (an engine bug), and every report re-judged by `jsonschema`."""
     result = run_fuzz(AcceptAll(), seed=seed, runs=4, document=schema, tool=ToolSpec("random"))
-    failures = {c["failure"] for c in result.receipt["counterexamples"]}
-    assert failures <= {"hostile-accepted"}, result.receipt["counterexamples"]
+    failures = {c["failure"] for c in doc(result.receipt)["counterexamples"]}
+    assert failures <= {"hostile-accepted"}, doc(result.receipt)["counterexamples"]
     reference = Draft202012Validator(schema)
     for example in result.counterexamples:
         _check_reported_input(reference, example)

@@ -26,7 +26,7 @@ TOOL = ToolSpec("refused", expected_rejections=("policy-x",), error_codes="^poli
 
 
 def with_unsupported() -> dict[str, Any]:
-    schema: dict[str, Any] = copy.deepcopy(poster.SCHEMA)  # type: ignore[arg-type]
+    schema: dict[str, Any] = copy.deepcopy(poster.SCHEMA)
     schema["properties"]["title"]["not"] = {"const": "x"}
     schema["not"] = {"required": ["nope"]}
     return schema
@@ -83,7 +83,7 @@ def test_reasons_carry_code_pointer_line_message_and_hint() -> None:
     schema["properties"]["width"].update({"minimum": 10, "maximum": 5})
     text = json.dumps(schema, indent=2)
     reasons = schema_refusals(refusal(schema, CONFIG), line_index(text))
-    receipt = refused_receipt(
+    receipt: dict[str, Any] = refused_receipt(
         schema, reasons, TOOL, CONFIG, handler_label={}, replay_command="toolfuzz-gate"
     )
     assert problems(receipt) == []
@@ -103,7 +103,7 @@ def test_reasons_carry_code_pointer_line_message_and_hint() -> None:
 
 def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
     schema = with_unsupported()
-    receipt = refused_receipt(
+    receipt: dict[str, Any] = refused_receipt(
         schema,
         schema_refusals(refusal(schema, CONFIG)),
         TOOL,
@@ -120,7 +120,7 @@ def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
 
 def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None:
     schema = with_unsupported()
-    receipt = refused_receipt(
+    receipt: dict[str, Any] = refused_receipt(
         schema,
         schema_refusals(refusal(schema, CONFIG)),
         TOOL,

@@ -68,7 +68,11 @@ SUPPORTED_FILES = (
 )
 
 # Files of keywords outside the subset, with the keyword each file is about.
-UNSUPPORTED_FILES = {}
+UNSUPPORTED_FILES = {
+    "not.json": "not",
+    "if-then-else.json": "if",
+    "dependentSchemas.json": "dependentSchemas",
+}
 
 # The subset as the contract states it, written out here independently of the compiler.
 CONSTRAINT_KEYWORDS = frozenset(

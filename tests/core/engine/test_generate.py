@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.documents import doc
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -29,7 +31,7 @@ CASE_INDICES = (0, 1, 2, 3, 5, 11, 64)
 POSTER_CASES = 200
 
 PROPERTY_SETTINGS = settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(120), suppress_health_check=[HealthCheck.too_slow]
 )
 seeds = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 
@@ -53,7 +55,7 @@ def test_every_generated_value_is_valid_under_jsonschema(schema: dict[str, Any],
         assert not errors, f"case {index} for seed {seed}: {value!r} is invalid: {errors}"
 
 
-@settings(PROPERTY_SETTINGS, max_examples=60)
+@settings(PROPERTY_SETTINGS, max_examples=examples(60))
 @given(schema=subset_schemas(), seed=seeds, index=st.integers(min_value=0, max_value=10_000))
 def test_same_seed_and_index_give_the_same_value(
     schema: dict[str, Any], seed: int, index: int
@@ -120,7 +122,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module", params=[41, 1, 2**31 - 1])
-def poster_cases(request: pytest.FixtureRequest) -> list[dict[str, Any]]:
+def poster_cases(request: pytest.FixtureRequest) -> list[Any]:
     compiled = compile_schema(poster.SCHEMA)
     return [generate(compiled, request.param, i, DEFAULT_LIMITS) for i in range(POSTER_CASES)]
 
@@ -163,8 +165,8 @@ def test_poster_cases_toggle_optional_members_and_enums(
 
 def test_low_and_high_cases_sit_at_the_bounds() -> None:
     compiled = compile_schema(poster.SCHEMA)
-    low = generate(compiled, 41, 0, DEFAULT_LIMITS)
-    high = generate(compiled, 41, 1, DEFAULT_LIMITS)
+    low = doc(generate(compiled, 41, 0, DEFAULT_LIMITS))
+    high = doc(generate(compiled, 41, 1, DEFAULT_LIMITS))
     assert (low["width"], low["height"], len(low["title"]), len(low["palette"])) == (64, 64, 1, 1)
     assert "dryRun" not in low
     assert (high["width"], high["height"], len(high["title"]), len(high["palette"])) == (

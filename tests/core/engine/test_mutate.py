@@ -11,12 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.documents import doc
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, fails_exactly_at
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate, generator_for
-from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
+from toolfuzz_gate.core.engine.mutate import Branch, Operator, apply, iter_operators
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.node import CompiledSchema
@@ -36,7 +38,7 @@ POSTER_FAMILIES = {
 ALWAYS_CONFIRMED = {"required", "additionalProperties", "bounds", "length", "array-size"}
 
 PROPERTY_SETTINGS = settings(
-    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(100), suppress_health_check=[HealthCheck.too_slow]
 )
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
@@ -50,7 +52,7 @@ def _reference_sites(validator: Draft202012Validator, instance: Any) -> list[tup
     return [(str(e.validator), _pointer(e.absolute_path)) for e in validator.iter_errors(instance)]
 
 
-def _tokens(operator: Operator) -> list[str | int]:
+def _tokens(operator: Operator) -> list[str | int | Branch]:
     return [token for token, _ in operator.steps]
 
 
@@ -59,7 +61,7 @@ def _text(value: Any) -> str:
     return canonical_compact(value)
 
 
-def _agrees_outside(base: Any, mutant: Any, tokens: list[str | int]) -> bool:
+def _agrees_outside(base: Any, mutant: Any, tokens: list[str | int | Branch]) -> bool:
     """Off the mutated path the mutant keeps the base's values (one axis changed).
 
     Where `apply` had to create the container on the path (the base held another type
@@ -159,7 +161,11 @@ def test_type_mutants_always_break_type_at_their_path(schema: dict[str, Any], se
 
 def test_non_integer_mutant_of_a_large_integer_is_not_an_integer() -> None:
     """`type:non-integer` must leave the integers even at the generator's own edge values."""
-    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+    }
     compiled = compile_schema(schema)
     [operator] = [
         op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.recipe.variant == "non-integer"
@@ -236,11 +242,11 @@ def test_poster_operators_reach_each_keyword_where_it_is(
     assert expected <= sites, sorted(expected - sites)
     assert ("type", "") not in sites, "the root's type is the protocol's, not a near-miss"
     missing = {op.recipe.variant for op in poster_operators if op.keyword == "required"}
-    assert missing == {f"missing:{name}" for name in poster.SCHEMA["required"]}
+    assert missing == {f"missing:{name}" for name in doc(poster.SCHEMA)["required"]}
 
 
 def test_nested_mutation_fills_in_an_absent_optional_path() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "outer": {
@@ -254,14 +260,14 @@ def test_nested_mutation_fills_in_an_absent_optional_path() -> None:
         op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.keyword == "maxLength"
     ]
     assert operator.path == "/outer/inner"
-    mutant = apply(operator, {}, generator_for(3, 0, DEFAULT_LIMITS, "hostile"), compiled.root)
+    mutant = doc(apply(operator, {}, generator_for(3, 0, DEFAULT_LIMITS, "hostile"), compiled.root))
     assert isinstance(mutant, dict)
     assert len(mutant["outer"]["inner"]) == 4
     assert JsonschemaOracle(schema).errors(mutant) == [("maxLength", "/outer/inner")]
 
 
 def test_a_needed_type_is_made_when_the_base_holds_another() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "a": {"type": ["integer", "object"], "properties": {"x": {}}, "required": ["x"]}
@@ -284,7 +290,10 @@ def test_a_needed_type_is_made_when_the_base_holds_another() -> None:
 
 def test_a_location_that_cannot_hold_the_needed_type_is_inapplicable() -> None:
     # minLength on a null-only node never applies: no string can live there.
-    schema = {"type": "object", "properties": {"a": {"type": "null", "minLength": 2}}}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "null", "minLength": 2}},
+    }
     compiled = compile_schema(schema)
     [operator] = [
         op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.keyword == "minLength"
@@ -294,7 +303,7 @@ def test_a_location_that_cannot_hold_the_needed_type_is_inapplicable() -> None:
 
 
 def test_items_of_an_always_empty_array_are_not_mutated() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "array", "maxItems": 0, "items": {"type": "string"}}},
     }

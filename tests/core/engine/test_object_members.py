@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import Generator, generator_for
@@ -48,7 +49,7 @@ def _twins(seed: int, index: int) -> tuple[Generator, Generator]:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=subset_schemas(), seed=seeds, index=st.integers(min_value=0, max_value=50))
 def test_the_table_builds_what_the_plan_builds(
     schema: dict[str, Any], seed: int, index: int
@@ -69,7 +70,7 @@ def test_the_table_builds_what_the_plan_builds(
 
 
 def test_required_names_outside_properties_come_after_the_properties() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "integer"}, "gone": False, "b": {"type": "string"}},
         "required": ["z", "b"],

@@ -18,7 +18,7 @@ from toolfuzz_gate.core.schema.options import DRAFTS
 from toolfuzz_gate.edges.policy_file import policy_schema
 from toolfuzz_gate.errors import PolicyError
 
-SCHEMA = policy_schema()
+SCHEMA: dict[str, Any] = policy_schema()
 
 
 def parse(document: Any, lines: dict[str, int] | None = None) -> Any:
@@ -121,7 +121,7 @@ def test_defaults_when_the_policy_says_little() -> None:
 
 
 def test_resource_limits_are_set_per_tool_and_zero_turns_one_off() -> None:
-    limits = {"memory_limit_mb": 0, "cpu_limit_s": 30, "process_limit": 0}
+    limits: dict[str, Any] = {"memory_limit_mb": 0, "cpu_limit_s": 30, "process_limit": 0}
     handler = {"command": ["x"], **limits}
     policy = parse({"version": 1, "tools": [{"name": "t", "schema": "s", "handler": handler}]})
     assert policy.tools[0].handler == HandlerSettings("command", argv=("x",), **limits)
@@ -227,6 +227,7 @@ def test_allow_refused_items_sit_in_fail_on_globally_or_per_tool() -> None:
     assert gate.allows("anything", "schema.limit-enum")
     assert gate.allows("a", "handler.unusable") and gate.allows("b", "tool.removed")
     assert not gate.allows("t", "handler.unusable")
+    wrong: dict[str, Any]
     for wrong in ({"allow-refused": []}, {"allow-refused": ["x"]}, {"allow": ["a.b"]}):
         with pytest.raises(PolicyError) as caught:
             parse({"version": 1, "gate": {"fail_on": [wrong]}, "tools": tools})

@@ -13,6 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from toolfuzz_gate.core.gate.receipt_diff import (
     FORMAT,
     TOTALS,
@@ -20,10 +22,10 @@ from toolfuzz_gate.core.gate.receipt_diff import (
     diff_receipts,
     gate_failed,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document
 from toolfuzz_gate.errors import ReceiptError
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
 
 FAMILIES = ("type", "enum", "bounds", "length", "required")
 STATES = ("tested", "not-applicable", "unsupported")
@@ -118,11 +120,11 @@ def _entries(diff: JSONObject) -> dict[str, Any]:
 
 @SETTINGS
 @given(receipt_sets())
-def test_a_receipt_set_against_itself_is_empty(side: dict[str, JSONObject]) -> None:
+def test_a_receipt_set_against_itself_is_empty(side: dict[str, Any]) -> None:
     """Nothing new, fixed, added, removed or changed; what fails on both sides is still
     failing (that is a fact about both sides, not a difference)."""
     diff = diff_receipts(side, copy.deepcopy(side))
-    failing = sum(len(r["counterexamples"]) for r in side.values())  # type: ignore[arg-type]
+    failing = sum(len(r["counterexamples"]) for r in side.values())
     assert diff["totals"] == {**dict.fromkeys(TOTALS, 0), "stillFailing": failing}
     for entry in _entries(diff).values():
         assert entry["status"] == "unchanged"
@@ -131,8 +133,7 @@ def test_a_receipt_set_against_itself_is_empty(side: dict[str, JSONObject]) -> N
         assert entry["unsupported"]["added"] == entry["unsupported"]["removed"] == []
         assert entry["coverage"] == entry["invariants"] == []
         assert _fingerprints(entry["counterexamples"]["stillFailing"]) == sorted(
-            cx["fingerprint"]
-            for cx in side[entry["tool"]]["counterexamples"]  # type: ignore[index, union-attr]
+            cx["fingerprint"] for cx in side[entry["tool"]]["counterexamples"]
         )
     assert not gate_failed(diff)
 
@@ -188,14 +189,14 @@ def test_swapping_base_and_head_swaps_the_verdicts(
 @SETTINGS
 @given(receipt_sets(), receipt_sets())
 def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(
-    base: dict[str, JSONObject], head: dict[str, JSONObject]
+    base: dict[str, Any], head: dict[str, Any]
 ) -> None:
     diff = diff_receipts(base, head)
     entries = _entries(diff)
     expected = dict.fromkeys(TOTALS, 0)
     for name, entry in entries.items():
-        before = {cx["fingerprint"] for cx in base.get(name, {}).get("counterexamples", [])}  # type: ignore[union-attr]
-        after = {cx["fingerprint"] for cx in head.get(name, {}).get("counterexamples", [])}  # type: ignore[union-attr]
+        before = {cx["fingerprint"] for cx in base.get(name, {}).get("counterexamples", [])}
+        after = {cx["fingerprint"] for cx in head.get(name, {}).get("counterexamples", [])}
         cx = entry["counterexamples"]
         lost = name in base and name not in head  # these receipts are never refused
         assert entry["coverageLost"] is lost
@@ -215,8 +216,8 @@ def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(
         expected["toolsRemoved"] += entry["status"] == "removed"
         if name in base and name in head:
             expected["coverageDrops"] += sum(
-                base[name]["coverage"].get(family) == "tested"  # type: ignore[union-attr]
-                and head[name]["coverage"].get(family) != "tested"  # type: ignore[union-attr]
+                base[name]["coverage"].get(family) == "tested"
+                and head[name]["coverage"].get(family) != "tested"
                 for family in FAMILIES
             )
     assert diff["totals"] == expected
@@ -231,7 +232,7 @@ def test_totals_are_the_list_lengths_and_lists_follow_the_fingerprints(
 def test_counterexamples_match_by_fingerprint_not_by_input_bytes() -> None:
     base = receipt("poster", fingerprints=("f1",))
     head = copy.deepcopy(base)
-    head["counterexamples"][0]["input"] = {"width": 999}  # type: ignore[index]
+    doc(head)["counterexamples"][0]["input"] = {"width": 999}
     diff = diff_receipts({"poster": base}, {"poster": head})
     entry = _entries(diff)["poster"]
     assert entry["status"] == "unchanged"
@@ -340,7 +341,7 @@ def refused(tool: str, *codes: str) -> JSONObject:
     """A refused receipt: what `core.campaign.tool_fuzz.refused_receipt` writes, in the members the
     diff
     reads."""
-    reasons = [
+    reasons: list[JSON] = [
         {
             "code": code,
             "pointer": f"/p{i}",

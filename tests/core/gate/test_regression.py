@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -166,7 +168,7 @@ def seam(failure: str, error: dict[str, Any]) -> dict[str, Any]:
 def test_a_seam_probe_takes_its_validity_from_the_receipts_probes() -> None:
     example = seam("mutation-on-rejection", {"outcome": "rejected"})
     probes = [{"name": "unsafe-key:__proto__", "path": "", "valid": False}]
-    case = build_case(receipt(example, probes=probes), example)
+    case = doc(build_case(receipt(example, probes=probes), example))
     assert case["expected"]["inputValid"] is False and case["expected"]["outcome"] == "rejected"
     with pytest.raises(ReceiptError, match="does not say whether its input is schema-valid"):
         build_case(receipt(example), example)
@@ -174,7 +176,7 @@ def test_a_seam_probe_takes_its_validity_from_the_receipts_probes() -> None:
 
 def test_a_seam_crash_takes_its_validity_from_the_error() -> None:
     example = seam("crash", {"inputValid": True, "outcome": "crash"})
-    assert build_case(receipt(example), example)["expected"]["inputValid"] is True
+    assert doc(build_case(receipt(example), example))["expected"]["inputValid"] is True
 
 
 def test_select_keeps_the_order_given_and_names_the_known_fingerprints() -> None:
@@ -292,7 +294,7 @@ _values = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(st.dictionaries(st.text(max_size=6), _values, max_size=5))
 def test_promotion_keeps_complete_inputs_exactly_and_refuses_elided_ones(
     arguments: dict[str, Any],

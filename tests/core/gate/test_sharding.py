@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.gate.sharding import MAX_SHARDS, Shard, parse_shard, select, shard_of
 from toolfuzz_gate.errors import UsageError
 
-SETTINGS = settings(max_examples=80, deadline=None)
+SETTINGS = settings(max_examples=examples(80))
 
 units = st.lists(
     st.tuples(st.text(max_size=8), st.integers(-(2**31), 2**31)), unique=True, max_size=60

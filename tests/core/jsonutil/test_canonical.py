@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.jsonutil.canonical import (
     canonical_compact,
     canonical_document,
@@ -21,7 +22,7 @@ from toolfuzz_gate.core.jsonutil.canonical import (
     json_size,
 )
 
-SETTINGS = settings(max_examples=100, deadline=None)
+SETTINGS = settings(max_examples=examples(100))
 
 
 def json_values(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[Any]:
@@ -40,7 +41,7 @@ def json_values(text: st.SearchStrategy[str] | None = None) -> st.SearchStrategy
 
 
 # Text UTF-8 can carry: lone surrogates are what `core.jsonutil.redact` replaces before recording.
-utf8_text = st.text(st.characters(exclude_categories=("Cs",)))
+utf8_text = st.text(st.characters(exclude_categories=["Cs"]))
 
 
 def _reordered(value: Any, keys: st.DataObject) -> Any:

@@ -10,10 +10,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.locate import line_index, line_of
 
-KEYS = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6)
+KEYS = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6)
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | KEYS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(KEYS, inner, max_size=4),
@@ -31,7 +32,7 @@ def pointers(value: Any, where: str = "") -> Iterator[str]:
             yield from pointers(child, jp.join(where, index))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(VALUES)
 def test_every_pointer_is_found_on_the_line_that_names_it(value: Any) -> None:
     text = json.dumps(value, indent=2, ensure_ascii=False)
@@ -49,7 +50,7 @@ def test_every_pointer_is_found_on_the_line_that_names_it(value: Any) -> None:
                 assert row.lstrip().startswith(json.dumps(last, ensure_ascii=False) + ":")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30))
 @given(VALUES)
 def test_compact_text_is_all_on_line_one(value: Any) -> None:
     assert set(line_index(json.dumps(value)).values()) == {1}

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact, canonical_document
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, is_complete, mask_text, present
 
@@ -47,13 +49,13 @@ def test_tokens_are_masked_in_context(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(TOKENS))
 def test_tokens_are_masked_anywhere_in_a_value(name: str) -> None:
     token = TOKENS[name]
-    value = {
+    value: dict[str, Any] = {
         "headers": {"authorization": token},
         "items": ["fine", [token]],
         token: "a credential as a key",
         "number": 7,
     }
-    shown = present(value)
+    shown = doc(present(value))
     text = canonical_document(shown).decode("utf-8")
     assert SECRET_PARTS[name] not in text
     assert isinstance(shown, dict)
@@ -82,13 +84,13 @@ def test_a_long_string_is_kept_as_length_digest_and_head() -> None:
 
 def test_the_display_limit_is_inclusive() -> None:
     assert present("y" * 256) == "y" * 256
-    shown = present("y" * 257)
+    shown = doc(present("y" * 257))
     assert isinstance(shown, dict) and shown["$elided"]["length"] == 257
 
 
 def test_the_head_of_an_elided_string_is_masked_too() -> None:
     token = TOKENS["github-classic"]
-    shown = present(token + " " + "z" * 400)
+    shown = doc(present(token + " " + "z" * 400))
     assert isinstance(shown, dict)
     assert SECRET_PARTS["github-classic"] not in canonical_compact(shown)
     assert not token.startswith(shown["$elided"]["head"][:8])
@@ -119,7 +121,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(json_values)
 def test_presented_values_are_utf8_small_and_stable(value: Any) -> None:
     shown = present(value)
@@ -129,7 +131,7 @@ def test_presented_values_are_utf8_small_and_stable(value: Any) -> None:
     assert is_complete(shown) == (_longest_string(value) <= 256)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100))
 @given(
     st.recursive(
         st.text(alphabet="abcdefgh ", max_size=50) | st.integers(),

@@ -88,7 +88,7 @@ def test_the_draft_decides_how_values_are_read() -> None:
 
 
 def test_format_is_judged_only_when_it_asserts() -> None:
-    schema = {"type": "string", "format": "email", "default": "nope"}
+    schema: dict[str, Any] = {"type": "string", "format": "email", "default": "nope"}
     assert codes(schema) == []
     found = lint(schema, compiled=True, options=SchemaOptions(format_assertion=True))
     assert [f.code for f in found] == ["lint.default-invalid"]

@@ -7,9 +7,10 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.report.context import ReportContext, SchemaSource
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 
 ATOMS = (
     "```",

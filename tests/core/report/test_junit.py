@@ -34,6 +34,7 @@ def test_one_suite_per_tool_and_one_case_per_invariant() -> None:
         ("searchDocs", SUPPORTED_CASE),
     ]
     hostile = failing[("renderPoster", "hostile-rejected")]
+    assert hostile is not None
     assert hostile.get("message") == "accepted a call that breaks maximum at /width"
     assert '"width": 401' in (hostile.text or "")
     assert (root.get("tests"), root.get("failures")) == (str(2 * len(names)), "3")

@@ -11,13 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
 from tests.keyword_laws import check_laws
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.errors import SchemaError
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 
 # (item schema, how many distinct values it admits; None for many)
@@ -65,7 +67,7 @@ def test_unique_booleans_use_both_values_in_every_mode() -> None:
         _wrap({"type": "array", "items": {"type": "boolean"}, "uniqueItems": True, "minItems": 2})
     )
     for index in range(8):
-        value = generate(compiled, 3, index, DEFAULT_LIMITS)
+        value = doc(generate(compiled, 3, index, DEFAULT_LIMITS))
         assert isinstance(value, dict) and sorted(value["t"]) == [False, True]
 
 
@@ -130,7 +132,7 @@ def test_positions_take_their_own_schemas() -> None:
             "minItems": 4,
         }
     )
-    value = generate(compile_schema(schema), 2, 1, DEFAULT_LIMITS)
+    value = doc(generate(compile_schema(schema), 2, 1, DEFAULT_LIMITS))
     assert isinstance(value, dict)
     first, second, *rest = value["t"]
     assert isinstance(first, int) and isinstance(second, str) and rest and set(rest) == {None}

@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaOracle,
@@ -34,7 +36,7 @@ from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaError
 
 Schema = dict[str, Any]
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
 
 
 def _object(**properties: Any) -> Schema:
@@ -180,7 +182,7 @@ def test_near_misses_inside_a_branch_fail_at_the_choice() -> None:
 def test_both_branches_of_an_optional_are_generated() -> None:
     compiled = compile_schema(OPTIONAL_TITLE)
     titles = {
-        type(generate(compiled, 3, index, DEFAULT_LIMITS).get("title", "")).__name__
+        type(doc(generate(compiled, 3, index, DEFAULT_LIMITS)).get("title", "")).__name__
         for index in range(1, 12)
     }
     assert titles == {"str", "NoneType"}
@@ -193,8 +195,10 @@ def test_one_of_two_branch_near_miss_is_valid_for_two_branches() -> None:
     }
     compiled = compile_schema(schema)
     (pair,) = [op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.keyword == "oneOf"]
-    mutant = apply_operator(
-        pair, {"n": -1}, generator_for(1, 0, DEFAULT_LIMITS, "hostile"), compiled.root
+    mutant = doc(
+        apply_operator(
+            pair, {"n": -1}, generator_for(1, 0, DEFAULT_LIMITS, "hostile"), compiled.root
+        )
     )
     assert mutant is not None
     assert isinstance(mutant["n"], int) and mutant["n"] >= 0
@@ -202,7 +206,7 @@ def test_one_of_two_branch_near_miss_is_valid_for_two_branches() -> None:
 
 
 def test_all_of_merges_bounds_and_required() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "allOf": [
             {"properties": {"a": {"type": "integer", "minimum": 3}}, "required": ["a"]},
@@ -214,7 +218,7 @@ def test_all_of_merges_bounds_and_required() -> None:
     assert merged.domain.required == ("a", "b")
     a = merged.domain.property_node("a")
     assert a is not None and (a.domain.lo, a.domain.hi) == (3, 5)
-    values = [generate(compiled, 9, index, DEFAULT_LIMITS) for index in range(10)]
+    values: list[Any] = [generate(compiled, 9, index, DEFAULT_LIMITS) for index in range(10)]
     assert {v["a"] for v in values} <= {3, 4, 5} and all(isinstance(v["b"], bool) for v in values)
 
 

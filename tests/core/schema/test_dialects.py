@@ -13,13 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.schema.dialects import DIALECTS, normalize
 from toolfuzz_gate.errors import SchemaError
 
 # Shaped like the entries of BFCL's own data files (bfcl-eval, BFCL_v4_simple_python.json).
-BFCL = {
+BFCL: dict[str, Any] = {
     "type": "dict",
     "properties": {
         "base": {"type": "integer", "description": "The base."},
@@ -31,7 +33,7 @@ BFCL = {
     },
     "required": ["base", "height", "point"],
 }
-GEMINI = {
+GEMINI: dict[str, Any] = {
     "type": "OBJECT",
     "properties": {
         "city": {"type": "STRING", "nullable": True, "enum": ["Oslo", "Rome"]},
@@ -39,7 +41,7 @@ GEMINI = {
     },
     "required": ["city"],
 }
-OPENAPI = {
+OPENAPI: dict[str, Any] = {
     "type": "object",
     "properties": {
         "note": {"type": "string", "nullable": True},
@@ -79,7 +81,7 @@ def test_rewrites_replay_to_the_result_and_the_input_is_untouched(
     assert rewrites and {r["dialect"] for r in rewrites} == {dialect}
     assert _replay(document, rewrites) == result
     compile_schema(result)  # the rewritten document is in the supported subset
-    jsonschema.Draft202012Validator.check_schema(result)
+    jsonschema.Draft202012Validator.check_schema(doc(result))
 
 
 @pytest.mark.parametrize(("dialect", "document"), CASES)
@@ -93,7 +95,7 @@ def test_without_the_dialect_the_compiler_names_it(dialect: str, document: Any) 
 def test_bfcl_types_and_optional() -> None:
     result, rewrites = normalize(BFCL, "bfcl")
     assert isinstance(result, dict)
-    properties = result["properties"]
+    properties = doc(result)["properties"]
     assert result["type"] == "object"
     assert properties["height"] == {"type": "number", "description": "The height."}
     assert properties["unit"] == {"type": "string", "default": "cm"}
@@ -109,7 +111,7 @@ def test_bfcl_types_and_optional() -> None:
 
 
 def test_bfcl_object_level_optional_list_and_optional_false() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "dict",
         "properties": {"a": {"type": "str"}, "b": {"type": "int", "optional": False}},
         "required": ["a"],
@@ -124,10 +126,13 @@ def test_bfcl_object_level_optional_list_and_optional_false() -> None:
 
 
 def test_bfcl_leaves_what_it_cannot_read_for_the_compiler() -> None:
-    schema = {"type": "dict", "properties": {"a": {"type": "string", "optional": "yes"}}}
+    schema: dict[str, Any] = {
+        "type": "dict",
+        "properties": {"a": {"type": "string", "optional": "yes"}},
+    }
     result, _ = normalize(schema, "bfcl")
     assert isinstance(result, dict)
-    assert result["properties"]["a"]["optional"] == "yes"
+    assert doc(result)["properties"]["a"]["optional"] == "yes"
     with pytest.raises(SchemaError) as caught:
         compile_schema(result)
     assert [(p.code, p.pointer) for p in caught.value.problems] == [
@@ -139,17 +144,17 @@ def test_gemini_lowers_types_and_reads_nullable() -> None:
     result, _ = normalize(GEMINI, "gemini")
     assert isinstance(result, dict)
     assert result["type"] == "object"
-    assert result["properties"]["city"] == {
+    assert doc(result)["properties"]["city"] == {
         "type": ["string", "null"],
         "enum": ["Oslo", "Rome", None],
     }
-    assert result["properties"]["days"] == {"type": "integer", "examples": [3]}
+    assert doc(result)["properties"]["days"] == {"type": "integer", "examples": [3]}
 
 
 def test_openapi_nullable_and_example() -> None:
     result, _ = normalize(OPENAPI, "openapi")
     assert isinstance(result, dict)
-    properties = result["properties"]
+    properties = doc(result)["properties"]
     assert properties["note"] == {"type": ["string", "null"]}
     assert properties["count"] == {"type": ["integer", "null"]}
     assert properties["any"] == {}
@@ -162,7 +167,11 @@ def test_openapi_does_not_read_other_dialects_types() -> None:
 
 
 def test_values_are_never_rewritten() -> None:
-    schema = {"type": "dict", "default": {"type": "float"}, "enum": [{"type": "dict"}]}
+    schema: dict[str, Any] = {
+        "type": "dict",
+        "default": {"type": "float"},
+        "enum": [{"type": "dict"}],
+    }
     result, _ = normalize(schema, "bfcl")
     assert result == {"type": "object", "default": {"type": "float"}, "enum": [{"type": "dict"}]}
 
@@ -207,12 +216,12 @@ def _objects(schema: Any) -> list[dict[str, Any]]:
     return found
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80))
 @given(bfcl_objects())
 def test_bfcl_rewrites_replay_and_leave_only_standard_json_schema(schema: dict[str, Any]) -> None:
     result, rewrites = normalize(schema, "bfcl")
     assert _replay(schema, rewrites) == result
-    jsonschema.Draft202012Validator.check_schema(result)
+    jsonschema.Draft202012Validator.check_schema(doc(result))
     compile_schema(result)
     for before, after in zip(_objects(schema), _objects(result), strict=True):
         flags = {
@@ -242,7 +251,7 @@ def test_real_bfcl_schemas_need_the_dialect_and_read_with_it(path: Path) -> None
     assert any("--dialect bfcl" in p.message for p in caught.value.problems)
     result, rewrites = normalize(document, "bfcl")
     assert rewrites and _replay(document, rewrites) == result
-    jsonschema.Draft202012Validator.check_schema(result)
+    jsonschema.Draft202012Validator.check_schema(doc(result))
     try:
         compile_schema(result)
     except SchemaError as error:  # only the engine's own size limits may still refuse

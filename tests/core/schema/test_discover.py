@@ -18,14 +18,14 @@ def found(document: Any) -> list[tuple[str, Any, str, str]]:
     return [(t.name, t.schema, t.pointer, t.form) for t in discover(document, "fallback")]
 
 
-def refused(document: Any) -> tuple[str, str]:
+def refused(document: Any) -> tuple[str | None, str]:
     with pytest.raises(ToolsError) as caught:
         discover(document, "fallback")
     return caught.value.pointer, caught.value.detail
 
 
 def test_openai_chat_tools_list() -> None:
-    document = [
+    document: list[Any] = [
         {
             "type": "function",
             "function": {"name": "search", "description": "d", "parameters": SCHEMA},

@@ -12,11 +12,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.keyword_laws import DRAFT_07, check_laws
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.schema.validate import validate
 from toolfuzz_gate.errors import SchemaError
 
-TUPLE = {"items": [{"type": "integer"}, {"type": "string"}]}
+TUPLE: dict[str, Any] = {"items": [{"type": "integer"}, {"type": "string"}]}
 CASES: list[tuple[dict[str, Any], list[Any]]] = [
     (
         TUPLE,
@@ -138,7 +139,7 @@ def draft07_schemas(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=draft07_schemas(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 def test_draft07_generation_and_near_misses(schema: dict[str, Any], seed: int) -> None:
     confirmed = check_laws(schema, seed, must_confirm={"dependencies"})

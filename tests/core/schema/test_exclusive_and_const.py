@@ -9,6 +9,7 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, fails_exactly_at
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate, generator_for
@@ -75,13 +76,13 @@ def check_schema(schema: dict[str, Any]) -> None:
             raise AssertionError(f"{operator.label} did not fail where it should: {errors}")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80))
 @given(bounded_numbers())
 def test_exclusive_bounds(schema: dict[str, Any]) -> None:
     check_schema(schema)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80))
 @given(constants())
 def test_const(schema: dict[str, Any]) -> None:
     check_schema(schema)

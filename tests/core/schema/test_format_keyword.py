@@ -10,9 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.documents import doc
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaOracle,
     JsonschemaRsOracle,
+    Oracle,
     fails_exactly_at,
 )
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -49,7 +52,7 @@ def test_an_annotation_by_default() -> None:
     assert not [op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.keyword == "format"]
     # ... that still shapes generation: callers send real addresses.
     for index in range(12):
-        value = generate(compiled, 3, index, DEFAULT_LIMITS)
+        value = doc(generate(compiled, 3, index, DEFAULT_LIMITS))
         assert isinstance(value, dict) and FORMATS["email"].check(value["v"])
 
 
@@ -83,7 +86,7 @@ def test_a_format_must_be_a_string() -> None:
 
 
 def test_uuid_is_not_a_draft_07_format() -> None:
-    schema = {"$schema": DRAFT_07, "format": "uuid"}
+    schema: dict[str, Any] = {"$schema": DRAFT_07, "format": "uuid"}
     assert refusal(schema) == [("schema.unsupported-format", "/format")]
     assert validate(compile_schema(schema), "not-a-uuid")
     dated = compile_schema({"$schema": DRAFT_07, "format": "date"}, options=ASSERTING)
@@ -162,7 +165,10 @@ def format_schemas(draw: st.DrawFn) -> dict[str, Any]:
 
 def _values_and_mutants(schema: dict[str, Any]) -> None:
     compiled = compile_schema(schema, options=ASSERTING)
-    oracles = [JsonschemaOracle(schema, ASSERTING), JsonschemaRsOracle(schema, ASSERTING)]
+    oracles: list[Oracle] = [
+        JsonschemaOracle(schema, ASSERTING),
+        JsonschemaRsOracle(schema, ASSERTING),
+    ]
     bases = [generate(compiled, 11, index, DEFAULT_LIMITS) for index in range(6)]
     for value in bases:
         assert all(oracle.is_valid(value) for oracle in oracles), value
@@ -186,7 +192,7 @@ def _values_and_mutants(schema: dict[str, Any]) -> None:
             assert not validate(compiled, mutant)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(format_schemas())
 def test_values_pass_and_near_misses_fail_exactly_at_format(schema: dict[str, Any]) -> None:
     _values_and_mutants(schema)

@@ -21,7 +21,7 @@ BEHIND_THE_TABLE = (
 
 
 def _imported(path: Path) -> list[str]:
-    found = []
+    found: list[str] = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.extend(alias.name for alias in node.names)

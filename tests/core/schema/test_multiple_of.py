@@ -13,13 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.keyword_laws import check_laws
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.validate import validate
 from toolfuzz_gate.errors import SchemaError
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 FACTORS = (0.01, 0.1, 0.05, 0.25, 0.3, 1.5, 0.001, 1e-8, 2, 3, 7, 10, 0.07, 2.5)
 
@@ -55,7 +56,7 @@ def test_multiples_and_near_misses(schema: dict[str, Any], seed: int) -> None:
 @pytest.mark.parametrize("factor", FACTORS)
 def test_generated_multiples_agree_across_seeds(factor: float) -> None:
     """Many seeds, every case: the float readings of both validators accept each value."""
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"n": {"type": "number", "multipleOf": factor}},
         "required": ["n"],
@@ -86,7 +87,7 @@ def test_a_multiple_needs_every_reading() -> None:
 
 
 def test_no_multiple_within_the_bounds_is_a_contradiction() -> None:
-    schema = {"type": "integer", "multipleOf": 10, "minimum": 1, "maximum": 9}
+    schema: dict[str, Any] = {"type": "integer", "multipleOf": 10, "minimum": 1, "maximum": 9}
     with pytest.raises(SchemaError) as error:
         compile_schema({"type": "object", "properties": {"n": schema}})
     assert [(p.code, p.pointer) for p in error.value.problems] == [
@@ -97,7 +98,7 @@ def test_no_multiple_within_the_bounds_is_a_contradiction() -> None:
 def test_multiples_only_exact_decimals_accept_are_a_contradiction() -> None:
     """7 is 100 times 0.07, but 7 / 0.07 is 100.00000000000001 in binary floating point:
     between 1 and 11 no integer passes both readings."""
-    schema = {"type": "integer", "multipleOf": 0.07, "minimum": 1, "maximum": 11}
+    schema: dict[str, Any] = {"type": "integer", "multipleOf": 0.07, "minimum": 1, "maximum": 11}
     with pytest.raises(SchemaError) as error:
         compile_schema({"type": "object", "properties": {"n": schema}})
     assert [(p.code, p.pointer) for p in error.value.problems] == [
@@ -114,7 +115,7 @@ def test_multiples_only_exact_decimals_accept_are_a_contradiction() -> None:
 
 def test_a_fraction_of_an_integer_is_an_integer_multiple() -> None:
     """Integers that are multiples of 0.5 are every integer: 1 joins the common multiple."""
-    schema = {"type": "integer", "multipleOf": 1.5, "minimum": 1, "maximum": 2}
+    schema: dict[str, Any] = {"type": "integer", "multipleOf": 1.5, "minimum": 1, "maximum": 2}
     with pytest.raises(SchemaError):
         compile_schema({"type": "object", "properties": {"n": schema}})  # only 1.5 lies between
     compiled = compile_schema({"type": "integer", "multipleOf": 1.5, "minimum": 1, "maximum": 3})

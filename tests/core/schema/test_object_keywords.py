@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.keyword_laws import check_laws
+from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.schema.keywords.objects import ADDITIONAL_PROPERTIES
@@ -18,7 +19,7 @@ from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.errors import SchemaError
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
 seeds = st.integers(min_value=0, max_value=2**31 - 1)
 NAMES = ("a", "b", "c", "d", "e")
 LEAVES: tuple[dict[str, Any], ...] = (
@@ -97,7 +98,7 @@ def test_dependent_required(schema: dict[str, Any], seed: int) -> None:
 
 
 def test_present_key_brings_its_dependents() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"card": {"type": "string"}, "billing": {"type": "string"}},
         "required": ["card"],
@@ -109,7 +110,7 @@ def test_present_key_brings_its_dependents() -> None:
 
 
 def test_extra_members_follow_the_additional_schema() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "string"}},
         "additionalProperties": {"type": "integer", "minimum": 5, "maximum": 6},

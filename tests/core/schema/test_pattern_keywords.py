@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaOracle,
     JsonschemaRsOracle,
@@ -94,7 +95,7 @@ def pattern_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return {"type": "object", "properties": {"s": node}, "required": ["s"]}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(pattern_schemas())
 def test_pattern_values_pass_and_near_misses_fail_exactly(schema: dict[str, Any]) -> None:
     _, mutants = bases_and_mutants(schema)
@@ -131,7 +132,7 @@ def keyed_schemas(draw: st.DrawFn) -> dict[str, Any]:
     return schema
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60))
 @given(keyed_schemas())
 def test_pattern_keys_are_generated_valid_and_mutated_exactly(schema: dict[str, Any]) -> None:
     _, mutants = bases_and_mutants(schema)
@@ -173,7 +174,7 @@ def test_a_property_matching_a_pattern_satisfies_both() -> None:
     assert all(10 <= value["f_o"] <= 12 for value in bases)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40))
 @given(
     st.sampled_from(
         [{"maxLength": 3}, {"pattern": "^[a-z]+$"}, {"enum": ["foo", "bar"]}, {"minLength": 2}]

@@ -71,7 +71,7 @@ def test_a_nested_id_beside_references_is_refused() -> None:
 
 
 def test_references_may_point_anywhere_in_the_document() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"$ref": "#/properties/a"}},
         "required": ["a", "b"],
@@ -83,7 +83,7 @@ def test_references_may_point_anywhere_in_the_document() -> None:
 
 
 def test_recursive_models_compile_and_say_so() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$defs": {
             "Node": {
                 "type": "object",
@@ -99,7 +99,7 @@ def test_recursive_models_compile_and_say_so() -> None:
     compiled = compile_schema(schema)
     assert compiled.recursive
     validator = jsonschema.Draft202012Validator(schema)
-    values = [generate(compiled, 2, index, DEFAULT_LIMITS) for index in range(20)]
+    values: list[Any] = [generate(compiled, 2, index, DEFAULT_LIMITS) for index in range(20)]
     assert all(validator.is_valid(v) for v in values)
     assert any(isinstance(v["next"], dict) for v in values)
 
@@ -116,7 +116,7 @@ def test_recursion_without_a_way_out_is_a_contradiction() -> None:
 
 
 def test_draft_07_ignores_the_siblings_of_ref() -> None:
-    schema = {
+    schema: dict[str, Any] = {
         "$schema": DRAFT_07,
         "type": "object",
         "properties": {"a": {"$ref": "#/definitions/s", "maxLength": 1}},
@@ -125,7 +125,8 @@ def test_draft_07_ignores_the_siblings_of_ref() -> None:
     compiled = compile_schema(schema)
     assert compiled.draft == "draft-07"
     validator = jsonschema.Draft7Validator(schema)
-    for value in ({"a": "abc"}, {"a": "a"}):
+    values: tuple[dict[str, Any], ...] = ({"a": "abc"}, {"a": "a"})
+    for value in values:
         assert validate(compiled, value) == validator.is_valid(value)
     assert validate(compiled, {"a": "abc"})
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.schema.regex import (
     HIGH,
     INVALID,
@@ -227,7 +228,7 @@ def test_equal_sources_give_equal_patterns() -> None:
     assert compile_pattern("^a+$") != compile_pattern("^a*$")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300))
 @given(st.text(alphabet="ab.-^$\\()[]{}|*+?,0123dwsbkpuxcZ<>=!:Pé\n", max_size=24))
 def test_any_text_compiles_or_is_refused_with_a_code(source: str) -> None:
     """Untrusted pattern text never raises anything but a coded `PatternError`."""

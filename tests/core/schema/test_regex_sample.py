@@ -11,6 +11,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from tests.profiles import examples
 from toolfuzz_gate.core.schema.regex import (
     HIGH,
     LOW,
@@ -64,7 +65,7 @@ def assert_misses_everywhere(pattern: Pattern, text: str) -> None:
     assert not rs_matches(pattern.source, text), (pattern.source, text)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120))
 @given(patterns(), st.integers(0, 6), st.integers(0, 30), st.integers(0, 2**32))
 def test_drawn_strings_match_under_every_reading(
     source: str, low: int, extra: int, seed: int
@@ -84,7 +85,7 @@ def test_drawn_strings_match_under_every_reading(
         assert_matches_everywhere(pattern, text)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120))
 @given(patterns(), st.integers(0, 2**32))
 def test_low_and_high_draws_succeed_with_room(source: str, seed: int) -> None:
     try:
@@ -99,7 +100,7 @@ def test_low_and_high_draws_succeed_with_room(source: str, seed: int) -> None:
         assert_matches_everywhere(pattern, text)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120))
 @given(patterns(), st.integers(0, 4), st.integers(0, 20), st.integers(0, 2**32))
 def test_near_misses_match_under_no_reading(source: str, low: int, extra: int, seed: int) -> None:
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +69,7 @@ EXPECTED: dict[str, Expected | None] = {
 
 def python_config(
     fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[HandlerConfig]:
+) -> Generator[HandlerConfig, None, None]:
     monkeypatch.setenv("PYTHONPATH", str(FIXTURES / "conformance"))
     function = fault.replace("-", "_")
     yield HandlerConfig(
@@ -83,14 +83,16 @@ def python_config(
 
 def command_config(
     fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[HandlerConfig]:
+) -> Generator[HandlerConfig, None, None]:
     script = FIXTURES / "stdio_tool" / "poster_stdio.py"
     yield HandlerConfig(
         "command", argv=(sys.executable, str(script), "--fault", fault), timeout_ms=TIMEOUT_MS
     )
 
 
-def http_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HandlerConfig]:
+def http_config(
+    fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> Generator[HandlerConfig, None, None]:
     script = FIXTURES / "http_tool" / "poster_http.py"
     state = tmp / "state"
     state.mkdir()
@@ -112,7 +114,9 @@ def http_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         server.stdout.close()
 
 
-def mcp_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HandlerConfig]:
+def mcp_config(
+    fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> Generator[HandlerConfig, None, None]:
     script = FIXTURES / "mcp_tool" / "poster_mcp.py"
     planted = () if fault == "correct" else ("--fault", fault)
     yield HandlerConfig(
@@ -124,7 +128,7 @@ def mcp_config(fault: str, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     )
 
 
-ADAPTERS: dict[str, Callable[..., Iterator[HandlerConfig]]] = {
+ADAPTERS: dict[str, Callable[..., Generator[HandlerConfig, None, None]]] = {
     "python": python_config,
     "command": command_config,
     "http": http_config,

@@ -240,7 +240,7 @@ def test_protocol_breakage_is_a_crash_and_costs_the_process(
 
 def test_rejection_message_is_kept_bounded_and_masked(make_handler: MakeHandler) -> None:
     token = "ghp_" + "a" * 36
-    error = {"code": "policy-x", "message": f"token {token} " + "x" * 1000}
+    error: dict[str, Any] = {"code": "policy-x", "message": f"token {token} " + "x" * 1000}
     outcome = make_handler((sys.executable, ECHO)).call({"respond": {"ok": False, "error": error}})
     assert (outcome.kind, outcome.error_code, outcome.error_path) == (
         OutcomeKind.REJECTED,

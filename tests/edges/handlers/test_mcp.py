@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.documents import doc
 from tests.processes import HAS_PROC, alive, process_gone
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
@@ -128,7 +129,7 @@ def _without_titles_and_defaults(schema: Any) -> Any:
 def test_the_typed_sdk_server_publishes_the_contract_less_additional_properties(
     typed: McpHandler,
 ) -> None:
-    published = typed.input_schema
+    published = doc(typed.input_schema)
     contract = poster.SCHEMA
     # pydantic adds titles and the default of dryRun; it cannot say additionalProperties:
     # false (the SDK's argument models ignore unknown keys), nor keep $schema and description.
@@ -254,7 +255,7 @@ def test_structured_content_is_the_output(correct: McpHandler) -> None:
     assert outcome.output_digest == digest(expected)
     before = outcome.effects_before
     assert outcome.effects_observed and isinstance(before, dict)
-    assert outcome.effects_after == {"committed": before["committed"] + 1}
+    assert outcome.effects_after == {"committed": doc(before)["committed"] + 1}
 
 
 def test_contract_rejections_keep_their_code_and_commit_nothing(correct: McpHandler) -> None:

@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 
 ESCAPING = Path(__file__).resolve().parents[2] / "fixtures" / "stdio_tool" / "escaping_stdio.py"
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"n": {"type": "integer", "minimum": 0, "maximum": 9}},
     "required": ["n"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_command_restart_starts_a_fresh_process_on_the_next_call(closing: list[C
 @pytest.mark.slow
 def test_command_scale_timeout_gives_a_slow_call_the_longer_budget(closing: list[Closer]) -> None:
     handler = command(closing, timeout_ms=300)
-    slow = {"sleep": 0.6}
+    slow: dict[str, Any] = {"sleep": 0.6}
     assert handler.call(slow).kind is OutcomeKind.TIMEOUT
     handler.scale_timeout(3.0)
     assert handler.call(slow).kind is OutcomeKind.ACCEPTED
