@@ -391,6 +391,7 @@ handler = CommandHandler(HandlerConfig(
 print(handler.worker_pid, flush=True)
 if sys.argv[2] == "idle":
     raise KeyboardInterrupt  # between calls: only the exit hook can kill the process
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with it ignored
 threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
 handler.call({"title": "T", "format": "png", "width": 65, "height": 64, "palette": ["#fff"]})
 """

@@ -468,6 +468,7 @@ from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 config = HandlerConfig("mcp", target="sleep", argv=tuple(sys.argv[1:]), timeout_ms=60_000)
 handler = McpHandler(config)
 print(handler.server_pid, flush=True)
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with it ignored
 threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
 handler.call({"seconds": 600})
 """

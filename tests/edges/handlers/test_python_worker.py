@@ -333,6 +333,7 @@ handler = PythonWorkerHandler(
 print(handler.worker_pid, flush=True)
 if sys.argv[1] == "python:stubborn:ping":
     raise KeyboardInterrupt  # between calls: only the exit hook can kill this worker
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with it ignored
 threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
 handler.call({})  # Ctrl-C arrives while the worker is stuck in the call
 """

@@ -176,6 +176,10 @@ def test_descendants_follow_parent_links_and_strays_skip_the_gates_session() -> 
     assert reaper.strays([10], table) == {20, 21}
 
 
+def _default_interrupt() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 _GATE = [sys.executable, "-m", "toolfuzz_gate", "fuzz", "--runs", "1000", "--timeout-ms", "1000"]
 
 
@@ -189,7 +193,13 @@ def test_interrupting_the_gate_leaves_nothing_behind(
     schema.write_text('{"type": "object", "properties": {"n": {"type": "integer"}}}')
     argv = [*_GATE, "--schema", str(schema), "--tool", "t", "--receipt", str(tmp_path / "r")]
     argv += ["--command", "--", sys.executable, str(ESCAPING), mode, str(pids)]
-    gate = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    gate = subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_interrupt,  # a runner started in the background ignores SIGINT
+    )
     try:
         deadline = time.monotonic() + 30
         while len(recorded(pids)) < 4 and gate.poll() is None:
