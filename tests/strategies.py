@@ -14,13 +14,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
+
 JSON = Any
 Schema = dict[str, Any]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 SCALAR_TYPES = ("null", "boolean", "integer", "number", "string")
 CONTAINER_TYPES = ("array", "object")
-UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 
 MAX_DEPTH = 4
 MAX_PROPERTIES = 8

@@ -20,11 +20,11 @@ from tests.strategies import (
     MAX_ITEMS,
     MAX_PROPERTIES,
     MAX_STRING_LENGTH,
-    UNSAFE_NAMES,
     schema_depth,
     subset_schemas,
 )
 from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
 from toolfuzz_gate.core.schema.validate import validate
 
 SETTINGS = settings(

@@ -9,7 +9,6 @@ gets a deadline and an output cap, and its whole process group is killed afterwa
 
 from __future__ import annotations
 
-import atexit
 import re
 import shutil
 import sys
@@ -102,6 +101,3 @@ def load_model_tool(
     schema = load_model_schema(reference, timeout_s=timeout_s, checkout=checkout)
     name = reference.rpartition(":")[2].rpartition(".")[2]
     return ToolDeclaration(name, schema, "", "pydantic")
-
-
-atexit.register(WorkerProcess.kill_all)

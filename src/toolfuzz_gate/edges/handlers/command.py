@@ -28,7 +28,6 @@ CRASH. POSIX only (process groups, non-blocking pipes under `selectors`).
 
 from __future__ import annotations
 
-import atexit
 import os
 import shlex
 import tempfile
@@ -226,6 +225,3 @@ def _startup_problem(line: bytes | Stop) -> tuple[str, str]:
         'stdout carries only responses and an optional first {"effects": ...} line; '
         "write logs to stderr"
     )
-
-
-atexit.register(WorkerProcess.kill_all)

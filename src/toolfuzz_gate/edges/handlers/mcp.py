@@ -36,7 +36,6 @@ the fixture servers).
 
 from __future__ import annotations
 
-import atexit
 import re
 import time
 from typing import Any
@@ -56,7 +55,6 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     list_session_tools,
 )
 from toolfuzz_gate.edges.handlers.rlimits import Limits
-from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
 STARTUP_TIMEOUT_S = 30.0
@@ -305,6 +303,3 @@ def list_tools(
             session.stop(grace_s=1.0)
     finally:
         launch.cleanup()
-
-
-atexit.register(WorkerProcess.kill_all)

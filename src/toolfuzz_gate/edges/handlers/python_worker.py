@@ -8,7 +8,6 @@ starts on the next call. POSIX only (process groups, non-blocking pipes under `s
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import shutil
@@ -278,6 +277,3 @@ def _package_root_if_hidden() -> list[str]:
     known = {str(Path(entry).resolve()) for entry in site.getsitepackages()}
     known.add(str(Path(site.getusersitepackages()).resolve()))
     return [] if root in known else [root]
-
-
-atexit.register(WorkerProcess.kill_all)

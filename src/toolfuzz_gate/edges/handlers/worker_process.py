@@ -12,6 +12,7 @@ tracked so the gate can kill them all on exit, including after Ctrl-C.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import enum
 import os
@@ -308,7 +309,7 @@ class WorkerProcess:
 
     @classmethod
     def kill_all(cls) -> None:
-        """Kill every live child and every stray; registered with `atexit` by the adapters."""
+        """Kill every live child and every stray; registered with `atexit` below."""
         for worker in list(cls._live):
             worker.kill()
         reaper.sweep(cls.live_pids())
@@ -357,3 +358,6 @@ class WorkerProcess:
                 del self._tail[:-STDERR_TAIL_BYTES]
                 self._stderr_total += len(chunk)
         stream.close()
+
+
+atexit.register(WorkerProcess.kill_all)
