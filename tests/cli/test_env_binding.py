@@ -229,3 +229,60 @@ def test_fuzz_out_summary_says_what_failed(sandbox: Path) -> None:
     [entry] = summary["tools"]
     assert [f["failure"] for f in entry["findings"]] == ["valid-rejected"]
     assert "broken: valid-accepted (valid-rejected)" in printed
+
+
+def findings_by_tool(out: Path) -> dict[str, list[str]]:
+    summary = read(out / "summary.json")
+    return {t["tool"]: [f["failure"] for f in t["findings"]] for t in summary["tools"]}
+
+
+@pytest.mark.parametrize(
+    "reset",
+    [
+        "",
+        "    reset_tool: reset\n",
+        "    reset_command: [python3, -c, 'import os; os.remove(\"store.json\")']\n",
+    ],
+    ids=["none", "tool", "command"],
+)
+def test_a_reset_keeps_one_tools_state_out_of_the_next_ones_results(
+    sandbox: Path, reset: str
+) -> None:
+    """`note_add` fills the store; `note_list` crashes on a long note. Without a reset the
+    crash is what `note_add` left; with one, `note_list` is judged on an empty store."""
+    write_tools_file(sandbox)
+    argv = json.dumps(server(sandbox))
+    handler = f"{{mcp: {argv}}}" if not reset else f"\n      mcp: {argv}\n  {reset}"
+    policy = sandbox / "policy.yml"
+    policy.write_text(
+        "version: 1\ndefaults: {runs: 6}\ntools:\n"
+        f"  - name: notes\n    tools: tools.json\n    exclude_tools: [status, reset]\n"
+        f"    handler: {handler}\n",
+        encoding="utf-8",
+    )
+    (sandbox / "store.json").write_text("[]", encoding="utf-8")
+    _code, _, err = invoke("run", "--policy", str(policy), "--out", str(sandbox / "out"))
+    assert "Traceback" not in err
+    found = findings_by_tool(sandbox / "out")
+    assert "valid-rejected" not in found["note_add"]
+    assert found["note_list"] == ([] if reset else ["crash"])
+    label = read(sandbox / "out" / "note_list.json")["handler"]
+    assert ("reset" in label) == bool(reset)
+
+
+def test_a_failing_reset_refuses_the_tool_and_two_resets_are_an_error(sandbox: Path) -> None:
+    write_tools_file(sandbox)
+    argv = json.dumps(server(sandbox))
+    policy = sandbox / "policy.yml"
+    body = "version: 1\ntools:\n  - name: note_list\n    handler:\n      mcp: {argv}\n{extra}"
+    policy.write_text(body.format(argv=argv, extra="      reset_command: ['false']\n"))
+    code, _printed, err = invoke("run", "--policy", str(policy), "--out", str(sandbox / "out"))
+    assert code == 1, err
+    [reason] = read(sandbox / "out" / "note_list.json")["refused"]["reasons"]
+    assert reason["code"] == "handler.unusable"
+    assert "reset command 'false' exited with 1" in reason["message"]
+
+    both = "      reset_command: ['true']\n      reset_tool: reset\n"
+    policy.write_text(body.format(argv=argv, extra=both))
+    code, _, err = invoke("run", "--policy", str(policy), "--out", str(sandbox / "out"))
+    assert code == 2 and "name one reset" in err

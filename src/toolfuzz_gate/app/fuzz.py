@@ -67,6 +67,10 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
             "--effects goes with --handler python:... (a function) or --mcp (a tool)",
             hint="for other handlers use --effects-directory or --effects-command",
         )
+    if flags.reset_tool is not None and not flags.mcp:
+        raise UsageError("--reset-tool goes with --mcp", hint="use --reset-command otherwise")
+    if flags.reset_tool is not None and flags.reset_command is not None:
+        raise UsageError("--reset-command and --reset-tool conflict: name one reset")
     headers = []
     for header in flags.headers:
         name, separator, variable = header.partition("=")
@@ -84,6 +88,8 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
         "process_limit": flags.process_limit,
         "effects_directory": flags.effects_directory,
         "effects_command": tuple(shlex.split(flags.effects_command or "")),
+        "reset_command": tuple(shlex.split(flags.reset_command or "")),
+        "reset_tool": flags.reset_tool,
     }
     if flags.handler is not None:
         return HandlerConfig.from_spec(

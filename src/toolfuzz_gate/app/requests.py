@@ -107,6 +107,8 @@ class HandlerFlags:
     effects: str | None = None
     effects_directory: str | None = None
     effects_command: str | None = None
+    reset_command: str | None = None
+    reset_tool: str | None = None
     timeout_ms: int = 2000
     memory_limit_mb: int | None = None
     cpu_limit_s: int | None = None

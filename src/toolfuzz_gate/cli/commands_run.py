@@ -107,6 +107,8 @@ def build_fuzz_request(
         effects=args.effects,
         effects_directory=args.effects_directory,
         effects_command=args.effects_command,
+        reset_command=args.reset_command,
+        reset_tool=args.reset_tool,
         timeout_ms=args.timeout_ms,
         memory_limit_mb=args.memory_limit_mb,
         cpu_limit_s=args.cpu_limit_s,

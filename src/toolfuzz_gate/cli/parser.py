@@ -160,6 +160,15 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
     one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
     one.add_argument(
+        "--reset-command",
+        action=_Once,
+        metavar="COMMAND",
+        help="a command (one shell-quoted string, run without a shell) run before each tool",
+    )
+    one.add_argument(
+        "--reset-tool", action=_Once, metavar="NAME", help="mcp: a tool called with {} instead"
+    )
+    one.add_argument(
         "--exclude-tool",
         dest="exclude_tools",
         action="append",

@@ -298,6 +298,7 @@ _KIND_ONLY = (
     ("headers", ("http",)),
     ("tool", ("mcp",)),
     ("server", ("http",)),
+    ("reset_tool", ("mcp",)),
 )
 
 
@@ -319,6 +320,11 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSett
             raise locate.error(
                 jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
             )
+    if "reset_command" in given and "reset_tool" in given:
+        raise locate.error(
+            jp.join(where, "reset_tool"),
+            "name one reset: reset_command or reset_tool, not both",
+        )
     if "effects_directory" in given and "effects_command" in given:
         raise locate.error(
             jp.join(where, "effects_command"),
@@ -339,6 +345,8 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSett
         process_limit=given.get("process_limit"),
         effects_directory=given.get("effects_directory"),
         effects_command=tuple(given.get("effects_command", ())),
+        reset_command=tuple(given.get("reset_command", ())),
+        reset_tool=given.get("reset_tool"),
     )
 
 
