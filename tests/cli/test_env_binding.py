@@ -286,3 +286,21 @@ def test_a_failing_reset_refuses_the_tool_and_two_resets_are_an_error(sandbox: P
     policy.write_text(body.format(argv=argv, extra=both))
     code, _, err = invoke("run", "--policy", str(policy), "--out", str(sandbox / "out"))
     assert code == 2 and "name one reset" in err
+
+
+def test_tools_left_out_by_flag_are_not_removed_against_stored_receipts(sandbox: Path) -> None:
+    code, _, err, out = run_tools_policy(sandbox, "    exclude_tools: [status, note_add]\n")
+    assert code == 0, err
+    stored = sandbox / "stored"
+    out.rename(stored)
+    code, _, err, out = run_tools_policy(
+        sandbox,
+        "    exclude_tools: [status, note_add]\n",
+        "--tool",
+        "reset",
+        "--baseline-dir",
+        str(stored),
+    )
+    assert code == 0, err
+    diff = read(out / "diff.json")
+    assert [entry["tool"] for entry in diff["tools"]] == ["reset"]
