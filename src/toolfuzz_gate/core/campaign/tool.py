@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -48,15 +49,16 @@ class ToolSpec:
     def with_fixed(self, value: JSON) -> JSON:
         """`value` with every fixed argument set."""
         for pointer, fixed in self.fixed:
-            value = jp.with_member(value, pointer, fixed)  # type: ignore[assignment]
+            value = cast(JSON, jp.with_member(value, pointer, fixed))
         return value
 
     def keeps_fixed(self, value: JSON) -> bool:
         """Whether `value` carries every fixed argument as fixed."""
-        return all(
-            (found := jp.member_at(value, pointer)) is not jp.MISSING and json_equal(found, fixed)  # type: ignore[arg-type]
-            for pointer, fixed in self.fixed
-        )
+        for pointer, fixed in self.fixed:
+            found = jp.member_at(value, pointer)
+            if found is jp.MISSING or not json_equal(cast(JSON, found), fixed):
+                return False
+        return True
 
     def fixed_json(self) -> JSONObject:
         """The fixed arguments as the receipt records them: pointer -> value."""
