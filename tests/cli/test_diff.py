@@ -270,7 +270,11 @@ def test_acceptance_in_a_real_git_repository(
     repo, base_sha, head_sha = project
     base = receipts_at(repo, base_sha, tmp_path / "base")
     head = receipts_at(repo, head_sha, tmp_path / "head")
-    assert sorted(p.name for p in base.iterdir()) == ["echo.json", "renderPoster.json"]
+    assert sorted(p.name for p in base.iterdir()) == [
+        "echo.json",
+        "renderPoster.json",
+        "summary.json",
+    ]
     assert sh(repo, "worktree", "list", "--porcelain").count("worktree ") == 1
 
     code, forward = _diff(base, head)

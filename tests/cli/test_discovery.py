@@ -53,6 +53,12 @@ def test_every_tool_in_a_tools_file_gets_its_receipt(tools_file: Path, tmp_path:
     assert sorted(p.name for p in out_dir.iterdir()) == [
         "renderPoster.json",
         "renderPosterAgain.json",
+        "summary.json",
+    ]
+    summary = read(out_dir / "summary.json")
+    assert [t["receipt"] for t in summary["tools"]] == [
+        "renderPoster.json",
+        "renderPosterAgain.json",
     ]
     assert read(out_dir / "renderPosterAgain.json")["tool"] == "renderPosterAgain"
     assert "dialect" not in read(out_dir / "renderPoster.json")

@@ -303,8 +303,10 @@ def test_fuzz_mcp_fuzzes_every_listed_tool_and_names_each(tmp_path: Path) -> Non
         sys.executable, str(MCP_SERVER), "--log-stdout",
     )  # fmt: skip
     assert code == 1, err  # the business rules are not declared as expected rejections
-    names = sorted(path.stem for path in out.glob("*.json"))
+    names = sorted(path.stem for path in out.glob("*.json") if path.name != "summary.json")
     assert names == ["echo_text", "render_poster", "state"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert sorted(str(entry["tool"]) for entry in summary["tools"]) == names
     for name in names:
         assert text.count(f"{name}: seed 41") == 1
     receipt = json.loads((out / "render_poster.json").read_text(encoding="utf-8"))

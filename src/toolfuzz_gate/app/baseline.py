@@ -19,7 +19,7 @@ from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
 from toolfuzz_gate.app.policy_plan import override_values, receipt_set
 from toolfuzz_gate.app.policy_run import run_policy
 from toolfuzz_gate.app.progress import Progress
-from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
+from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
@@ -42,7 +42,8 @@ def baseline_diff(
     run = request.run
     if request.directory is not None:
         overrides = override_values(run.overrides)
-        return stored_baseline_diff(request.directory, head, loaded, overrides)
+        chosen = _chosen(load_receipts(request.directory), run.overrides)
+        return stored_baseline_diff(request.directory, head, loaded, overrides, chosen)
     assert request.ref is not None, "a baseline names a ref or a directory"
     git = Git(loaded.root)
     ref = request.ref
@@ -125,12 +126,35 @@ def rerun_baseline_diff(
     )
 
 
+def _chosen(base: ReceiptSet, overrides: RunOverrides) -> ReceiptSet:
+    """The stored receipts of the tools `--tool` / `--exclude-tool` leave in the run: the
+    others were not run on head, which does not make them removed."""
+    if not overrides.tools and not overrides.exclude_tools:
+        return base
+
+    def kept(receipt: JSONObject) -> bool:
+        name = str(receipt.get("tool"))
+        picked = name in overrides.tools if overrides.tools else True
+        return picked and name not in overrides.exclude_tools
+
+    keys = [key for key, receipt in base.receipts.items() if kept(receipt)]
+    return ReceiptSet(
+        {key: base.receipts[key] for key in keys},
+        {key: base.files[key] for key in keys if key in base.files},
+    )
+
+
 def stored_baseline_diff(
-    directory: Path, head: ReceiptSet, loaded: LoadedPolicy, overrides: Mapping[str, Any]
+    directory: Path,
+    head: ReceiptSet,
+    loaded: LoadedPolicy,
+    overrides: Mapping[str, Any],
+    base: ReceiptSet | None = None,
 ) -> JSONObject:
-    """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`):
-    the base's handlers are not at hand, so only "fixed" is checked by replay on head."""
-    base = load_receipts(directory)
+    """The diff of `head` against the receipts stored in `directory` (`--baseline-dir`;
+    `base`: those of them to compare, default all): the base's handlers are not at hand,
+    so only "fixed" is checked by replay on head."""
+    base = load_receipts(directory) if base is None else base
     on_head = reproduced_on(loaded, overrides, base, unmatched(base, head))
     return diff_sets(
         base,

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import replace
 from typing import Any, TextIO
 
+from toolfuzz_gate.app.gate_results import build_summary
+from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
+from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.verdict import decide
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt
-from toolfuzz_gate.edges.files import load_json
+from toolfuzz_gate.edges.files import load_json, write_document
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import UsageError
@@ -60,6 +67,10 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
             "--effects goes with --handler python:... (a function) or --mcp (a tool)",
             hint="for other handlers use --effects-directory or --effects-command",
         )
+    if flags.reset_tool is not None and not flags.mcp:
+        raise UsageError("--reset-tool goes with --mcp", hint="use --reset-command otherwise")
+    if flags.reset_tool is not None and flags.reset_command is not None:
+        raise UsageError("--reset-command and --reset-tool conflict: name one reset")
     headers = []
     for header in flags.headers:
         name, separator, variable = header.partition("=")
@@ -77,6 +88,8 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
         "process_limit": flags.process_limit,
         "effects_directory": flags.effects_directory,
         "effects_command": tuple(shlex.split(flags.effects_command or "")),
+        "reset_command": tuple(shlex.split(flags.reset_command or "")),
+        "reset_tool": flags.reset_tool,
     }
     if flags.handler is not None:
         return HandlerConfig.from_spec(
@@ -103,7 +116,28 @@ def build_tool_spec(request: FuzzRequest, name: str) -> ToolSpec:
         expected_rejections=tuple(request.expected_rejections),
         error_codes=request.error_codes,
         dry_run=request.dry_run,
+        fixed=build_fixed(request.fixed_arguments),
     )
+
+
+def build_fixed(given: tuple[str, ...]) -> tuple[tuple[str, JSON], ...]:
+    """`--fixed-argument POINTER=JSON` flags as (pointer, value) pairs, sorted."""
+    fixed: dict[str, JSON] = {}
+    for item in given:
+        pointer, separator, text = item.partition("=")
+        if not separator or not pointer.startswith("/"):
+            raise UsageError(
+                f"--fixed-argument {item!r} is not POINTER=JSON",
+                hint="""e.g. --fixed-argument '/repo_path="/tmp/repo"'""",
+            )
+        try:
+            fixed[pointer] = json.loads(text)
+        except ValueError:
+            raise UsageError(
+                f"--fixed-argument {pointer}: {text!r} is not JSON",
+                hint="a string is quoted: '/repo_path=\"/tmp/repo\"'",
+            ) from None
+    return tuple(sorted(fixed.items()))
 
 
 def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
@@ -122,12 +156,15 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
     ]
     if len(sources) > 1:
         raise UsageError(f"{' and '.join(sources)} conflict: name the schema one way")
+    if request.exclude_tools and (request.schema is not None or request.model is not None):
+        raise UsageError("--exclude-tool goes with --tools or --mcp (several tools)")
     if request.schema is not None:
         schema = load_json(request.schema, what="schema")
         name = request.tool or request.schema.stem
         return [ToolRun(schema, handler, build_tool_spec(request, name), config, replay)]
     if request.tools is not None or request.model is not None:
         declared = build_declarations(request)
+        kept = set(_not_excluded([tool.name for tool in declared], request))
         return [
             ToolRun(
                 tool.schema,
@@ -137,6 +174,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
                 replay,
             )
             for tool in declared
+            if tool.name in kept
         ]
     if handler.kind != "mcp":
         raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
@@ -147,6 +185,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         listed = [tool for tool in listed if tool.get("name") == request.tool]
         if not listed:
             raise UsageError(f"the MCP server lists no tool named {request.tool!r}")
+    kept = set(_not_excluded([str(tool.get("name")) for tool in listed], request))
     return [
         ToolRun(
             tool.get("inputSchema", {}),
@@ -156,7 +195,23 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
             replay,
         )
         for tool in listed
+        if str(tool.get("name")) in kept
     ]
+
+
+def _not_excluded(names: list[str], request: FuzzRequest) -> list[str]:
+    """`names` less those `--exclude-tool` gives; an excluded name that is none of them is
+    a usage error, as is excluding every one."""
+    for name in request.exclude_tools:
+        if name not in names:
+            raise UsageError(
+                f"--exclude-tool {name!r}: no such tool to fuzz",
+                hint=f"the tools: {', '.join(names)[:300] or 'none'}",
+            )
+    kept = [name for name in names if name not in request.exclude_tools]
+    if not kept:
+        raise UsageError("--exclude-tool leaves no tool to fuzz")
+    return kept
 
 
 def build_declarations(request: FuzzRequest) -> list[ToolDeclaration]:
@@ -184,25 +239,40 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
         raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
     if request.receipt is not None and len(runs) != 1:
         raise UsageError(f"{len(runs)} tools to fuzz: use --out DIR instead of --receipt")
+    if request.cases is not None and len(runs) != 1:
+        raise UsageError(
+            f"--cases logs one tool's cases and there are {len(runs)} tools to fuzz",
+            hint="pick one with --tool NAME",
+        )
     located = build_schema_lines(request)
-    failed = False
+    written: list[Written] = []
+    for tool_run in runs:
+        problem = fixed_not_admitted(tool_run.schema, tool_run.tool, tool_run.config)
+        if problem is not None:
+            raise UsageError(f"--fixed-argument: {tool_run.tool.name}: {problem}")
     for tool_run in runs:
         receipt_path = request.receipt or (request.out or DEFAULT_OUT) / receipt_name(
             tool_run.tool.name
         )
-        cases = request.cases if len(runs) == 1 else None
         done = attempt(
             tool_run,
             receipt_path,
-            cases,
+            request.cases,
             diagnostics=request.diagnostics,
             located=located.get(tool_run.tool.name),
         )
-        failed = failed or done.refused or bool(done.receipt["counterexamples"])
+        written.append(Written(done.receipt, receipt_path.name, done.refused))
         render = render_refused_summary if done.refused else render_receipt_summary
         print(render(done.receipt, str(receipt_path)), file=out)
-    print(f"gate: {'FAILED' if failed else 'passed'}", file=out)
-    return ExitCode.FAILED if failed else ExitCode.PASSED
+    # The default gate rules: any counterexample fails, and so does any refusal (there is
+    # no base for a refusal to be old against).
+    verdict = decide(GateRules(), [item.receipt for item in written], None)
+    if request.receipt is None:
+        summary = build_summary(verdict, written)
+        summary["regressions"] = []
+        write_document((request.out or DEFAULT_OUT) / "summary.json", summary)
+    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
+    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
 
 
 def build_schema_lines(request: FuzzRequest) -> dict[str, SchemaLines]:
@@ -215,9 +285,3 @@ def build_schema_lines(request: FuzzRequest) -> dict[str, SchemaLines]:
         declared = load_declarations(request.tools)
         return {tool.name: SchemaLines(declared.lines, tool.pointer) for tool in declared.tools}
     return {}
-
-
-def receipt_name(tool: str, seed: int | None = None) -> str:
-    """`NAME.json`, or `NAME.seed-N.json` when a tool runs under several seeds."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100] or "tool"
-    return f"{safe}.json" if seed is None else f"{safe}.seed-{seed}.json"

@@ -3,12 +3,12 @@ the user's overrides applied, and the receipt file each writes; and what a run w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.app.fuzz import receipt_name
 from toolfuzz_gate.app.requests import RunOverrides
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
@@ -16,7 +16,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.errors import PolicyError
+from toolfuzz_gate.errors import PolicyError, UsageError
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,10 @@ def plan_policy(loaded: LoadedPolicy, overrides: RunOverrides) -> list[Planned]:
     values = override_values(overrides)
     planned: list[Planned] = []
     names: set[str] = set()
-    for tool in policy_tools(loaded):
+    # The base's policy may lack a tool the head's has (or the other way): the names are
+    # checked against the head's, and the base takes those it has.
+    strict = loaded.mirrors is None
+    for tool in chosen_tools(policy_tools(loaded), overrides, strict=strict):
         options = replace(tool.options, **values)
         for seed in options.seeds:
             name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
@@ -75,16 +78,52 @@ def plan_policy(loaded: LoadedPolicy, overrides: RunOverrides) -> list[Planned]:
 
 def policy_tools(loaded: LoadedPolicy) -> list[ToolPolicy]:
     """The policy's tools in order, each tools-file entry without `tool:` expanded."""
-    return [one for entry in loaded.policy.tools for one in _expanded(entry)]
+    return [one for entry in loaded.policy.tools for one in _expanded(entry, loaded)]
 
 
-def _expanded(tool: ToolPolicy) -> list[ToolPolicy]:
+def chosen_tools(
+    tools: Sequence[ToolPolicy], overrides: RunOverrides, *, strict: bool = True
+) -> list[ToolPolicy]:
+    """The tools `--tool` picks (all without it), less those `--exclude-tool` names; when
+    `strict`, a name that is no tool of the policy is a usage error (a typo would otherwise
+    fuzz nothing, or everything)."""
+    known = [tool.name for tool in tools]
+    for flag, names in (("--tool", overrides.tools), ("--exclude-tool", overrides.exclude_tools)):
+        for name in names:
+            if strict and name not in known:
+                raise UsageError(
+                    f"{flag} {name!r}: the policy has no such tool",
+                    hint=f"its tools: {', '.join(known)[:300] or 'none'}",
+                )
+    picked = set(overrides.tools) if overrides.tools else set(known)
+    picked -= set(overrides.exclude_tools)
+    return [tool for tool in tools if tool.name in picked]
+
+
+def _expanded(tool: ToolPolicy, loaded: LoadedPolicy) -> list[ToolPolicy]:
     """An entry naming a tools file without `tool:` stands for every tool the file declares,
-    each under its declared name (and with its own receipt)."""
+    each under its declared name (and with its own receipt), but those `exclude_tools`
+    names."""
     if tool.tools is None or tool.pick is not None:
         return [tool]
-    declared = load_declarations(Path(tool.tools)).tools
-    return [replace(tool, name=item.name, pick=item.name) for item in declared]
+    declared = [item.name for item in load_declarations(Path(tool.tools)).tools]
+    for index, name in enumerate(tool.exclude):
+        if name not in declared:
+            key = f"{tool.pointer}/exclude_tools/{index}"
+            raise PolicyError(
+                f"exclude_tools: the tools file declares no tool named {name!r}",
+                file=loaded.file,
+                line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
+                key=key[1:],
+                hint=f"it declares: {', '.join(declared)[:300]}",
+            )
+    return [replace(tool, name=name, pick=name) for name in declared if name not in tool.exclude]
+
+
+def receipt_name(tool: str, seed: int | None = None) -> str:
+    """`NAME.json`, or `NAME.seed-N.json` when a tool runs under several seeds."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100] or "tool"
+    return f"{safe}.json" if seed is None else f"{safe}.seed-{seed}.json"
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:

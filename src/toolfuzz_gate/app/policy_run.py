@@ -25,7 +25,7 @@ from toolfuzz_gate.app.tool_setup import (
 )
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.report.context import SchemaSource
@@ -33,7 +33,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.errors import HandlerError
+from toolfuzz_gate.errors import HandlerError, PolicyError
 
 
 def run_policy(
@@ -99,4 +99,28 @@ def _prepare(
         schema = tool_schema(tool, handler, loaded, listings)
     except HandlerError as error:
         return Prepared(handler, None, spec, None, error_refusal(error))
+    _check_fixed(tool, schema, spec, options, loaded)
     return Prepared(handler, schema, spec, schema_source(tool, loaded))
+
+
+def _check_fixed(
+    tool: ToolPolicy, schema: JSON, spec: ToolSpec, options: RunOptions, loaded: LoadedPolicy
+) -> None:
+    """`fixed_arguments` the tool's schema does not admit are the policy's error: every
+    valid case would be invalid."""
+    config = FuzzConfig(
+        options.seeds[0],
+        options.runs,
+        options=SchemaOptions(options.default_draft, options.format_assertion),
+        dialect=options.dialect,
+    )
+    problem = fixed_not_admitted(schema, spec, config)
+    if problem is not None:
+        key = f"{tool.pointer}/fixed_arguments"
+        raise PolicyError(
+            f"{tool.name}: {problem}",
+            file=loaded.file,
+            line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
+            key=key[1:],
+            hint="fix a value so the tool's schema admits it, or drop it",
+        )

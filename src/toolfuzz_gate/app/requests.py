@@ -26,6 +26,10 @@ class RunOverrides:
     runs: int | None = None
     format_assertion: bool = False
     default_draft: str | None = None
+    tools: tuple[str, ...] = ()
+    """`--tool NAME`: fuzz only these tools of the policy (empty: every tool)."""
+    exclude_tools: tuple[str, ...] = ()
+    """`--exclude-tool NAME`: leave these tools of the policy out."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ class HandlerFlags:
     effects: str | None = None
     effects_directory: str | None = None
     effects_command: str | None = None
+    reset_command: str | None = None
+    reset_tool: str | None = None
     timeout_ms: int = 2000
     memory_limit_mb: int | None = None
     cpu_limit_s: int | None = None
@@ -122,6 +128,10 @@ class FuzzRequest:
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
     dry_run: str | None = None
+    exclude_tools: tuple[str, ...] = ()
+    """`--exclude-tool NAME`: tools of a tools file or an MCP server's listing left out."""
+    fixed_arguments: tuple[str, ...] = ()
+    """`--fixed-argument POINTER=JSON`, as given."""
     receipt: Path | None = None
     out: Path | None = None
     cases: Path | None = None

@@ -42,6 +42,7 @@ def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
         error_codes=tool.error_codes,
         dry_run=tool.dry_run,
         max_output_bytes=options.max_output_bytes,
+        fixed=tool.fixed,
     )
 
 

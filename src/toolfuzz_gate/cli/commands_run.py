@@ -35,6 +35,9 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
         ):
             if given is not None:
                 raise UsageError(f"{flag} goes with --policy")
+        for flag, names in (("--tool", args.tools), ("--exclude-tool", args.exclude_tools)):
+            if names:
+                raise UsageError(f"{flag} goes with --policy")
         return _builtin_run(args, argv)
     if args.cases is not None:
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
@@ -67,6 +70,8 @@ def _policy_run(args: argparse.Namespace, argv: Sequence[str]) -> PolicyRunReque
             default_draft=(
                 args.default_draft if getattr(args, "_seen_default_draft", False) else None
             ),
+            tools=tuple(args.tools),
+            exclude_tools=tuple(args.exclude_tools),
         ),
         oracle=args.oracle,
         diagnostics=args.diagnostics,
@@ -102,6 +107,8 @@ def build_fuzz_request(
         effects=args.effects,
         effects_directory=args.effects_directory,
         effects_command=args.effects_command,
+        reset_command=args.reset_command,
+        reset_tool=args.reset_tool,
         timeout_ms=args.timeout_ms,
         memory_limit_mb=args.memory_limit_mb,
         cpu_limit_s=args.cpu_limit_s,
@@ -123,6 +130,8 @@ def build_fuzz_request(
         expected_rejections=tuple(args.expected_rejection),
         error_codes=args.error_codes,
         dry_run=args.dry_run,
+        exclude_tools=tuple(args.exclude_tools),
+        fixed_arguments=tuple(args.fixed_arguments),
         receipt=args.receipt,
         out=args.out,
         cases=args.cases,

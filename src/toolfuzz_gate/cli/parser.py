@@ -109,6 +109,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --policy: run only shard I of N (1 <= I <= N <= 256) of the tools x seeds, "
         "writing shard.json for `merge`; no summary.json and no verdict",
     )
+    run.add_argument(
+        "--tool",
+        dest="tools",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --policy: fuzz only this tool (repeatable)",
+    )
+    run.add_argument(
+        "--exclude-tool",
+        dest="exclude_tools",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --policy: leave this tool out (repeatable)",
+    )
 
     one = commands.add_parser(
         "fuzz",
@@ -143,6 +159,31 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--env", action="append", default=[], metavar="NAME", help="pass through")
     one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
     one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
+    one.add_argument(
+        "--reset-command",
+        action=_Once,
+        metavar="COMMAND",
+        help="a command (one shell-quoted string, run without a shell) run before each tool",
+    )
+    one.add_argument(
+        "--reset-tool", action=_Once, metavar="NAME", help="mcp: a tool called with {} instead"
+    )
+    one.add_argument(
+        "--exclude-tool",
+        dest="exclude_tools",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="with --tools or --mcp: leave this tool out (repeatable)",
+    )
+    one.add_argument(
+        "--fixed-argument",
+        dest="fixed_arguments",
+        action="append",
+        default=[],
+        metavar="POINTER=JSON",
+        help="every call carries this argument as given, e.g. /repo_path='\"/tmp/r\"' (repeatable)",
+    )
     one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
     one.add_argument(
         "--effects",

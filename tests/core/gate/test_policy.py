@@ -241,3 +241,37 @@ def test_gate_flaky_fails_by_default_and_can_note_instead() -> None:
     assert noting.gate.flaky == "note"
     with pytest.raises(PolicyError, match="gate/flaky"):
         parse({"version": 1, "gate": {"flaky": "ignore"}, "tools": [entry]})
+
+
+def test_fixed_arguments_exclusions_and_resets_become_settings() -> None:
+    entry = {
+        "name": "t",
+        "tools": "tools.json",
+        "exclude_tools": ["b", "a"],
+        "fixed_arguments": {"/z": [1], "/a/b": "x"},
+        "handler": {"mcp": ["s"], "reset_tool": "wipe"},
+    }
+    [tool] = parse({"version": 1, "tools": [entry]}).tools
+    assert tool.exclude == ("b", "a")
+    assert tool.fixed == (("/a/b", "x"), ("/z", [1]))
+    assert tool.handler == HandlerSettings("mcp", argv=("s",), reset_tool="wipe")
+    command = {"name": "c", "schema": "s", "handler": {"command": ["x"], "reset_command": ["r"]}}
+    assert parse({"version": 1, "tools": [command]}).tools[0].handler.reset_command == ("r",)
+
+
+def test_reset_tool_belongs_to_mcp_and_one_reset_is_named() -> None:
+    python = {"name": "t", "schema": "s", "handler": {"python": "m:f", "reset_tool": "w"}}
+    with pytest.raises(PolicyError, match="reset_tool goes with a mcp handler, not python"):
+        parse({"version": 1, "tools": [python]})
+    both = {"mcp": ["s"], "reset_tool": "w", "reset_command": ["r"]}
+    with pytest.raises(PolicyError, match="name one reset"):
+        parse({"version": 1, "tools": [{"name": "t", "handler": both}]})
+
+
+def test_exclude_tools_needs_a_tools_file_of_every_tool() -> None:
+    for extra in ({}, {"tools": "tools.json", "tool": "a"}):
+        entry = {"name": "t", "schema": "s", "handler": {"python": "m:f"}, "exclude_tools": ["a"]}
+        if extra:
+            del entry["schema"]
+        with pytest.raises(PolicyError, match="`exclude_tools` goes with a `tools` file entry"):
+            parse({"version": 1, "tools": [{**entry, **extra}]})

@@ -75,6 +75,8 @@ def minimize(
             return False
         if pinned and held(candidate, pinned) != candidate:
             return False
+        if not campaign.tool.keeps_fixed(candidate):
+            return False
         # The same validation errors, or none for a valid case: the step keeps the
         # input on the same side of the schema, failing for the same reasons.
         if sorted(oracle.errors(candidate)) != original_errors:
@@ -114,6 +116,8 @@ def diagnose(
     def probe(candidate: JSON) -> bool | None:
         """Does `candidate` fail the same way (None: invalid, or another bug in the way)?"""
         if not isinstance(candidate, dict) or not oracle.is_valid(candidate):
+            return None
+        if not campaign.tool.keeps_fixed(candidate):
             return None
         observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
         causes = {

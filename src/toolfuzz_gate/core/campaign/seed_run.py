@@ -129,7 +129,7 @@ class Campaign:
         for index in range(self.runs):
             if self.breaker is not None:
                 return
-            value = generate(self.schema, self.seed, index, self.limits)
+            value = self.tool.with_fixed(generate(self.schema, self.seed, index, self.limits))
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
             if self.oracle.is_valid(value):
@@ -148,7 +148,12 @@ class Campaign:
         first_round = index < len(self.operators)
         base = self.valid_inputs[0 if first_round else index % len(self.valid_inputs)]
         maker = generator_for(self.seed, index, self.limits, "hostile")
-        return operator, apply(operator, base, maker, self.schema.root)
+        mutant = apply(operator, base, maker, self.schema.root)
+        # A near-miss never touches a fixed argument: counted inapplicable, as the
+        # operator has nothing of its own to break.
+        if mutant is not None and not self.tool.keeps_fixed(mutant):
+            return operator, None
+        return operator, mutant
 
     def hostile_count(self) -> int:
         return max(self.runs, len(self.operators)) if self.operators else 0
@@ -188,6 +193,8 @@ class Campaign:
         for index, probe in enumerate(iter_probes(self.schema, base, self.seed, self.limits)):
             if self.breaker is not None:
                 return
+            if not self.tool.keeps_fixed(probe.input):
+                continue
             valid = self.oracle.is_valid(probe.input)
             case = Case(
                 InputKind.SEAM,

@@ -5,6 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
+
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.values import json_equal
 
 MAX_CODE_LENGTH = 128
 
@@ -16,7 +21,10 @@ class ToolSpec:
     `expected_rejections`: codes a schema-valid call may legitimately get (business
     rules the schema cannot express). `error_codes`: a regular expression every
     rejection code must match (the closed vocabulary). `dry_run`: a boolean
-    argument that, when true, must not commit anything.
+    argument that, when true, must not commit anything. `fixed`: (JSON Pointer, value)
+    pairs every call carries unchanged, for arguments bound to the environment (the
+    repository a git tool may touch): valid cases get them after generation, and a
+    near-miss, probe or shrinking step that would change one is not made.
     """
 
     name: str
@@ -24,6 +32,7 @@ class ToolSpec:
     error_codes: str | None = None
     dry_run: str | None = None
     max_output_bytes: int = 65536
+    fixed: tuple[tuple[str, JSON], ...] = ()
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
@@ -36,3 +45,21 @@ class ToolSpec:
         if code is None or len(code) > MAX_CODE_LENGTH:
             return False
         return pattern.search(code) is not None
+
+    def with_fixed(self, value: JSON) -> JSON:
+        """`value` with every fixed argument set."""
+        for pointer, fixed in self.fixed:
+            value = cast(JSON, jp.with_member(value, pointer, fixed))
+        return value
+
+    def keeps_fixed(self, value: JSON) -> bool:
+        """Whether `value` carries every fixed argument as fixed."""
+        for pointer, fixed in self.fixed:
+            found = jp.member_at(value, pointer)
+            if found is jp.MISSING or not json_equal(cast(JSON, found), fixed):
+                return False
+        return True
+
+    def fixed_json(self) -> JSONObject:
+        """The fixed arguments as the receipt records them: pointer -> value."""
+        return dict(self.fixed)

@@ -22,7 +22,7 @@ from toolfuzz_gate.core.campaign.settle import settle
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
-from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION
+from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, present
@@ -123,6 +123,8 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "replayCommand": replay_command,
     }
+    if tool.fixed:
+        body["fixedArguments"] = tool.fixed_json()
     if campaign.breaker is not None:
         body["breaker"] = campaign.breaker
     if config.dialect is not None:
@@ -148,6 +150,25 @@ def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
     if "object" not in schema.root.domain.types:
         return (ROOT_NOT_OBJECT,)
     return ()
+
+
+def fixed_not_admitted(document: JSON, tool: ToolSpec, config: FuzzConfig) -> str | None:
+    """Why the schema does not admit the tool's fixed arguments (None: it does, or the
+    schema is refused anyway): a valid call with them set fails validation. Judged on the
+    first valid case, at its simplest, so the fault is the fixed value's."""
+    if not tool.fixed or refusal(document, config):
+        return None
+    document, _ = normalize(document, config.dialect)
+    schema = compile_schema(document, limits=config.limits, options=config.options)
+    oracle = JsonschemaOracle(document, config.options)
+    value = generate(schema, config.seed, 0, config.limits)
+    if not oracle.is_valid(value):
+        return None
+    errors = oracle.errors(tool.with_fixed(value))
+    if not errors:
+        return None
+    shown = "; ".join(f"{keyword} at {path or '/'}" for keyword, path in errors[:3])
+    return f"the schema does not admit these arguments as fixed: {shown}"
 
 
 def refused_receipt(
@@ -207,6 +228,8 @@ def refused_receipt(
         "counterexamples": [],
         "replayCommand": replay_command,
     }
+    if tool.fixed:
+        body["fixedArguments"] = tool.fixed_json()
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     return seal(body)

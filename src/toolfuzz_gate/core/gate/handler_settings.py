@@ -42,3 +42,8 @@ class HandlerSettings:
     """A directory whose tree digest is the committed state (works with any adapter)."""
     effects_command: tuple[str, ...] = ()
     """A command printing the committed state (works with any adapter)."""
+    reset_command: tuple[str, ...] = ()
+    """A command run before the handler starts, restoring the state tools share (any
+    adapter)."""
+    reset_tool: str | None = None
+    """mcp: a tool of the same server called with `{}` before the handler starts."""

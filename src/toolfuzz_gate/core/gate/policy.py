@@ -24,7 +24,7 @@ import jsonschema
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
@@ -79,6 +79,10 @@ class ToolPolicy:
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
     dry_run: str | None = None
+    exclude: tuple[str, ...] = ()
+    """`exclude_tools`: declared tools of a `tools` file entry (without `pick`) not to fuzz."""
+    fixed: tuple[tuple[str, JSON], ...] = ()
+    """`fixed_arguments`: (JSON Pointer, value) pairs every call carries unchanged."""
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,20 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
+    if "exclude_tools" in entry and ("tools" not in entry or "tool" in entry):
+        raise locate.error(
+            jp.join(where, "exclude_tools"),
+            "`exclude_tools` goes with a `tools` file entry that takes every tool (no `tool`)",
+            hint="to leave out a tool of an MCP server, do not list it; or use --exclude-tool",
+        )
+    fixed = entry.get("fixed_arguments", {})
+    for pointer in fixed:
+        if not pointer.startswith("/"):
+            raise locate.error(
+                jp.join(where, "fixed_arguments", pointer),
+                f"{shown(pointer)} is not a JSON Pointer to an argument",
+                hint="write it from the arguments' root, e.g. /repo_path",
+            )
     error_codes = entry.get("error_codes")
     if error_codes is not None:
         try:
@@ -269,6 +287,8 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         expected_rejections=tuple(entry.get("expected_rejections", ())),
         error_codes=error_codes,
         dry_run=entry.get("dry_run"),
+        exclude=tuple(entry.get("exclude_tools", ())),
+        fixed=tuple(sorted(fixed.items())),
     )
 
 
@@ -278,6 +298,7 @@ _KIND_ONLY = (
     ("headers", ("http",)),
     ("tool", ("mcp",)),
     ("server", ("http",)),
+    ("reset_tool", ("mcp",)),
 )
 
 
@@ -299,6 +320,11 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSett
             raise locate.error(
                 jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
             )
+    if "reset_command" in given and "reset_tool" in given:
+        raise locate.error(
+            jp.join(where, "reset_tool"),
+            "name one reset: reset_command or reset_tool, not both",
+        )
     if "effects_directory" in given and "effects_command" in given:
         raise locate.error(
             jp.join(where, "effects_command"),
@@ -319,6 +345,8 @@ def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSett
         process_limit=given.get("process_limit"),
         effects_directory=given.get("effects_directory"),
         effects_command=tuple(given.get("effects_command", ())),
+        reset_command=tuple(given.get("reset_command", ())),
+        reset_tool=given.get("reset_tool"),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -21,6 +22,16 @@ def render_refused_summary(receipt: JSONObject, location: str) -> str:
     return "\n".join(lines)
 
 
+def _broken(invariant: str, examples: list[Any]) -> str:
+    """A broken invariant as the receipt names it in `invariants`, with the failure classes
+    its counterexamples carry in `failure` (the names the lines below use)."""
+    classes = {
+        failure.value for item in INVARIANTS if item.name == invariant for failure in item.failures
+    }
+    found = sorted({str(e["failure"]) for e in examples if e["failure"] in classes})
+    return f"{invariant} ({', '.join(found)})" if found else invariant
+
+
 def render_receipt_summary(receipt: JSONObject, location: str) -> str:
     r: Any = receipt
     cases = r["cases"]
@@ -29,7 +40,7 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         f" + {cases['seam']} seam cases ({r['engine']['oracle']['name']} oracle)",
     ]
     held = [name for name, ok in r["invariants"].items() if ok]
-    broken = [name for name, ok in r["invariants"].items() if not ok]
+    broken = [_broken(name, r["counterexamples"]) for name, ok in r["invariants"].items() if not ok]
     lines.append(
         f"  invariants: {len(held)}/{len(r['invariants'])} hold"
         + (f"; broken: {', '.join(broken)}" if broken else "")

@@ -96,4 +96,8 @@ class HandlerConfig(HandlerSettings):
             label["effectsProbe"] = {"directory": self.effects_directory}
         elif self.effects_command:
             label["effectsProbe"] = {"command": list(self.effects_command)}
+        if self.reset_command:
+            label["reset"] = {"command": list(self.reset_command)}
+        elif self.reset_tool is not None:
+            label["reset"] = {"tool": self.reset_tool}
         return label

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.reset import reset
 from toolfuzz_gate.errors import HandlerError
 
 __all__ = ["ADAPTERS", "HandlerConfig", "ManagedHandler", "build_handler"]
@@ -87,6 +88,7 @@ def build_handler(config: HandlerConfig) -> ManagedHandler:
         )
     if config.effects_directory is not None and config.effects_command:
         raise HandlerError("name one effects probe: a directory or a command, not both")
+    reset(config, build_handler)
     probe: DirectoryProbe | CommandProbe | None = None
     if config.effects_directory is not None:
         probe = DirectoryProbe(Path(config.effects_directory))
