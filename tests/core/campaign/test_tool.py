@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 
 SPEC = ToolSpec("t", fixed=(("/options/repo", "/r"), ("/path", "/p")))
 
@@ -20,7 +21,7 @@ def test_fixed_arguments_are_set_creating_the_objects_on_the_way() -> None:
 
 
 def test_the_input_generation_made_is_left_alone() -> None:
-    value = {"options": {"depth": 2}}
+    value: JSON = {"options": {"depth": 2}}
     SPEC.with_fixed(value)
     assert value == {"options": {"depth": 2}}
 
@@ -28,6 +29,7 @@ def test_the_input_generation_made_is_left_alone() -> None:
 def test_a_value_keeps_the_fixed_arguments_only_when_each_is_there_as_fixed() -> None:
     kept = SPEC.with_fixed({})
     assert SPEC.keeps_fixed(kept)
+    assert isinstance(kept, dict)
     assert not SPEC.keeps_fixed({**kept, "path": "/q"})
     assert not SPEC.keeps_fixed({"path": "/p"})
     assert not SPEC.keeps_fixed({"options": ["/r"], "path": "/p"})

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.documents import doc
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
@@ -33,6 +34,7 @@ def test_each_broken_invariant_is_shown_with_the_failure_classes_its_counterexam
             handler_label=config.label(),
             replay_command="",
         ).receipt
+    receipt = doc(receipt)
     text = render_receipt_summary(receipt, "r.json")
     broken = [name for name, held in receipt["invariants"].items() if not held]
     assert broken, "the lax handler breaks at least one invariant"
