@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
@@ -92,7 +94,11 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
     return HandlerConfig("http", target=flags.http, headers=tuple(headers), **common)
 
 
-def build_tool_spec(request: FuzzRequest, name: str) -> ToolSpec:
+def build_tool_spec(
+    request: FuzzRequest, name: str, annotations: Mapping[str, Any] | None = None
+) -> ToolSpec:
+    """The contract the flags declare; the contract checks as the MCP server's
+    `annotations` declare them (without a policy nothing else can)."""
     if request.error_codes is not None:
         try:
             re.compile(request.error_codes)
@@ -103,6 +109,7 @@ def build_tool_spec(request: FuzzRequest, name: str) -> ToolSpec:
         expected_rejections=tuple(request.expected_rejections),
         error_codes=request.error_codes,
         dry_run=request.dry_run,
+        checks=resolve_checks(annotations=annotations),
     )
 
 
@@ -151,7 +158,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         ToolRun(
             tool.get("inputSchema", {}),
             replace(handler, target=str(tool["name"])),
-            build_tool_spec(request, str(tool["name"])),
+            build_tool_spec(request, str(tool["name"]), tool.get("annotations")),
             config,
             replay,
         )

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, Replaying
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -26,7 +27,7 @@ SCHEMA: JSONObject = {
     "required": ["path"],
     "additionalProperties": False,
 }
-TOOL = ToolSpec("files")
+TOOL = ToolSpec("files", checks=ALL_CHECKS)
 
 
 def accepted(arguments: JSONObject) -> Outcome:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -35,7 +36,7 @@ from toolfuzz_gate.core.jsonutil.redact import is_complete, present
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import ReceiptError, UsageError
 
-TOOL = ToolSpec("renderPoster", expected_rejections=("policy-pixel-budget",))
+TOOL = ToolSpec("renderPoster", expected_rejections=("policy-pixel-budget",), checks=ALL_CHECKS)
 HOSTILE: dict[str, Any] = {
     "fingerprint": "8f57b61d8ce72698857063fc",
     "failure": "hostile-accepted",

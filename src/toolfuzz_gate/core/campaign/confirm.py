@@ -71,7 +71,7 @@ def failing_alike(
 ) -> Finding | bool | None:
     """`fails_alike`, with the finding itself when it does: what the handler said about
     `value` (not about the input the failure was first found with)."""
-    observed = observe(replace(case, input=value), handler)
+    observed = observe(replace(case, input=value), handler, tool.checks)
     for finding in check_observation(observed, tool):
         if finding.identity == found.identity:
             return finding

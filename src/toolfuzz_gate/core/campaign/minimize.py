@@ -115,7 +115,9 @@ def diagnose(
         """Does `candidate` fail the same way (None: invalid, or another bug in the way)?"""
         if not isinstance(candidate, dict) or not oracle.is_valid(candidate):
             return None
-        observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
+        observed = observe(
+            replace(case, input=candidate, valid=True), campaign.handler, campaign.tool.checks
+        )
         causes = {
             f.cause
             for f in check_observation(observed, campaign.tool)

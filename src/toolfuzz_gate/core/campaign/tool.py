@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from toolfuzz_gate.core.campaign.checks import NO_CHECKS, Checks
+
 MAX_CODE_LENGTH = 128
 
 
@@ -16,7 +18,8 @@ class ToolSpec:
     `expected_rejections`: codes a schema-valid call may legitimately get (business
     rules the schema cannot express). `error_codes`: a regular expression every
     rejection code must match (the closed vocabulary). `dry_run`: a boolean
-    argument that, when true, must not commit anything.
+    argument that, when true, must not commit anything. `checks`: which contract
+    checks apply (`core.campaign.checks`; by default none).
     """
 
     name: str
@@ -24,6 +27,7 @@ class ToolSpec:
     error_codes: str | None = None
     dry_run: str | None = None
     max_output_bytes: int = 65536
+    checks: Checks = NO_CHECKS
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:

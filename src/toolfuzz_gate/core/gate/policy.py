@@ -27,7 +27,13 @@ from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.errors import PolicyError
 
-FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
+FAIL_ON = (
+    "invariant",
+    "new-counterexample",
+    "unsupported-keyword",
+    "coverage-drop",
+    "under-specified",
+)
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
@@ -79,6 +85,12 @@ class ToolPolicy:
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
     dry_run: str | None = None
+    deterministic: bool | None = None
+    """`deterministic`: the same call gives the same output (None: not said)."""
+    strict: bool | None = None
+    """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
+    checks: tuple[tuple[str, bool], ...] = ()
+    """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +281,9 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         expected_rejections=tuple(entry.get("expected_rejections", ())),
         error_codes=error_codes,
         dry_run=entry.get("dry_run"),
+        deterministic=entry.get("deterministic"),
+        strict=entry.get("strict"),
+        checks=tuple(sorted(entry.get("checks", {}).items())),
     )
 
 
