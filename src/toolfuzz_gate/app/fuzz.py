@@ -109,7 +109,11 @@ def build_tool_spec(
         expected_rejections=tuple(request.expected_rejections),
         error_codes=request.error_codes,
         dry_run=request.dry_run,
-        checks=resolve_checks(annotations=annotations),
+        checks=resolve_checks(
+            annotations=annotations,
+            deterministic=True if request.deterministic else None,
+            strict=True if request.strict else None,
+        ),
     )
 
 

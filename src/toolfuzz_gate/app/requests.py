@@ -122,6 +122,10 @@ class FuzzRequest:
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
     dry_run: str | None = None
+    deterministic: bool = False
+    """`--deterministic`: check replay and key order whatever the server declares."""
+    strict: bool = False
+    """`--strict`: the schema is complete (valid-rejected is a counterexample)."""
     receipt: Path | None = None
     out: Path | None = None
     cases: Path | None = None

@@ -123,6 +123,8 @@ def build_fuzz_request(
         expected_rejections=tuple(args.expected_rejection),
         error_codes=args.error_codes,
         dry_run=args.dry_run,
+        deterministic=args.deterministic,
+        strict=args.strict,
         receipt=args.receipt,
         out=args.out,
         cases=args.cases,
