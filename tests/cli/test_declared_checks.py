@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_helpers import invoke
 
 SERVER = [
@@ -128,3 +130,20 @@ def test_an_unknown_check_name_is_a_policy_error(tmp_path: Path) -> None:
     code, _, err = run(policy(tmp_path, "peek|    checks: {replays: false}\n"), tmp_path / "out")
     assert code == 2, err
     assert "unknown key 'replays'" in err and "did you mean 'replay'" in err
+
+
+SDK_SERVER = [sys.executable, str(Path(SERVER[1]).with_name("declared_sdk_mcp.py"))]
+
+
+@pytest.mark.slow
+def test_an_sdk_built_servers_tool_annotations_are_honoured(tmp_path: Path) -> None:
+    out_dir = tmp_path / "out"
+    code, _, err = invoke(
+        "fuzz", "--mcp", "--runs", "8", "--out", str(out_dir), "--", *SDK_SERVER
+    )  # fmt: skip
+    assert code == 1, err
+    add_note, count_notes = (read(out_dir / f"{n}.json") for n in ("add_note", "count_notes"))
+    assert add_note["counterexamples"] == []
+    assert add_note["checks"]["replay"]["applies"] is False
+    assert failures(count_notes) == [("replay-unstable", "")]
+    assert count_notes["checks"]["replay"]["reason"] == "annotations.readOnlyHint: true"
