@@ -248,6 +248,10 @@ def test_a_valid_crash_is_judged_at_its_diagnosed_path() -> None:
     undeclared = replay_case(case, Scripted(rejected), TOOL)
     assert undeclared.outcome == CHANGED
     assert [f.failure for f in undeclared.findings] == [Failure.VALID_REJECTED]
+    # a tool whose schema is not declared complete: the same rejection is a note, not a
+    # failure, so the crash is fixed
+    lax = ToolSpec("renderPoster")
+    assert replay_case(case, Scripted(rejected), lax).outcome == FIXED
 
 
 def test_regressions_fail_the_verdict_first_and_fixed_ones_do_not() -> None:
