@@ -82,6 +82,9 @@ def test_a_strict_tools_valid_rejected_is_a_counterexample_a_lax_ones_a_note(
     receipt = read(tmp_path / "lax" / "open.json")
     assert receipt["counterexamples"] == []
     assert failures(receipt, "underSpecified") == [("under-specified", "not-found")]
+    summary = read(tmp_path / "lax" / "summary.json")
+    assert summary["counts"]["underSpecified"] == len(receipt["underSpecified"]) > 0
+    assert summary["counts"]["counterexamples"] == 0
     comment = (tmp_path / "lax" / "comment.md").read_text(encoding="utf-8")
     assert "under-specified schemas" in comment and "not-found" in comment
     results = read(tmp_path / "lax" / "results.sarif")["runs"][0]["results"]
