@@ -150,3 +150,29 @@ def test_an_sdk_built_servers_tool_annotations_are_honoured(tmp_path: Path) -> N
     assert add_note["checks"]["replay"]["applies"] is False
     assert failures(count_notes) == [("replay-unstable", "")]
     assert count_notes["checks"]["replay"]["reason"] == "annotations.readOnlyHint: true"
+
+
+def test_a_read_only_tool_that_writes_is_a_finding_and_a_create_tool_is_not(
+    tmp_path: Path,
+) -> None:
+    server = json.dumps(SERVER)
+    path = tmp_path / "policy.yml"
+    path.write_text(
+        "version: 1\ndefaults: {runs: 8}\ntools:\n"
+        f"  - name: peek\n    handler: {{mcp: {server}, effects: state}}\n"
+        "    checks: {replay: false, key_order: false}\n"
+        f"  - name: create\n    handler: {{mcp: {server}, effects: state}}\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(path, tmp_path / "out")
+    assert code == 1, err
+    peek, create = (read(tmp_path / "out" / f"{n}.json") for n in ("peek", "create"))
+    assert failures(peek) == [("read-only-mutation", "")]
+    assert peek["checks"]["read_only"] == {
+        "applies": True,
+        "declaredBy": "server",
+        "reason": "annotations.readOnlyHint: true",
+    }
+    assert peek["invariants"]["read-only-commits-nothing"] is False
+    assert create["counterexamples"] == []
+    assert "read-only-commits-nothing" not in create["invariants"]

@@ -37,7 +37,7 @@ def failures(obs: Observation, tool: ToolSpec) -> list[Failure]:
 
 def test_nothing_declared_means_every_contract_check_is_off_by_default() -> None:
     checks = resolve_checks()
-    assert [checks.decision(name).declared_by for name in CONTRACT_CHECKS] == ["default"] * 3
+    assert [checks.decision(name).declared_by for name in CONTRACT_CHECKS] == ["default"] * 4
     assert not any(checks.applies(name) for name in CONTRACT_CHECKS)
     assert checks.as_json() == NO_CHECKS.as_json()
 
@@ -120,4 +120,22 @@ def test_the_ledger_leaves_out_the_checks_that_do_not_apply() -> None:
 def test_a_receipts_record_reads_back_and_an_old_receipt_means_every_check() -> None:
     checks = resolve_checks(annotations={"idempotentHint": True}, strict=False)
     assert checks_from_json(checks.as_json()).as_json() == checks.as_json()
-    assert all(checks_from_json(None).applies(name) for name in CONTRACT_CHECKS)
+    old = checks_from_json(None)
+    assert [old.applies(name) for name in CONTRACT_CHECKS] == [True, True, True, False]
+
+
+def test_a_read_only_hint_holds_accepted_calls_to_commit_nothing() -> None:
+    wrote = Outcome(
+        OutcomeKind.ACCEPTED,
+        output_digest="d1",
+        effects_before={"n": 1},
+        effects_after={"n": 2},
+        effects_observed=True,
+    )
+    obs = Observation(valid(), wrote)
+    assert failures(obs, ToolSpec("create")) == []
+    read_only = ToolSpec("peek", checks=resolve_checks(annotations={"readOnlyHint": True}))
+    assert read_only.checks.decision("read_only").declared_by == "server"
+    assert failures(obs, read_only) == [Failure.READ_ONLY_MUTATION]
+    off = resolve_checks(annotations={"readOnlyHint": True}, switches={"read_only": False})
+    assert failures(obs, ToolSpec("peek", checks=off)) == []

@@ -12,8 +12,10 @@ that cannot say "the file must exist" breaks them by design:
 * `valid_accepted`: every schema-valid call succeeds. It needs a complete schema, the
   policy's `strict: true`. Without it a clean rejection of a schema-valid call is an
   under-specification note, not a counterexample.
+* `read_only`: an accepted call commits nothing (as far as the effects source sees). It
+  needs the server's `readOnlyHint: true`.
 
-The policy's `checks` switches override both, one check at a time. The order of
+The policy's `checks` switches override them all, one check at a time. The order of
 precedence: a switch, then the policy's `deterministic`/`strict`, then the server's
 annotations, then the default (off).
 """
@@ -26,12 +28,13 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
-CONTRACT_CHECKS = ("replay", "key_order", "valid_accepted")
+CONTRACT_CHECKS = ("replay", "key_order", "valid_accepted", "read_only")
 """The checks a tool must declare; their invariants are named in `INVARIANT_OF`."""
 INVARIANT_OF = {
     "replay": "replay-stable",
     "key_order": "key-order-invariant",
     "valid_accepted": "valid-accepted",
+    "read_only": "read-only-commits-nothing",
 }
 DETERMINISTIC_HINTS = ("readOnlyHint", "idempotentHint")
 """MCP tool annotations that promise a deterministic tool."""
@@ -58,6 +61,7 @@ _UNDECLARED = {
     "replay": Decision(False, DEFAULT, "the tool does not declare it deterministic"),
     "key_order": Decision(False, DEFAULT, "the tool does not declare it deterministic"),
     "valid_accepted": Decision(False, DEFAULT, "the schema is not declared complete (strict)"),
+    "read_only": Decision(False, DEFAULT, "the tool does not declare it reads only"),
 }
 
 
@@ -83,7 +87,9 @@ class Checks:
 
 NO_CHECKS = Checks()
 """No contract check declared: each off, by default."""
-ALL_CHECKS = Checks(tuple((name, Decision(True, POLICY, "all on")) for name in CONTRACT_CHECKS))
+ALL_CHECKS = Checks(
+    tuple((name, Decision(True, POLICY, "every contract check")) for name in CONTRACT_CHECKS)
+)
 """Every contract check on: for callers that hold a tool to everything (tests, the
 built-in examples)."""
 
@@ -104,6 +110,8 @@ def resolve_checks(
             decisions[name] = Decision(deterministic, POLICY, f"deterministic: {word}")
         elif hints:
             decisions[name] = Decision(True, SERVER, f"annotations.{hints[0]}: true")
+    if annotations and annotations.get("readOnlyHint") is True:
+        decisions["read_only"] = Decision(True, SERVER, "annotations.readOnlyHint: true")
     if strict is not None:
         word = "true" if strict else "false"
         decisions["valid_accepted"] = Decision(strict, POLICY, f"strict: {word}")
@@ -117,10 +125,10 @@ def _deterministic_hints(annotations: Mapping[str, Any]) -> list[str]:
 
 
 def checks_from_json(recorded: Any) -> Checks:
-    """The decisions a receipt's `checks` member records; every check on for a receipt
-    from before checks were declared (its campaign held the tool to all of them)."""
+    """The decisions a receipt's `checks` member records; for a receipt from before checks
+    were declared, the checks its campaign held every tool to (all but `read_only`)."""
     if not isinstance(recorded, dict):
-        return ALL_CHECKS
+        return resolve_checks(deterministic=True, strict=True)
     decisions = []
     for name in CONTRACT_CHECKS:
         item = recorded.get(name)

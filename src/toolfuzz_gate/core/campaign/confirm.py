@@ -26,7 +26,9 @@ CONFIRMATIONS = 2
 """Replays of a counterexample's minimal input beyond the call that found it."""
 TIMEOUT_FACTOR = 3.0
 """A timeout is replayed with this many times the per-call budget."""
-EFFECT_FAILURES = frozenset({Failure.MUTATION_ON_REJECTION, Failure.DRY_RUN_MUTATION})
+EFFECT_FAILURES = frozenset(
+    {Failure.MUTATION_ON_REJECTION, Failure.DRY_RUN_MUTATION, Failure.READ_ONLY_MUTATION}
+)
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,17 @@ def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Findi
         yield replace(finding(obs, Failure.DRY_RUN_MUTATION, reason), path=flag)
 
 
+def _read_only_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # A rejected call that commits is already a mutation-on-rejection; this one is about
+    # accepted calls of a tool that promised to read only.
+    out = obs.outcome
+    if out is None or not tool.checks.applies("read_only"):
+        return
+    if out.kind is OutcomeKind.ACCEPTED and out.committed_change:
+        reason = {"reason": "a tool declared read-only changed committed state"}
+        yield finding(obs, Failure.READ_ONLY_MUTATION, reason)
+
+
 def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is None or out.kind is not OutcomeKind.ACCEPTED:
@@ -216,6 +227,9 @@ INVARIANTS: tuple[Invariant, ...] = (
         "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
     ),
     Invariant("dry-run-commits-nothing", (Failure.DRY_RUN_MUTATION,), _dry_run_commits_nothing),
+    Invariant(
+        "read-only-commits-nothing", (Failure.READ_ONLY_MUTATION,), _read_only_commits_nothing
+    ),
     Invariant("output-bounded", (Failure.OUTPUT_UNBOUNDED,), _output_bounded),
     Invariant("replay-stable", (Failure.REPLAY_UNSTABLE,), _replay_stable),
     Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),

@@ -52,6 +52,7 @@ _DESCRIPTIONS = {
     Failure.ERROR_VOCABULARY: "A rejection code is outside the declared vocabulary.",
     Failure.ORACLE_DISAGREEMENT: "The independent validator rejected a value generated as valid.",
     Failure.RESOURCE_EXHAUSTION: "The handler ran into a memory, CPU or process limit.",
+    Failure.READ_ONLY_MUTATION: "A tool declared read-only changed committed state.",
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
 }
 
