@@ -49,12 +49,20 @@ def fuzz_status(sandbox: Path, out: Path, *flags: str, lax: bool = False) -> tup
 
 
 def test_without_fixed_arguments_every_valid_call_is_refused_at_the_door(sandbox: Path) -> None:
-    code, printed = fuzz_status(sandbox, sandbox / "out")
+    code, printed = fuzz_status(sandbox, sandbox / "out", "--strict")
     receipt = read(sandbox / "out" / "status.json")
     assert code == 1
     assert [c["failure"] for c in receipt["counterexamples"]] == ["valid-rejected"]
     assert "outside-repository" in printed
     assert "fixedArguments" not in receipt
+
+
+def test_without_fixed_arguments_and_without_strict_the_refusal_is_a_note(sandbox: Path) -> None:
+    code, printed = fuzz_status(sandbox, sandbox / "out")
+    receipt = read(sandbox / "out" / "status.json")
+    assert code == 0, printed
+    assert receipt["counterexamples"] == []
+    assert [n["cause"] for n in receipt["underSpecified"]] == ["outside-repository"]
 
 
 def test_a_fixed_repository_lets_the_rest_of_the_call_be_fuzzed(sandbox: Path) -> None:
@@ -223,7 +231,7 @@ def test_fuzz_excludes_tools_of_a_server_and_cases_wants_one_tool(sandbox: Path)
 
 
 def test_fuzz_out_summary_says_what_failed(sandbox: Path) -> None:
-    code, printed = fuzz_status(sandbox, sandbox / "out")
+    code, printed = fuzz_status(sandbox, sandbox / "out", "--strict")
     summary = read(sandbox / "out" / "summary.json")
     assert code == 1 and summary["verdict"] == "failed"
     [entry] = summary["tools"]

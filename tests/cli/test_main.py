@@ -150,7 +150,7 @@ def test_crash_on_one_character_title_is_a_valid_input_crash(tmp_path: Path) -> 
 
 @pytest.mark.usefixtures("in_faults")
 def test_random_nonce_is_replay_unstable(tmp_path: Path) -> None:
-    code, receipt = fuzz_fault(tmp_path, "nonce")
+    code, receipt = fuzz_fault(tmp_path, "nonce", "--deterministic")
     assert code == 1
     failures = [c["failure"] for c in receipt["counterexamples"]]
     assert failures == ["replay-unstable"]
@@ -299,10 +299,12 @@ def test_fuzz_mcp_fuzzes_every_listed_tool_and_names_each(tmp_path: Path) -> Non
 
     out = tmp_path / "receipts"
     code, text, err = invoke(
-        "fuzz", "--runs", "4", "--out", str(out), "--mcp", "--",
+        "fuzz", "--runs", "4", "--out", str(out), "--strict", "--mcp", "--",
         sys.executable, str(MCP_SERVER), "--log-stdout",
     )  # fmt: skip
-    assert code == 1, err  # the business rules are not declared as expected rejections
+    # the business rules are not declared as expected rejections, and --strict says the
+    # schemas are complete: their rejections are counterexamples
+    assert code == 1, err
     names = sorted(path.stem for path in out.glob("*.json") if path.name != "summary.json")
     assert names == ["echo_text", "render_poster", "state"]
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -410,3 +412,14 @@ def test_format_assertion_refuses_unknown_formats_and_is_given_once(tmp_path: Pa
     assert twice[0] == 2 and "--format-assertion was given twice" in twice[2]
     run_twice = invoke("run", "--format-assertion", "--format-assertion")
     assert run_twice[0] == 2 and "given twice" in run_twice[2]
+
+
+@pytest.mark.usefixtures("in_faults")
+def test_a_random_nonce_is_no_finding_for_a_tool_not_declared_deterministic(
+    tmp_path: Path,
+) -> None:
+    code, receipt = fuzz_fault(tmp_path, "nonce")
+    assert code == 0
+    assert receipt["counterexamples"] == []
+    assert receipt["checks"]["replay"]["applies"] is False
+    assert "replay-stable" not in receipt["invariants"]

@@ -7,6 +7,7 @@ from typing import TextIO
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import BuiltinRunRequest
 from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.terminal import render_receipt_summary
@@ -23,6 +24,8 @@ def builtin_tool_run(request: BuiltinRunRequest) -> ToolRun:
         expected_rejections=poster.EXPECTED_REJECTIONS,
         error_codes=poster.ERROR_CODES,
         dry_run=poster.DRY_RUN,
+        # The built-in contract is a pure function whose schema says everything.
+        checks=resolve_checks(deterministic=True, strict=True),
     )
     return ToolRun(
         poster.SCHEMA,

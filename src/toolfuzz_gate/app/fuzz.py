@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
@@ -12,6 +13,7 @@ from toolfuzz_gate.app.gate_results import build_summary
 from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
 from toolfuzz_gate.core.gate.policy import GateRules
@@ -105,7 +107,11 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
     return HandlerConfig("http", target=flags.http, headers=tuple(headers), **common)
 
 
-def build_tool_spec(request: FuzzRequest, name: str) -> ToolSpec:
+def build_tool_spec(
+    request: FuzzRequest, name: str, annotations: Mapping[str, Any] | None = None
+) -> ToolSpec:
+    """The contract the flags declare; the contract checks as the MCP server's
+    `annotations` declare them (without a policy nothing else can)."""
     if request.error_codes is not None:
         try:
             re.compile(request.error_codes)
@@ -117,6 +123,11 @@ def build_tool_spec(request: FuzzRequest, name: str) -> ToolSpec:
         error_codes=request.error_codes,
         dry_run=request.dry_run,
         fixed=build_fixed(request.fixed_arguments),
+        checks=resolve_checks(
+            annotations=annotations,
+            deterministic=True if request.deterministic else None,
+            strict=True if request.strict else None,
+        ),
     )
 
 
@@ -190,7 +201,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         ToolRun(
             tool.get("inputSchema", {}),
             replace(handler, target=str(tool["name"])),
-            build_tool_spec(request, str(tool["name"])),
+            build_tool_spec(request, str(tool["name"]), tool.get("annotations")),
             config,
             replay,
         )

@@ -100,6 +100,7 @@ def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
                 "receiptHash": receipt["receiptHash"],
                 "refused": item.refused,
                 "counterexamples": len(findings),
+                "underSpecified": _notes(receipt),
                 "coverage": receipt["coverage"],
                 "findings": findings,
                 "unsupported": receipt["unsupported"],
@@ -116,11 +117,18 @@ def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
             "tools": len({item.receipt["tool"] for item in written}),
             "receipts": len(written),
             "counterexamples": counterexamples,
+            "underSpecified": sum(_notes(item.receipt) for item in written),
             "refused": sum(1 for item in written if item.refused),
             "unsupported": unsupported,
         },
         "tools": tools,
     }
+
+
+def _notes(receipt: JSONObject) -> int:
+    """Under-specification notes (none in a receipt from before they were kept)."""
+    notes = receipt.get("underSpecified")
+    return len(notes) if isinstance(notes, list) else 0
 
 
 def _count(receipt: JSONObject, member: str) -> int:

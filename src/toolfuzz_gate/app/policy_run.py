@@ -21,6 +21,7 @@ from toolfuzz_gate.app.tool_setup import (
     Listings,
     build_policy_handler,
     build_policy_spec,
+    tool_annotations,
     tool_schema,
 )
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
@@ -94,11 +95,12 @@ def _prepare(
     tool: ToolPolicy, options: RunOptions, loaded: LoadedPolicy, listings: Listings
 ) -> Prepared:
     handler = build_policy_handler(tool.handler, tool.name, options, loaded)
-    spec = build_policy_spec(tool, options)
     try:
         schema = tool_schema(tool, handler, loaded, listings)
     except HandlerError as error:
+        spec = build_policy_spec(tool, options)
         return Prepared(handler, None, spec, None, error_refusal(error))
+    spec = build_policy_spec(tool, options, tool_annotations(tool, handler, listings))
     _check_fixed(tool, schema, spec, options, loaded)
     return Prepared(handler, schema, spec, schema_source(tool, loaded))
 

@@ -25,6 +25,7 @@ from toolfuzz_gate.app.requests import (
     ReplayRequest,
 )
 from toolfuzz_gate.app.tool_setup import replay_setup
+from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
@@ -155,4 +156,5 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         error_codes=codes if isinstance(codes, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else 65536,
+        checks=checks_from_json(receipt.get("checks")),
     )

@@ -132,6 +132,10 @@ class FuzzRequest:
     """`--exclude-tool NAME`: tools of a tools file or an MCP server's listing left out."""
     fixed_arguments: tuple[str, ...] = ()
     """`--fixed-argument POINTER=JSON`, as given."""
+    deterministic: bool = False
+    """`--deterministic`: check replay and key order whatever the server declares."""
+    strict: bool = False
+    """`--strict`: the schema is complete (valid-rejected is a counterexample)."""
     receipt: Path | None = None
     out: Path | None = None
     cases: Path | None = None

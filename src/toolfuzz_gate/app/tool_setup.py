@@ -4,11 +4,12 @@ inputs, the judge of validity under that schema."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
@@ -34,8 +35,17 @@ def build_policy_handler(
     return HandlerConfig.from_policy(handler, tool, options, root=str(loaded.root), mirrors=mirrors)
 
 
-def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
-    """The tool's contract as the policy declares it."""
+def build_policy_spec(
+    tool: ToolPolicy, options: RunOptions, annotations: Mapping[str, Any] | None = None
+) -> ToolSpec:
+    """The tool's contract as the policy declares it, and as its MCP server's
+    `annotations` declare it where the policy does not say."""
+    checks = resolve_checks(
+        annotations=annotations,
+        deterministic=tool.deterministic,
+        strict=tool.strict,
+        switches=dict(tool.checks),
+    )
     return ToolSpec(
         tool.name,
         expected_rejections=tool.expected_rejections,
@@ -43,7 +53,27 @@ def build_policy_spec(tool: ToolPolicy, options: RunOptions) -> ToolSpec:
         dry_run=tool.dry_run,
         max_output_bytes=options.max_output_bytes,
         fixed=tool.fixed,
+        checks=checks,
     )
+
+
+def tool_annotations(
+    tool: ToolPolicy, handler: HandlerConfig, listings: Listings | None = None
+) -> dict[str, Any]:
+    """The MCP tool's `annotations` hints from its server's `tools/list` (empty for other
+    handlers, and when the server does not list them or does not start: the run that
+    follows says why)."""
+    if handler.kind != "mcp":
+        return {}
+    try:
+        listed = _server_tools(handler, {} if listings is None else listings)
+    except HandlerError:
+        return {}
+    for item in listed:
+        if item.get("name") == handler.target:
+            found: dict[str, Any] = item.get("annotations") or {}
+            return found
+    return {}
 
 
 @dataclass(frozen=True)
@@ -67,7 +97,8 @@ def replay_setup(
     reading = SchemaOptions(options.default_draft, options.format_assertion)
     schema = tool_schema(tool, handler, loaded, listings)
     judge = schema_judge(schema, reading, options.dialect)
-    return ReplaySetup(handler, build_policy_spec(tool, options), judge)
+    spec = build_policy_spec(tool, options, tool_annotations(tool, handler, listings))
+    return ReplaySetup(handler, spec, judge)
 
 
 def tool_schema(

@@ -132,6 +132,8 @@ def build_fuzz_request(
         dry_run=args.dry_run,
         exclude_tools=tuple(args.exclude_tools),
         fixed_arguments=tuple(args.fixed_arguments),
+        deterministic=args.deterministic,
+        strict=args.strict,
         receipt=args.receipt,
         out=args.out,
         cases=args.cases,

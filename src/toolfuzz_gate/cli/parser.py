@@ -203,6 +203,18 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--expected-rejection", action="append", default=[], metavar="CODE")
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
+    one.add_argument(
+        "--deterministic",
+        action="store_true",
+        help="the tool is deterministic: check replay and key order (default: as the MCP "
+        "server's readOnlyHint/idempotentHint say, else not)",
+    )
+    one.add_argument(
+        "--strict",
+        action="store_true",
+        help="the schema is complete: a rejected schema-valid call is a counterexample "
+        "(default: an under-specification note)",
+    )
     one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
     one.add_argument(
         "--memory-limit-mb",

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.documents import doc
+from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, Replaying
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -27,7 +28,7 @@ SCHEMA: JSONObject = {
     "required": ["path"],
     "additionalProperties": False,
 }
-TOOL = ToolSpec("files")
+TOOL = ToolSpec("files", checks=ALL_CHECKS)
 
 
 def accepted(arguments: JSONObject) -> Outcome:

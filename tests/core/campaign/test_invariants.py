@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.campaign.case import Case, Observation
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation, invariant_ledger
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
@@ -21,6 +22,7 @@ TOOL = ToolSpec(
     error_codes="^(schema|policy)-",
     dry_run="dryRun",
     max_output_bytes=1000,
+    checks=resolve_checks(deterministic=True, strict=True),
 )
 ARGS: JSONObject = {"title": "t", "width": 64, "dryRun": False}
 
@@ -98,7 +100,7 @@ def test_a_rejected_valid_call_is_valid_rejected() -> None:
 
 def test_an_expected_rejection_of_a_valid_call_is_not_reported() -> None:
     assert findings(Observation(valid_case(), rejected("policy-pixel-budget"))) == []
-    other_tool = ToolSpec("t", error_codes="^(schema|policy)-")
+    other_tool = ToolSpec("t", error_codes="^(schema|policy)-", checks=resolve_checks(strict=True))
     assert failures(Observation(valid_case(), rejected("policy-pixel-budget")), other_tool) == [
         Failure.VALID_REJECTED
     ]
@@ -327,6 +329,7 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "no-timeout",
         "no-mutation-on-rejection",
         "dry-run-commits-nothing",
+        "read-only-commits-nothing",
         "output-bounded",
         "replay-stable",
         "key-order-invariant",

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tests.documents import doc
 from tests.profiles import examples
+from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -37,7 +38,7 @@ from toolfuzz_gate.core.jsonutil.redact import is_complete, present
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import ReceiptError, UsageError
 
-TOOL = ToolSpec("renderPoster", expected_rejections=("policy-pixel-budget",))
+TOOL = ToolSpec("renderPoster", expected_rejections=("policy-pixel-budget",), checks=ALL_CHECKS)
 HOSTILE: dict[str, Any] = {
     "fingerprint": "8f57b61d8ce72698857063fc",
     "failure": "hostile-accepted",
@@ -249,6 +250,10 @@ def test_a_valid_crash_is_judged_at_its_diagnosed_path() -> None:
     undeclared = replay_case(case, Scripted(rejected), TOOL)
     assert undeclared.outcome == CHANGED
     assert [f.failure for f in undeclared.findings] == [Failure.VALID_REJECTED]
+    # a tool whose schema is not declared complete: the same rejection is a note, not a
+    # failure, so the crash is fixed
+    lax = ToolSpec("renderPoster")
+    assert replay_case(case, Scripted(rejected), lax).outcome == FIXED
 
 
 def test_regressions_fail_the_verdict_first_and_fixed_ones_do_not() -> None:

@@ -53,7 +53,7 @@ def test_the_scenario_log_is_sound_and_located() -> None:
         r["ruleId"]: (
             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             r["locations"][0]["physicalLocation"]["region"]["startLine"],
-            r["baselineState"],
+            r.get("baselineState"),  # absent for a note: notes are not diffed
             r["partialFingerprints"][FINGERPRINT_KEY],
         )
         for r in log["runs"][0]["results"]
@@ -62,6 +62,11 @@ def test_the_scenario_log_is_sound_and_located() -> None:
     assert found["crash"] == (scenario.POSTER_FILE, 5, "unchanged", "0c1d2e3f4a5b6c7d8e9f0a1b")
     assert found["unsupported-keyword"][:3] == (scenario.SEARCH_FILE, 11, "new")
     assert "valid-rejected" not in found  # fixed findings are not on the head side
+    assert found["under-specified"][0] == scenario.SEARCH_FILE
+    assert found["under-specified"][2:] == (None, "4c5d6e7f8a9b0c1d2e3f4a5b")
+    [note] = [r for r in log["runs"][0]["results"] if r["ruleId"] == "under-specified"]
+    assert note["level"] == "note"
+    assert "Declare maximum 50 at /limit" in note["message"]["text"]
 
 
 def test_fingerprints_ignore_input_bytes_and_reasons() -> None:

@@ -146,6 +146,7 @@ def test_list_tools_follows_pagination_of_a_hand_written_server() -> None:
         "name": "echo",
         "description": "the echo tool",
         "inputSchema": {"type": "object", "properties": {"value": {"type": "integer"}}},
+        "annotations": {},
     }
 
 

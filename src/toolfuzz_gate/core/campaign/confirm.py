@@ -26,7 +26,9 @@ CONFIRMATIONS = 2
 """Replays of a counterexample's minimal input beyond the call that found it."""
 TIMEOUT_FACTOR = 3.0
 """A timeout is replayed with this many times the per-call budget."""
-EFFECT_FAILURES = frozenset({Failure.MUTATION_ON_REJECTION, Failure.DRY_RUN_MUTATION})
+EFFECT_FAILURES = frozenset(
+    {Failure.MUTATION_ON_REJECTION, Failure.DRY_RUN_MUTATION, Failure.READ_ONLY_MUTATION}
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ def failing_alike(
 ) -> Finding | bool | None:
     """`fails_alike`, with the finding itself when it does: what the handler said about
     `value` (not about the input the failure was first found with)."""
-    observed = observe(replace(case, input=value), handler)
+    observed = observe(replace(case, input=value), handler, tool.checks)
     for finding in check_observation(observed, tool):
         if finding.identity == found.identity:
             return finding

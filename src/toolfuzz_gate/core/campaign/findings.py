@@ -24,6 +24,10 @@ class Failure(StrEnum):
     ERROR_VOCABULARY = "error-vocabulary"
     ORACLE_DISAGREEMENT = "oracle-disagreement"
     RESOURCE_EXHAUSTION = "resource-exhaustion"
+    READ_ONLY_MUTATION = "read-only-mutation"
+    UNDER_SPECIFIED = "under-specified"
+    """Not a defect: a clean rejection of a schema-valid call where the schema is not
+    declared complete. Receipts keep these apart from counterexamples, as notes."""
 
 
 class InputKind(StrEnum):

@@ -58,11 +58,21 @@ def _valid_accepted(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is None or not obs.case.valid or out.kind is not OutcomeKind.REJECTED:
         return
-    if out.error_code not in tool.expected_rejections:
+    if out.error_code in tool.expected_rejections:
+        return
+    if tool.checks.applies("valid_accepted"):
         yield finding(
             obs,
             Failure.VALID_REJECTED,
             {"reason": "a schema-valid call was rejected with a code not declared as expected"},
+        )
+    else:
+        # The schema is not declared complete: the tool refused a call for a rule the
+        # schema does not say, which is a note on the schema, not a defect of the tool.
+        yield finding(
+            obs,
+            Failure.UNDER_SPECIFIED,
+            {"reason": "the schema admits a call the tool refuses"},
         )
 
 
@@ -115,6 +125,17 @@ def _dry_run_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Findi
         yield replace(finding(obs, Failure.DRY_RUN_MUTATION, reason), path=flag)
 
 
+def _read_only_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # A rejected call that commits is already a mutation-on-rejection; this one is about
+    # accepted calls of a tool that promised to read only.
+    out = obs.outcome
+    if out is None or not tool.checks.applies("read_only"):
+        return
+    if out.kind is OutcomeKind.ACCEPTED and out.committed_change:
+        reason = {"reason": "a tool declared read-only changed committed state"}
+        yield finding(obs, Failure.READ_ONLY_MUTATION, reason)
+
+
 def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is None or out.kind is not OutcomeKind.ACCEPTED:
@@ -135,6 +156,8 @@ def _same(a: Outcome, b: Outcome) -> bool:
 
 
 def _replay_stable(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    if not tool.checks.applies("replay"):
+        return
     if obs.outcome is not None and obs.replay is not None and not _same(obs.outcome, obs.replay):
         yield finding(
             obs, Failure.REPLAY_UNSTABLE, {"reason": "the same input twice gave different outputs"}
@@ -145,6 +168,8 @@ def _key_order_invariant(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     # Only meaningful when the plain replay agreed: a nondeterministic handler is
     # reported once, as replay-unstable, not again as key-order sensitive.
     out, replay, reordered = obs.outcome, obs.replay, obs.reordered
+    if not tool.checks.applies("key_order"):
+        return
     if out is None or replay is None or reordered is None or not _same(out, replay):
         return
     if not _same(out, reordered):
@@ -194,7 +219,7 @@ def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 
 
 INVARIANTS: tuple[Invariant, ...] = (
-    Invariant("valid-accepted", (Failure.VALID_REJECTED,), _valid_accepted),
+    Invariant("valid-accepted", (Failure.VALID_REJECTED, Failure.UNDER_SPECIFIED), _valid_accepted),
     Invariant("hostile-rejected", (Failure.HOSTILE_ACCEPTED,), _hostile_rejected),
     Invariant("no-crash", (Failure.CRASH,), _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)),
     Invariant("no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)),
@@ -202,6 +227,9 @@ INVARIANTS: tuple[Invariant, ...] = (
         "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
     ),
     Invariant("dry-run-commits-nothing", (Failure.DRY_RUN_MUTATION,), _dry_run_commits_nothing),
+    Invariant(
+        "read-only-commits-nothing", (Failure.READ_ONLY_MUTATION,), _read_only_commits_nothing
+    ),
     Invariant("output-bounded", (Failure.OUTPUT_UNBOUNDED,), _output_bounded),
     Invariant("replay-stable", (Failure.REPLAY_UNSTABLE,), _replay_stable),
     Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),
@@ -215,6 +243,14 @@ def check_observation(obs: Observation, tool: ToolSpec) -> list[Finding]:
     return [found for invariant in INVARIANTS for found in invariant.check(obs, tool)]
 
 
-def invariant_ledger(failures: set[Failure]) -> dict[str, bool]:
-    """Invariant name -> held (no finding of its failure classes)."""
-    return {inv.name: not any(f in failures for f in inv.failures) for inv in INVARIANTS}
+def invariant_ledger(
+    failures: set[Failure], skipped: frozenset[str] = frozenset()
+) -> dict[str, bool]:
+    """Invariant name -> held (no finding of its failure classes), for every invariant
+    but the `skipped` ones (contract checks the tool did not declare: nothing is claimed
+    about them)."""
+    return {
+        inv.name: not any(f in failures for f in inv.failures)
+        for inv in INVARIANTS
+        if inv.name not in skipped
+    }

@@ -119,7 +119,9 @@ def diagnose(
             return None
         if not campaign.tool.keeps_fixed(candidate):
             return None
-        observed = observe(replace(case, input=candidate, valid=True), campaign.handler)
+        observed = observe(
+            replace(case, input=candidate, valid=True), campaign.handler, campaign.tool.checks
+        )
         causes = {
             f.cause
             for f in check_observation(observed, campaign.tool)

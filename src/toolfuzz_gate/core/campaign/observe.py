@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolfuzz_gate.core.campaign.case import Case, Observation
+from toolfuzz_gate.core.campaign.checks import Checks
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 
@@ -24,16 +25,20 @@ def has_reorderable(value: JSON) -> bool:
     return False
 
 
-def observe(case: Case, handler: Handler) -> Observation:
-    """Call the handler; for accepted valid input, call again as-is and key-reordered."""
+def observe(case: Case, handler: Handler, checks: Checks | None = None) -> Observation:
+    """Call the handler; for accepted valid input, call again as-is and key-reordered when
+    those `checks` apply (None: always). A tool not declared deterministic is called once:
+    a second call of a `create` tool would only create again."""
     assert isinstance(case.input, dict)
+    replay = checks is None or checks.applies("replay")
+    key_order = checks is None or checks.applies("key_order")
     outcome = handler.call(case.input)
-    if not case.valid or outcome.kind is not OutcomeKind.ACCEPTED:
+    if not case.valid or outcome.kind is not OutcomeKind.ACCEPTED or not (replay or key_order):
         return Observation(case, outcome)
-    replay = handler.call(case.input)
+    again = handler.call(case.input)
     reordered = None
-    if has_reorderable(case.input):
+    if key_order and has_reorderable(case.input):
         shuffled = reorder(case.input)
         assert isinstance(shuffled, dict)
         reordered = handler.call(shuffled)
-    return Observation(case, outcome, replay, reordered)
+    return Observation(case, outcome, again, reordered)

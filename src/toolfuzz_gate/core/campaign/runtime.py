@@ -27,7 +27,13 @@ from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.node import Node
 
 RUNTIME_FAILURES = frozenset(
-    {Failure.CRASH, Failure.TIMEOUT, Failure.VALID_REJECTED, Failure.RESOURCE_EXHAUSTION}
+    {
+        Failure.CRASH,
+        Failure.TIMEOUT,
+        Failure.VALID_REJECTED,
+        Failure.UNDER_SPECIFIED,
+        Failure.RESOURCE_EXHAUSTION,
+    }
 )
 BISECTION_STEPS = 60
 ABSENT: Any = object()

@@ -76,7 +76,7 @@ class Campaign:
         self._seam_probes()
 
     def _execute(self, case: Case) -> Observation:
-        obs = observe(case, self.handler)
+        obs = observe(case, self.handler, self.tool.checks)
         self._record(obs)
         return obs
 

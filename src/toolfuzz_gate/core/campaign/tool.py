@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import cast
 
+from toolfuzz_gate.core.campaign.checks import NO_CHECKS, Checks
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.values import json_equal
@@ -24,7 +25,8 @@ class ToolSpec:
     argument that, when true, must not commit anything. `fixed`: (JSON Pointer, value)
     pairs every call carries unchanged, for arguments bound to the environment (the
     repository a git tool may touch): valid cases get them after generation, and a
-    near-miss, probe or shrinking step that would change one is not made.
+    near-miss, probe or shrinking step that would change one is not made. `checks`: which
+    contract checks apply (`core.campaign.checks`; by default none).
     """
 
     name: str
@@ -33,6 +35,7 @@ class ToolSpec:
     dry_run: str | None = None
     max_output_bytes: int = 65536
     fixed: tuple[tuple[str, JSON], ...] = ()
+    checks: Checks = NO_CHECKS
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:

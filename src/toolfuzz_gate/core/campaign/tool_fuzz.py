@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
+from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
@@ -93,6 +94,10 @@ def fuzz(
     )
     counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
+    notes = [c for c in counterexamples if c.finding.failure is Failure.UNDER_SPECIFIED]
+    counterexamples = [
+        c for c in counterexamples if c.finding.failure is not Failure.UNDER_SPECIFIED
+    ]
     body: dict[str, Any] = {
         "tool": tool.name,
         "seed": config.seed,
@@ -118,9 +123,13 @@ def fuzz(
         "coverage": campaign.coverage(),
         "mutationCounts": campaign.mutation_counts,
         "probes": campaign.probes,
-        "invariants": invariant_ledger({c.finding.failure for c in counterexamples}),
+        "checks": tool.checks.as_json(),
+        "invariants": invariant_ledger(
+            {c.finding.failure for c in counterexamples}, tool.checks.skipped_invariants()
+        ),
         "unsupported": [],
         "counterexamples": [_describe(c, config) for c in counterexamples],
+        "underSpecified": [_describe(c, config) for c in notes],
         "replayCommand": replay_command,
     }
     if tool.fixed:
@@ -220,12 +229,14 @@ def refused_receipt(
             "errorCodes": tool.error_codes,
             "dryRun": tool.dry_run,
         },
+        "checks": tool.checks.as_json(),
         "cases": {},
         "coverage": dict.fromkeys(FAMILIES, "unsupported"),
         "mutationCounts": {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES},
         "invariants": {},
         "unsupported": [{"keyword": keyword, "path": path} for path, keyword in unsupported],
         "counterexamples": [],
+        "underSpecified": [],
         "replayCommand": replay_command,
     }
     if tool.fixed:

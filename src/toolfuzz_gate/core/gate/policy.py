@@ -27,7 +27,13 @@ from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import PolicyError
 
-FAIL_ON = ("invariant", "new-counterexample", "unsupported-keyword", "coverage-drop")
+FAIL_ON = (
+    "invariant",
+    "new-counterexample",
+    "unsupported-keyword",
+    "coverage-drop",
+    "under-specified",
+)
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
@@ -83,6 +89,12 @@ class ToolPolicy:
     """`exclude_tools`: declared tools of a `tools` file entry (without `pick`) not to fuzz."""
     fixed: tuple[tuple[str, JSON], ...] = ()
     """`fixed_arguments`: (JSON Pointer, value) pairs every call carries unchanged."""
+    deterministic: bool | None = None
+    """`deterministic`: the same call gives the same output (None: not said)."""
+    strict: bool | None = None
+    """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
+    checks: tuple[tuple[str, bool], ...] = ()
+    """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
 
 
 @dataclass(frozen=True)
@@ -289,6 +301,9 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         dry_run=entry.get("dry_run"),
         exclude=tuple(entry.get("exclude_tools", ())),
         fixed=tuple(sorted(fixed.items())),
+        deterministic=entry.get("deterministic"),
+        strict=entry.get("strict"),
+        checks=tuple(sorted(entry.get("checks", {}).items())),
     )
 
 

@@ -15,6 +15,7 @@ Only a tool fuzzed on head can fix anything: when head did not fuzz a tool base 
 `fixed`, and the tool's `coverageLost` is true. `refused` says whether either side refused
 the tool and why (`core.campaign.refusal`): `new` when head refuses it for a code base did not,
 `still` when base refused it for the same codes, `lifted` when only base refused it.
+`underSpecified` carries head's under-specification notes as they are (notes, not diffed).
 """
 
 from __future__ import annotations
@@ -216,6 +217,7 @@ def _diff_tool(
         "invariants": [{"name": k, "base": b, "head": h} for k, b, h in invariants],
         "refused": refused,
         "coverageLost": lost,
+        "underSpecified": _notes(name, head),
     }
 
 
@@ -296,6 +298,19 @@ def _counterexamples(tool: str, receipt: JSONObject | None) -> dict[str, JSONObj
 
 def _cause(counterexample: JSONObject) -> tuple[str, str]:
     return str(counterexample.get("failure")), str(counterexample.get("path"))
+
+
+def _notes(tool: str, receipt: JSONObject | None) -> list[JSON]:
+    """Head's under-specification notes (not counterexamples, so not diffed: each is
+    shown as head has it; none in a receipt from before they were kept)."""
+    listed = receipt.get("underSpecified") if receipt is not None else None
+    notes: list[JSONObject] = [
+        _tagged(tool, item)
+        for item in (listed if isinstance(listed, list) else [])
+        if isinstance(item, dict) and is_fingerprint(item.get("fingerprint"))
+    ]
+    notes.sort(key=lambda note: str(note.get("fingerprint")))
+    return list[JSON](notes)
 
 
 def _tagged(tool: str, counterexample: JSONObject) -> JSONObject:

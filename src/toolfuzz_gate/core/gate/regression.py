@@ -271,7 +271,12 @@ def replay_case(
         case.operator,
     )
     observation = observe_patiently(judged, handler)
-    findings = tuple(check_observation(observation, tool))
+    # A note on the schema is not a failure: a case that now only draws one is fixed.
+    findings = tuple(
+        found
+        for found in check_observation(observation, tool)
+        if found.failure is not Failure.UNDER_SPECIFIED
+    )
     expected_path = "" if case.failure in _WHOLE_CALL else case.path
     if any(
         f.failure is case.failure

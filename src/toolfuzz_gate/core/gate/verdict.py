@@ -203,9 +203,19 @@ def _floors(floors: Sequence[tuple[str, str]], head: Receipts) -> list[str]:
     return [f"min_coverage: {len(below)} below the floor: {'; '.join(below)}"]
 
 
+def _under_specified(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
+    """Head's under-specification notes: clean rejections of schema-valid calls where the
+    schema is not declared complete. They fail the gate only when `fail_on` lists this."""
+    per_tool = _tally([(r["tool"], len(r.get("underSpecified", []))) for r in head])
+    if not per_tool:
+        return [], []
+    return [_counted("under-specified: schema-valid calls the tools refuse", per_tool)], []
+
+
 CHECKS: dict[str, Callable[[Receipts, dict[str, Any] | None], Outcome]] = {
     "invariant": _invariant,
     "new-counterexample": _new_counterexample,
     "unsupported-keyword": _unsupported_keyword,
     "coverage-drop": _coverage_drop,
+    "under-specified": _under_specified,
 }

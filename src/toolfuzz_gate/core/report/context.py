@@ -82,6 +82,16 @@ def iter_counterexamples(diff: Mapping[str, Any], kind: str) -> Iterator[Mapping
             yield {**cx, "tool": text_of(entry.get("tool"))}
 
 
+def iter_notes(diff: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Head's under-specification notes, each with its tool entry's name as `tool` (none
+    in a diff document from before they were kept)."""
+    for entry in tools(diff):
+        notes = entry.get("underSpecified")
+        for note in notes if isinstance(notes, list) else ():
+            if isinstance(note, Mapping):
+                yield {**note, "tool": text_of(entry.get("tool"))}
+
+
 def iter_unsupported(diff: Mapping[str, Any], kind: str) -> Iterator[Mapping[str, Any]]:
     for entry in tools(diff):
         for item in unsupported(entry, kind):

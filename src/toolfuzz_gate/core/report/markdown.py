@@ -2,7 +2,8 @@
 
 The body never exceeds a budget of UTF-16 code units (GitHub's comment limit is 65,536; the
 default leaves room). Detail is dropped in a fixed order until it fits, each stage saying what
-it left out: 1) minimized-input bodies and the handler's words, 2) still-failing rows,
+it left out: 0) the rows of the documentation section (under-specification notes,
+`core.report.notes`), 1) minimized-input bodies and the handler's words, 2) still-failing rows,
 3) fixed rows, 4) new-counterexample rows beyond `NEW_ROWS_KEPT`, 5) refused-tool and
 unsupported-keyword rows beyond the most that fit, 6) new rows beyond the most that fit; a
 body that still does not fit is the marker, the verdict and a pointer to the receipts. Blocks
@@ -34,6 +35,7 @@ from toolfuzz_gate.core.report.context import (
     tools,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.notes import render_notes_section
 from toolfuzz_gate.core.report.untrusted import (
     cap,
     clean,
@@ -62,6 +64,7 @@ _CX_HEADER = "| # | tool | failure | path | reason |\n| --- | --- | --- | --- | 
 
 @dataclass(frozen=True)
 class _Detail:
+    notes: bool = True
     inputs: bool = True
     still_rows: bool = True
     fixed_rows: bool = True
@@ -89,6 +92,7 @@ def render_markdown(
     detail = _Detail()
     for stage in (
         {},
+        {"notes": False},
         {"inputs": False},
         {"still_rows": False},
         {"fixed_rows": False},
@@ -171,6 +175,7 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
     )
     parts.extend(still)
     parts.extend(_collapsed(diff, context, "fixed", "Fixed", detail.fixed_rows, replay=False))
+    parts.extend(render_notes_section(diff, detail.notes))
     parts.append(f"<sub>{ENGINE_NAME} {__version__}</sub>")
     return "\n\n".join(parts) + "\n"
 

@@ -3,7 +3,8 @@
 One rule per failure class of `core.campaign.findings.Failure` plus `unsupported-keyword` and
 `refused`; one result per head-side counterexample (new or still failing), per head-side
 unsupported keyword (added or still) and per head-side refusal reason other than an
-unsupported keyword (a limit, a contradiction, a reference, an unreachable handler), located
+unsupported keyword (a limit, a contradiction, a reference, an unreachable handler), and
+per under-specification note (level `note`, a failure class that is not a defect), located
 at the schema file and line, with `baselineState` from the diff and a `partialFingerprints`
 entry derived from what the finding is about, never from input bytes.
 """
@@ -23,6 +24,7 @@ from toolfuzz_gate.core.report.context import (
     counterexample_location,
     evidence,
     iter_counterexamples,
+    iter_notes,
     iter_refusals,
     iter_unsupported,
     refusal_location,
@@ -50,6 +52,8 @@ _DESCRIPTIONS = {
     Failure.ERROR_VOCABULARY: "A rejection code is outside the declared vocabulary.",
     Failure.ORACLE_DISAGREEMENT: "The independent validator rejected a value generated as valid.",
     Failure.RESOURCE_EXHAUSTION: "The handler ran into a memory, CPU or process limit.",
+    Failure.READ_ONLY_MUTATION: "A tool declared read-only changed committed state.",
+    Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
 }
 
 
@@ -66,6 +70,8 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     for kind, state in (("added", "new"), ("still", "unchanged")):
         for item in iter_unsupported(diff, kind):
             results.append(_unsupported_result(context, item, state))
+    for note in iter_notes(diff):
+        results.append(_note_result(context, note))
     for item in iter_refusals(diff):
         if item.get("code") != "schema.unsupported-keyword":  # a result of its own above
             results.append(_refusal_result(context, item))
@@ -104,8 +110,11 @@ def _rule(rule_id: str, text: str) -> dict[str, Any]:
     return {
         "id": rule_id,
         "shortDescription": {"text": text},
-        "defaultConfiguration": {"level": "warning" if rule_id == UNSUPPORTED_RULE else "error"},
+        "defaultConfiguration": {"level": _LEVELS.get(rule_id, "error")},
     }
+
+
+_LEVELS = {UNSUPPORTED_RULE: "warning", Failure.UNDER_SPECIFIED.value: "note"}
 
 
 def _uri(path: str) -> str:
@@ -143,6 +152,24 @@ def _cx_result(
         "message": {"text": text},
         "locations": _location(counterexample_location(context, cx)),
         "partialFingerprints": {FINGERPRINT_KEY: field(cx.get("fingerprint", ""), 100)},
+    }
+
+
+def _note_result(context: ReportContext, note: Mapping[str, Any]) -> dict[str, Any]:
+    """An under-specification note: level `note`, never diffed (so no baseline state),
+    with the verified schema change when there is one."""
+    tool, path = field(note.get("tool", "")), field(text_of(note.get("path")) or "(root)")
+    cause = field(text_of(note.get("cause")) or "a rejection", 100)
+    text = f"{tool}: the schema admits a call the tool refuses ({cause}, at {path})"
+    suggestion = note.get("suggestion")
+    if isinstance(suggestion, Mapping) and suggestion.get("verified") is True:
+        text += f"; {field(text_of(suggestion.get('sentence')))}"
+    return {
+        "ruleId": Failure.UNDER_SPECIFIED.value,
+        "level": "note",
+        "message": {"text": text},
+        "locations": _location(counterexample_location(context, note)),
+        "partialFingerprints": {FINGERPRINT_KEY: field(note.get("fingerprint", ""), 100)},
     }
 
 

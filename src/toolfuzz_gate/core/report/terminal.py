@@ -71,6 +71,13 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
             lines.append(f"      said: {bounded_message(said, 200)}")
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
+    notes = r.get("underSpecified") or []
+    if notes:
+        causes = ", ".join(sorted({str(note.get("cause") or "?") for note in notes}))
+        lines.append(
+            f"  under-specified: {len(notes)} note(s), schema-valid calls refused ({causes});"
+            " not counterexamples unless the policy says strict: true"
+        )
     breaker = r.get("breaker")
     if breaker:
         lines.append(f"  breaker: {breaker['note']}")

@@ -289,7 +289,8 @@ def _first_text(result: dict[str, Any]) -> str | None:
 def list_tools(
     config: HandlerConfig, *, startup_timeout_s: float = STARTUP_TIMEOUT_S
 ) -> list[dict[str, Any]]:
-    """Every tool of the server `config.argv` starts: `{name, description, inputSchema}`.
+    """Every tool of the server `config.argv` starts: `{name, description, inputSchema,
+    annotations}` (`annotations`: the boolean hints only).
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """

@@ -304,10 +304,17 @@ def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
             f"{server}: tools/list has an entry without name or inputSchema: {shown}"
         )
     description = entry.get("description")
+    annotations = entry.get("annotations")
     return {
         "name": name,
         "description": description if isinstance(description, str) else "",
         "inputSchema": schema,
+        # Only the hints are kept (booleans): a server's free text goes nowhere.
+        "annotations": {
+            hint: value
+            for hint, value in (annotations.items() if isinstance(annotations, dict) else ())
+            if isinstance(hint, str) and hint.endswith("Hint") and isinstance(value, bool)
+        },
     }
 
 

@@ -1,0 +1,147 @@
+"""Which contract checks apply to a tool, and who declared it (pure).
+
+Defects (a crash, a timeout, an accepted hostile call, a commit on rejection, a dry run
+that commits, a code outside a declared vocabulary) hold for every tool. Contract checks
+hold only where the tool promises them, because a tool that creates things or a schema
+that cannot say "the file must exist" breaks them by design:
+
+* `replay`: the same call twice gives the same output; `key_order`: reordering the
+  argument object's keys changes nothing. Both need a deterministic tool: one the MCP
+  server annotates `readOnlyHint: true` or `idempotentHint: true`, or the policy's
+  `deterministic: true`.
+* `valid_accepted`: every schema-valid call succeeds. It needs a complete schema, the
+  policy's `strict: true`. Without it a clean rejection of a schema-valid call is an
+  under-specification note, not a counterexample.
+* `read_only`: an accepted call commits nothing (as far as the effects source sees). It
+  needs the server's `readOnlyHint: true`.
+
+The policy's `checks` switches override them all, one check at a time. The order of
+precedence: a switch, then the policy's `deterministic`/`strict`, then the server's
+annotations, then the default (off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+
+CONTRACT_CHECKS = ("replay", "key_order", "valid_accepted", "read_only")
+"""The checks a tool must declare; their invariants are named in `INVARIANT_OF`."""
+INVARIANT_OF = {
+    "replay": "replay-stable",
+    "key_order": "key-order-invariant",
+    "valid_accepted": "valid-accepted",
+    "read_only": "read-only-commits-nothing",
+}
+DETERMINISTIC_HINTS = ("readOnlyHint", "idempotentHint")
+"""MCP tool annotations that promise a deterministic tool."""
+
+SERVER = "server"
+POLICY = "policy"
+DEFAULT = "default"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Whether one contract check applies, who said so (`server`, `policy`, `default`)
+    and in what words."""
+
+    applies: bool
+    declared_by: str
+    reason: str
+
+    def as_json(self) -> JSONObject:
+        return {"applies": self.applies, "declaredBy": self.declared_by, "reason": self.reason}
+
+
+_UNDECLARED = {
+    "replay": Decision(False, DEFAULT, "the tool does not declare it deterministic"),
+    "key_order": Decision(False, DEFAULT, "the tool does not declare it deterministic"),
+    "valid_accepted": Decision(False, DEFAULT, "the schema is not declared complete (strict)"),
+    "read_only": Decision(False, DEFAULT, "the tool does not declare it reads only"),
+}
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The decision for each contract check (absent: off, by default)."""
+
+    decisions: tuple[tuple[str, Decision], ...] = field(default=())
+
+    def decision(self, name: str) -> Decision:
+        return dict(self.decisions).get(name, _UNDECLARED[name])
+
+    def applies(self, name: str) -> bool:
+        return self.decision(name).applies
+
+    def as_json(self) -> JSONObject:
+        return {name: self.decision(name).as_json() for name in CONTRACT_CHECKS}
+
+    def skipped_invariants(self) -> frozenset[str]:
+        """The invariants of the checks that do not apply (left out of the ledger)."""
+        return frozenset(INVARIANT_OF[n] for n in CONTRACT_CHECKS if not self.applies(n))
+
+
+NO_CHECKS = Checks()
+"""No contract check declared: each off, by default."""
+ALL_CHECKS = Checks(
+    tuple((name, Decision(True, POLICY, "every contract check")) for name in CONTRACT_CHECKS)
+)
+"""Every contract check on: for callers that hold a tool to everything (tests, the
+built-in examples)."""
+
+
+def resolve_checks(
+    *,
+    annotations: Mapping[str, Any] | None = None,
+    deterministic: bool | None = None,
+    strict: bool | None = None,
+    switches: Mapping[str, bool] | None = None,
+) -> Checks:
+    """The decisions for a tool, from what its server and its policy declare."""
+    decisions: dict[str, Decision] = {}
+    hints = _deterministic_hints(annotations or {})
+    for name in ("replay", "key_order"):
+        if deterministic is not None:
+            word = "true" if deterministic else "false"
+            decisions[name] = Decision(deterministic, POLICY, f"deterministic: {word}")
+        elif hints:
+            decisions[name] = Decision(True, SERVER, f"annotations.{hints[0]}: true")
+    if annotations and annotations.get("readOnlyHint") is True:
+        decisions["read_only"] = Decision(True, SERVER, "annotations.readOnlyHint: true")
+    if strict is not None:
+        word = "true" if strict else "false"
+        decisions["valid_accepted"] = Decision(strict, POLICY, f"strict: {word}")
+    for name, on in (switches or {}).items():
+        decisions[name] = Decision(on, POLICY, f"checks.{name}: {'true' if on else 'false'}")
+    return Checks(tuple((name, decisions[name]) for name in CONTRACT_CHECKS if name in decisions))
+
+
+def _deterministic_hints(annotations: Mapping[str, Any]) -> list[str]:
+    return [hint for hint in DETERMINISTIC_HINTS if annotations.get(hint) is True]
+
+
+def checks_from_json(recorded: Any) -> Checks:
+    """The decisions a receipt's `checks` member records; for a receipt from before checks
+    were declared, the checks its campaign held every tool to (all but `read_only`)."""
+    if not isinstance(recorded, dict):
+        return resolve_checks(deterministic=True, strict=True)
+    decisions = []
+    for name in CONTRACT_CHECKS:
+        item = recorded.get(name)
+        if isinstance(item, dict) and isinstance(item.get("applies"), bool):
+            by, reason = item.get("declaredBy"), item.get("reason")
+            decisions.append(
+                (
+                    name,
+                    Decision(
+                        item["applies"],
+                        by if isinstance(by, str) else DEFAULT,
+                        reason if isinstance(reason, str) else "",
+                    ),
+                )
+            )
+    return Checks(tuple(decisions))
