@@ -15,6 +15,7 @@ import statistics
 import time
 
 from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers.builtin import SPEC, BuiltinPosterHandler
@@ -31,6 +32,7 @@ def main() -> None:
         expected_rejections=poster.EXPECTED_REJECTIONS,
         error_codes=poster.ERROR_CODES,
         dry_run=poster.DRY_RUN,
+        checks=resolve_checks(deterministic=True, strict=True),  # as `toolfuzz-gate run` holds it
     )
     rates = []
     for seed in args.seeds:

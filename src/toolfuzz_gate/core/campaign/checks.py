@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -71,8 +72,12 @@ class Checks:
 
     decisions: tuple[tuple[str, Decision], ...] = field(default=())
 
+    @cached_property
+    def _by_name(self) -> dict[str, Decision]:
+        return dict(self.decisions)
+
     def decision(self, name: str) -> Decision:
-        return dict(self.decisions).get(name, _UNDECLARED[name])
+        return self._by_name.get(name, _UNDECLARED[name])
 
     def applies(self, name: str) -> bool:
         return self.decision(name).applies
