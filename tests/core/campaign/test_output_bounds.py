@@ -94,7 +94,12 @@ def test_under_the_default_ceiling_nothing_changes() -> None:
 
 
 def test_members_at_the_pointers_are_removed_and_the_rest_kept() -> None:
-    output: JSON = {"id": 7, "meta": {"a/b": 1, "keep": 2}, "items": [{"at": 1, "v": 3}], "n": None}
+    output: dict[str, JSON] = {
+        "id": 7,
+        "meta": {"a/b": 1, "keep": 2},
+        "items": [{"at": 1, "v": 3}],
+        "n": None,
+    }
     stripped = without_members(output, ["/id", "/meta/a~1b", "/items/0/at", "/absent/x", "/n/y"])
     assert stripped == {"meta": {"keep": 2}, "items": [{"v": 3}], "n": None}
     assert output["id"] == 7  # the original is not touched
