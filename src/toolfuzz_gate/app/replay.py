@@ -156,6 +156,5 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         error_codes=codes if isinstance(codes, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else 65536,
-        ignore_output=tuple(str(p) for p in contract.get("ignoreOutput") or ()),
         checks=checks_from_json(receipt.get("checks")),
     )
