@@ -52,6 +52,7 @@ def build_policy_spec(
         error_codes=tool.error_codes,
         dry_run=tool.dry_run,
         max_output_bytes=options.max_output_bytes,
+        ignore_output=options.ignore_output,
         fixed=tool.fixed,
         checks=checks,
     )

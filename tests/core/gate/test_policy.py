@@ -275,3 +275,28 @@ def test_exclude_tools_needs_a_tools_file_of_every_tool() -> None:
             del entry["schema"]
         with pytest.raises(PolicyError, match="`exclude_tools` goes with a `tools` file entry"):
             parse({"version": 1, "tools": [{**entry, **extra}]})
+
+
+def test_ignore_output_is_a_list_of_pointers_per_tool_over_the_defaults() -> None:
+    tool = {"name": "t", "schema": "s", "handler": {"command": ["x"]}}
+    policy = parse(
+        {
+            "version": 1,
+            "defaults": {"ignore_output": ["/createdAt"]},
+            "tools": [tool, {**tool, "name": "u", "ignore_output": ["/id", "/meta/a~1b"]}],
+        }
+    )
+    assert policy.tools[0].options.ignore_output == ("/createdAt",)
+    assert policy.tools[1].options.ignore_output == ("/id", "/meta/a~1b")
+
+
+@pytest.mark.parametrize("given", ["id", "", "/a~2"])
+def test_an_ignore_output_entry_that_is_not_a_pointer_is_named_with_its_line(given: str) -> None:
+    tool = {"name": "t", "schema": "s", "handler": {"command": ["x"]}, "ignore_output": [given]}
+    with pytest.raises(PolicyError) as caught:
+        parse({"version": 1, "tools": [tool]}, {"/tools/0/ignore_output/0": 6})
+    error = caught.value
+    assert (error.line, error.key) == (6, "tools/0/ignore_output/0")
+    assert error.message == (
+        f"p.yml:6: tools/0/ignore_output/0: {given!r} is not a JSON Pointer to an output member"
+    )

@@ -16,6 +16,7 @@ from toolfuzz_gate.core.campaign.findings import Failure, Finding
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil import pointer
+from toolfuzz_gate.core.jsonutil.canonical import json_size
 
 Check = Callable[[Observation, ToolSpec], Iterator[Finding]]
 
@@ -136,19 +137,37 @@ def _read_only_commits_nothing(obs: Observation, tool: ToolSpec) -> Iterator[Fin
         yield finding(obs, Failure.READ_ONLY_MUTATION, reason)
 
 
+OUTPUT_FACTOR = 2
+"""An output may be this many times its input's size: an echo, whose JSON encoding can grow
+by escaping and by the object that wraps it, stays under twice the input."""
+OUTPUT_SLACK_BYTES = 65536
+"""And this many bytes more, whatever the input: the fixed cap the check had before it was
+relative, so no output it let pass fails now under the same ceiling."""
+
+
+def output_allowance(input_bytes: int, ceiling: int) -> int:
+    """The most output bytes a call with an input of `input_bytes` may return before its
+    output is unbounded: relative to the input, never past the tool's ceiling."""
+    return min(ceiling, OUTPUT_FACTOR * input_bytes + OUTPUT_SLACK_BYTES)
+
+
 def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is None or out.kind is not OutcomeKind.ACCEPTED:
         return
-    if out.output_capped or out.output_bytes > tool.max_output_bytes:
-        yield finding(
-            obs,
-            Failure.OUTPUT_UNBOUNDED,
-            {
-                "limit": tool.max_output_bytes,
-                "reason": f"output exceeded {tool.max_output_bytes} bytes",
-            },
-        )
+    ceiling = tool.max_output_bytes
+    if out.output_capped or out.output_bytes > ceiling:
+        reason = f"output exceeded {ceiling} bytes"  # the tool's ceiling
+        yield finding(obs, Failure.OUTPUT_UNBOUNDED, {"limit": ceiling, "reason": reason})
+    elif out.output_bytes > OUTPUT_SLACK_BYTES:  # only then can the input's size matter
+        input_bytes = json_size(obs.case.input)
+        allowed = output_allowance(input_bytes, ceiling)
+        if out.output_bytes > allowed:
+            reason = (
+                f"output exceeded {allowed} bytes ({OUTPUT_FACTOR} x the input's"
+                f" {input_bytes} + {OUTPUT_SLACK_BYTES})"
+            )
+            yield finding(obs, Failure.OUTPUT_UNBOUNDED, {"limit": allowed, "reason": reason})
 
 
 def _same(a: Outcome, b: Outcome) -> bool:

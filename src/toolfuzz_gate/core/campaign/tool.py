@@ -34,6 +34,7 @@ class ToolSpec:
     error_codes: str | None = None
     dry_run: str | None = None
     max_output_bytes: int = 65536
+    ignore_output: tuple[str, ...] = ()
     fixed: tuple[tuple[str, JSON], ...] = ()
     checks: Checks = NO_CHECKS
 

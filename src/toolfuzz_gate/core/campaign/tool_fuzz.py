@@ -113,11 +113,7 @@ def fuzz(
         },
         "limits": config.limits.as_json(),
         "schemaReading": _reading(schema),
-        "contract": {
-            "expectedRejections": list(tool.expected_rejections),
-            "errorCodes": tool.error_codes,
-            "dryRun": tool.dry_run,
-        },
+        "contract": _contract(tool),
         "cases": dict(campaign.counts),
         "casesDigest": campaign.cases_digest(),
         "coverage": campaign.coverage(),
@@ -224,11 +220,7 @@ def refused_receipt(
             "problems": [_rendered(r) for r in reasons],
             "reasons": [r.as_json() for r in reasons],
         },
-        "contract": {
-            "expectedRejections": list(tool.expected_rejections),
-            "errorCodes": tool.error_codes,
-            "dryRun": tool.dry_run,
-        },
+        "contract": _contract(tool),
         "checks": tool.checks.as_json(),
         "cases": {},
         "coverage": dict.fromkeys(FAMILIES, "unsupported"),
@@ -300,3 +292,16 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     if example.reproduced is not None:
         described["reproduced"] = example.reproduced.as_json()
     return described
+
+
+def _contract(tool: ToolSpec) -> JSONObject:
+    """The receipt's `contract`; `ignoreOutput` only when declared, so receipts of tools
+    that do not declare it stay as they were."""
+    contract: JSONObject = {
+        "expectedRejections": list(tool.expected_rejections),
+        "errorCodes": tool.error_codes,
+        "dryRun": tool.dry_run,
+    }
+    if tool.ignore_output:
+        contract["ignoreOutput"] = list(tool.ignore_output)
+    return contract

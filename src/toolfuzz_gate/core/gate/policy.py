@@ -46,6 +46,7 @@ RUN_OPTION_KEYS = (
     "format_assertion",
     "default_draft",
     "dialect",
+    "ignore_output",
 )
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
@@ -62,6 +63,8 @@ class RunOptions:
     format_assertion: bool = False
     default_draft: str = "2020-12"
     dialect: str | None = None
+    ignore_output: tuple[str, ...] = ()
+    """JSON Pointers of output members replay and key-order comparisons leave out."""
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,9 @@ def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
         return [(where, f"version {shown(instance)} is not supported; it must be 1", "")]
     if kind == "type":
         return [(where, f"expected {expected}, got {_kind(instance)}", "")]
+    if kind == "pattern" and jp.split(where)[-2:-1] == ["ignore_output"]:
+        hint = "a pointer into the output starts with /: /id, /meta/createdAt"
+        return [(where, f"{shown(instance)} is not a JSON Pointer to an output member", hint)]
     if kind == "enum":
         choices = ", ".join("null" if item is None else str(item) for item in expected)
         return [(where, f"{shown(instance)} is not one of: {choices}", "")]
@@ -243,8 +249,9 @@ def _unknown_key(where: str, name: str, known: list[str]) -> tuple[str, str, str
 
 def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
     values: dict[str, Any] = {key: given[key] for key in RUN_OPTION_KEYS if key in given}
-    if "seeds" in values:
-        values["seeds"] = tuple(values["seeds"])
+    for key in ("seeds", "ignore_output"):
+        if key in values:
+            values[key] = tuple(values[key])
     return RunOptions(**{**base.__dict__, **values})
 
 

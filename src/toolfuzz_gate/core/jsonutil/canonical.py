@@ -6,6 +6,8 @@ import hashlib
 import json
 from typing import Any, TypeAlias
 
+from toolfuzz_gate.core.jsonutil.pointer import without_members
+
 JSON: TypeAlias = "bool | int | float | str | list[JSON] | dict[str, JSON] | None"
 JSONObject: TypeAlias = "dict[str, JSON]"
 
@@ -43,9 +45,12 @@ def digest(value: Any) -> str:
     return hashlib.sha256(canonical_compact(value).encode("ascii")).hexdigest()
 
 
-def digest_and_size(value: Any) -> tuple[str, int]:
-    """`digest(value)` and the length of its encoding, encoding once."""
+def digest_and_size(value: Any, ignore: tuple[str, ...] = ()) -> tuple[str, int]:
+    """`digest(value)` and the length of its encoding, encoding once. With `ignore` (JSON
+    Pointers), the digest is of `value` without those members; the length is the whole's."""
     text = canonical_compact(value)
+    if ignore:
+        return digest(without_members(value, ignore)), len(text)
     return hashlib.sha256(text.encode("ascii")).hexdigest(), len(text)
 
 

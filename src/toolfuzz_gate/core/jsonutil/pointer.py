@@ -51,3 +51,29 @@ def with_member(document: object, pointer: str, value: object) -> object:
     parent = dict(document) if isinstance(document, dict) else {}
     parent[head] = value if not rest else with_member(parent.get(head), rest, value)
     return parent
+
+
+def without_members(document: object, pointers: Iterable[str]) -> object:
+    """A copy of `document` with the member at each pointer removed (object members by
+    name, array items by index); a pointer that reaches nothing removes nothing."""
+    for pointer in pointers:
+        document = _without(document, split(pointer))
+    return document
+
+
+def _without(document: object, tokens: list[str]) -> object:
+    if not tokens:
+        return document
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(document, dict):
+        if head not in document:
+            return document
+        if not rest:
+            return {key: value for key, value in document.items() if key != head}
+        return {**document, head: _without(document[head], rest)}
+    if isinstance(document, list) and head.isdigit() and int(head) < len(document):
+        index = int(head)
+        if not rest:
+            return document[:index] + document[index + 1 :]
+        return [*document[:index], _without(document[index], rest), *document[index + 1 :]]
+    return document

@@ -70,6 +70,7 @@ class CommandHandler(LineWorkerHandler):
             raise HandlerError(f"invalid command handler limits: {config}")
         limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
         super().__init__(config.timeout_ms / 1000, config.max_output_bytes, limits)
+        self._ignore = config.ignore_output
         # Popen would resolve a relative executable against the new working directory.
         resolved = config.checkout.argv(config.argv, config.cwd)
         self._program = resolved[0]
@@ -153,7 +154,7 @@ class CommandHandler(LineWorkerHandler):
             "effects_observed": observed,
         }
         if accepted:
-            output_digest, output_bytes = digest_and_size(response["output"])
+            output_digest, output_bytes = digest_and_size(response["output"], self._ignore)
             return Outcome(
                 OutcomeKind.ACCEPTED,
                 output_digest=output_digest,

@@ -24,6 +24,8 @@ class HandlerConfig(HandlerSettings):
 
     timeout_ms: int = 2000
     max_output_bytes: int = 65536
+    ignore_output: tuple[str, ...] = ()
+    """JSON Pointers of output members the output's digest leaves out (ids, times)."""
     root: str | None = None
     """The checkout the handler's code is read from (`checkout.Checkout`); None: the
     gate's current directory. Not part of the label: receipts say what was configured."""
@@ -50,6 +52,7 @@ class HandlerConfig(HandlerSettings):
             **given,
             timeout_ms=options.timeout_ms,
             max_output_bytes=options.max_output_bytes,
+            ignore_output=options.ignore_output,
             root=root,
             mirrors=mirrors,
         )

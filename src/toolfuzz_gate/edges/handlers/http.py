@@ -61,6 +61,7 @@ class HttpHandler(ManagedHandler):
         self.url = config.target
         self.base_timeout_s = self.timeout_s = config.timeout_ms / 1000
         self.limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
+        self._ignore = config.ignore_output
         if self.timeout_s <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"{self.url}: timeout and output cap must be positive")
         scheme, self._host, self._port, self._target = _parse_url(self.url)
@@ -183,7 +184,7 @@ class HttpHandler(ManagedHandler):
         if response.will_close or not response.isclosed():
             self._drop()
         if 200 <= status < 300:
-            output_digest, output_bytes = digest_and_size(_decode(body))
+            output_digest, output_bytes = digest_and_size(_decode(body), self._ignore)
             return Outcome(
                 OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=output_bytes
             )

@@ -186,7 +186,7 @@ class McpHandler(ManagedHandler):
             return self._broken(session, reply)
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(result, tool)
+            outcome = _result_outcome(result, tool, self.config.ignore_output)
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
                 return _with_raised(outcome, session.process.stderr_since(mark))
             return outcome
@@ -233,9 +233,9 @@ class McpHandler(ManagedHandler):
             session.kill()
 
 
-def _result_outcome(result: dict[str, Any], tool: str) -> Outcome:
+def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] = ()) -> Outcome:
     if result.get("isError") is not True:
-        output_digest, size = digest_and_size(_output(result))
+        output_digest, size = digest_and_size(_output(result), ignore)
         return Outcome(kind=OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
     text = _first_text(result)
     if text == f"Error executing tool {tool}":

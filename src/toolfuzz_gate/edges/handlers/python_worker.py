@@ -22,7 +22,7 @@ from typing import Any
 
 import toolfuzz_gate
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
+from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits
@@ -92,6 +92,7 @@ class WorkerOptions:
     timeout_s: float = 2.0
     """Per call, wall clock; the worker is killed when it passes."""
     max_output_bytes: int = 65536
+    ignore_output: tuple[str, ...] = ()
     cwd: str | None = None
     """The worker's working directory, also first on its import path. By default modules
     are imported from the checkout and the worker runs in a temporary directory."""
@@ -228,11 +229,13 @@ class PythonWorkerHandler(LineWorkerHandler):
         after: JSON = effects.get("after") if observed and effects else None
         error = response.get("error")
         if response.get("ok") is True and "output" in response:
-            output = response["output"]
+            output_digest, output_bytes = digest_and_size(
+                response["output"], self.options.ignore_output
+            )
             return Outcome(
                 kind=OutcomeKind.ACCEPTED,
-                output_digest=digest(output),
-                output_bytes=len(canonical_compact(output)),
+                output_digest=output_digest,
+                output_bytes=output_bytes,
                 effects_before=before,
                 effects_after=after,
                 effects_observed=observed,

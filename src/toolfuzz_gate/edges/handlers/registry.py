@@ -38,6 +38,7 @@ def _python(config: HandlerConfig) -> ManagedHandler:
     options = WorkerOptions(
         timeout_s=config.timeout_ms / 1000,
         max_output_bytes=config.max_output_bytes,
+        ignore_output=config.ignore_output,
         cwd=config.cwd,
         checkout=config.checkout,
         env_passthrough=config.env,
