@@ -25,10 +25,10 @@ class Failure(StrEnum):
     ORACLE_DISAGREEMENT = "oracle-disagreement"
     RESOURCE_EXHAUSTION = "resource-exhaustion"
     READ_ONLY_MUTATION = "read-only-mutation"
-    OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
     UNDER_SPECIFIED = "under-specified"
     """Not a defect: a clean rejection of a schema-valid call where the schema is not
     declared complete. Receipts keep these apart from counterexamples, as notes."""
+    OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
 
 
 class InputKind(StrEnum):
