@@ -75,3 +75,17 @@ def test_a_policy_run_reads_the_output_schema_from_the_server(tmp_path: Path) ->
     ]
     assert square["counterexamples"] == []
     assert square["invariants"]["output-schema-valid"] is True
+
+
+def test_replaying_a_receipt_reads_the_output_schema_from_the_server_again(
+    tmp_path: Path,
+) -> None:
+    out_dir = tmp_path / "out"
+    code, _, err = invoke(
+        "fuzz", "--mcp", "--tool", "half", "--runs", "32", "--out", str(out_dir), "--", *SERVER
+    )
+    assert code == 1, err
+    code, out, err = invoke("replay", str(out_dir / "half.json"))
+    assert code == 1, err
+    assert "still-failing: half output-schema-violation" in out
+    assert "replay: 1 of 1 still fail" in out

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import resolve_checks
-from toolfuzz_gate.core.campaign.output_schema import read_output_schema
+from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
@@ -80,6 +80,13 @@ def tool_output_schema(
     none, for other handlers, and when the server does not start)."""
     found: JSON = _listed(handler, listings).get("outputSchema")
     return found
+
+
+def server_output_schema(handler: HandlerConfig) -> OutputSchema | None:
+    """What the MCP server now declares as the tool's output schema (None when nothing),
+    for replaying a receipt that was judged by one."""
+    declared = _listed(handler, None).get("outputSchema")
+    return None if declared is None else read_output_schema(declared)
 
 
 def build_listed_spec(
