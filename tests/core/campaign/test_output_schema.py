@@ -89,3 +89,21 @@ def test_the_ledger_claims_nothing_of_a_schema_not_applied() -> None:
     unread = ToolSpec("t", output_schema=read_output_schema({"type": 7}))
     assert "output-schema-valid" in unread.skipped_invariants()
     assert "output-schema-valid" not in TOOL.skipped_invariants()
+
+
+def test_a_schema_with_a_pattern_the_engine_refuses_is_not_applied() -> None:
+    catastrophic = {"properties": {"a": {"type": "string", "pattern": "(a+)+$"}}}
+    declared = read_output_schema(catastrophic)
+    assert declared.applied is False
+    assert declared.reason.startswith(
+        "the output schema's pattern at /properties/a/pattern is refused: a repeated group"
+    )
+    named = read_output_schema({"patternProperties": {"^(a|a)*$": {}}})
+    assert named.applied is False
+    assert "/patternProperties/^(a|a)*$" in named.reason
+    # A property called `pattern` is a schema, not a pattern.
+    kept = read_output_schema(
+        {"properties": {"pattern": {"type": "string", "pattern": "^[a-z]+$"}}}
+    )
+    assert kept.applied is True
+    assert kept.violation({"pattern": "A"}, True) == "pattern at /pattern"
