@@ -92,7 +92,7 @@ def test_the_ledger_claims_nothing_of_a_schema_not_applied() -> None:
 
 
 def test_a_schema_with_a_pattern_the_engine_refuses_is_not_applied() -> None:
-    catastrophic = {"properties": {"a": {"type": "string", "pattern": "(a+)+$"}}}
+    catastrophic: dict[str, Any] = {"properties": {"a": {"type": "string", "pattern": "(a+)+$"}}}
     declared = read_output_schema(catastrophic)
     assert declared.applied is False
     assert declared.reason.startswith(
