@@ -71,6 +71,7 @@ def test_the_invariant_reports_a_violation_with_its_cause() -> None:
         "type at /total",
         "",
     )
+    assert found.error["inputValid"] is True  # a promoted case knows what to expect
     [missing] = check_observation(answered(None, present=False), TOOL)
     assert (missing.failure, missing.cause) == (Failure.OUTPUT_SCHEMA_VIOLATION, MISSING_CAUSE)
 

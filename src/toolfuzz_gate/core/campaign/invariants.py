@@ -157,8 +157,11 @@ def _output_schema_kept(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
         return
     cause = declared.violation(out.structured, out.has_structured)
     if cause is not None:
-        reason = {"reason": f"the structuredContent breaks the declared outputSchema: {cause}"}
-        yield replace(finding(obs, Failure.OUTPUT_SCHEMA_VIOLATION, reason), cause=cause)
+        error = {
+            "inputValid": obs.case.valid,
+            "reason": f"the structuredContent breaks the declared outputSchema: {cause}",
+        }
+        yield replace(finding(obs, Failure.OUTPUT_SCHEMA_VIOLATION, error), cause=cause)
 
 
 def _same(a: Outcome, b: Outcome) -> bool:
