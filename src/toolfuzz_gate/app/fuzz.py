@@ -14,6 +14,7 @@ from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.checks import resolve_checks
+from toolfuzz_gate.core.campaign.output_schema import read_output_schema
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
 from toolfuzz_gate.core.gate.policy import GateRules
@@ -108,10 +109,14 @@ def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
 
 
 def build_tool_spec(
-    request: FuzzRequest, name: str, annotations: Mapping[str, Any] | None = None
+    request: FuzzRequest,
+    name: str,
+    annotations: Mapping[str, Any] | None = None,
+    output_schema: JSON = None,
 ) -> ToolSpec:
     """The contract the flags declare; the contract checks as the MCP server's
-    `annotations` declare them (without a policy nothing else can)."""
+    `annotations` declare them (without a policy nothing else can), and its
+    `outputSchema` when it declares one."""
     if request.error_codes is not None:
         try:
             re.compile(request.error_codes)
@@ -128,6 +133,7 @@ def build_tool_spec(
             deterministic=True if request.deterministic else None,
             strict=True if request.strict else None,
         ),
+        output_schema=None if output_schema is None else read_output_schema(output_schema),
     )
 
 
@@ -201,7 +207,9 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         ToolRun(
             tool.get("inputSchema", {}),
             replace(handler, target=str(tool["name"])),
-            build_tool_spec(request, str(tool["name"]), tool.get("annotations")),
+            build_tool_spec(
+                request, str(tool["name"]), tool.get("annotations"), tool.get("outputSchema")
+            ),
             config,
             replay,
         )

@@ -19,9 +19,9 @@ from toolfuzz_gate.app.reports import schema_source
 from toolfuzz_gate.app.requests import PolicyRunRequest
 from toolfuzz_gate.app.tool_setup import (
     Listings,
+    build_listed_spec,
     build_policy_handler,
     build_policy_spec,
-    tool_annotations,
     tool_schema,
 )
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
@@ -100,7 +100,7 @@ def _prepare(
     except HandlerError as error:
         spec = build_policy_spec(tool, options)
         return Prepared(handler, None, spec, None, error_refusal(error))
-    spec = build_policy_spec(tool, options, tool_annotations(tool, handler, listings))
+    spec = build_listed_spec(tool, options, handler, listings)
     _check_fixed(tool, schema, spec, options, loaded)
     return Prepared(handler, schema, spec, schema_source(tool, loaded))
 

@@ -24,7 +24,7 @@ from toolfuzz_gate.app.requests import (
     PolicyRunRequest,
     ReplayRequest,
 )
-from toolfuzz_gate.app.tool_setup import replay_setup
+from toolfuzz_gate.app.tool_setup import replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
@@ -78,7 +78,14 @@ def replay_handler(
     if request.policy is None:
         if request.root is not None:
             raise UsageError("--root goes with --policy")
-        return handler_from_receipt(receipt, request.read_command), spec_from_receipt(receipt), None
+        handler, spec = (
+            handler_from_receipt(receipt, request.read_command),
+            spec_from_receipt(receipt),
+        )
+        if isinstance(receipt.get("outputSchema"), dict):
+            # The receipt says whether one was applied, not the schema: the server says it.
+            spec = replace(spec, output_schema=server_output_schema(handler))
+        return handler, spec, None
     loaded = load_policy(request.policy, request.root)
     for tool in loaded.policy.tools:
         if tool.name == name:

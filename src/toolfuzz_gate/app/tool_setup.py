@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import resolve_checks
+from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
@@ -36,10 +37,14 @@ def build_policy_handler(
 
 
 def build_policy_spec(
-    tool: ToolPolicy, options: RunOptions, annotations: Mapping[str, Any] | None = None
+    tool: ToolPolicy,
+    options: RunOptions,
+    annotations: Mapping[str, Any] | None = None,
+    output_schema: JSON = None,
 ) -> ToolSpec:
     """The tool's contract as the policy declares it, and as its MCP server's
-    `annotations` declare it where the policy does not say."""
+    `annotations` declare it where the policy does not say; its `outputSchema`, when the
+    server declares one."""
     checks = resolve_checks(
         annotations=annotations,
         deterministic=tool.deterministic,
@@ -55,6 +60,7 @@ def build_policy_spec(
         ignore_output=options.ignore_output,
         fixed=tool.fixed,
         checks=checks,
+        output_schema=None if output_schema is None else read_output_schema(output_schema),
     )
 
 
@@ -64,6 +70,39 @@ def tool_annotations(
     """The MCP tool's `annotations` hints from its server's `tools/list` (empty for other
     handlers, and when the server does not list them or does not start: the run that
     follows says why)."""
+    found: dict[str, Any] = _listed(handler, listings).get("annotations") or {}
+    return found
+
+
+def tool_output_schema(
+    tool: ToolPolicy, handler: HandlerConfig, listings: Listings | None = None
+) -> JSON:
+    """The MCP tool's `outputSchema` from its server's `tools/list` (None when it declares
+    none, for other handlers, and when the server does not start)."""
+    found: JSON = _listed(handler, listings).get("outputSchema")
+    return found
+
+
+def server_output_schema(handler: HandlerConfig) -> OutputSchema | None:
+    """What the MCP server now declares as the tool's output schema (None when nothing),
+    for replaying a receipt that was judged by one."""
+    declared = _listed(handler, None).get("outputSchema")
+    return None if declared is None else read_output_schema(declared)
+
+
+def build_listed_spec(
+    tool: ToolPolicy, options: RunOptions, handler: HandlerConfig, listings: Listings | None
+) -> ToolSpec:
+    """`build_policy_spec` with what the tool's MCP server declares about it."""
+    return build_policy_spec(
+        tool,
+        options,
+        tool_annotations(tool, handler, listings),
+        tool_output_schema(tool, handler, listings),
+    )
+
+
+def _listed(handler: HandlerConfig, listings: Listings | None) -> dict[str, Any]:
     if handler.kind != "mcp":
         return {}
     try:
@@ -72,8 +111,7 @@ def tool_annotations(
         return {}
     for item in listed:
         if item.get("name") == handler.target:
-            found: dict[str, Any] = item.get("annotations") or {}
-            return found
+            return item
     return {}
 
 
@@ -98,7 +136,7 @@ def replay_setup(
     reading = SchemaOptions(options.default_draft, options.format_assertion)
     schema = tool_schema(tool, handler, loaded, listings)
     judge = schema_judge(schema, reading, options.dialect)
-    spec = build_policy_spec(tool, options, tool_annotations(tool, handler, listings))
+    spec = build_listed_spec(tool, options, handler, listings)
     return ReplaySetup(handler, spec, judge)
 
 

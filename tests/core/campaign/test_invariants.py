@@ -331,6 +331,7 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "dry-run-commits-nothing",
         "read-only-commits-nothing",
         "output-bounded",
+        "output-schema-valid",
         "replay-stable",
         "key-order-invariant",
         "error-vocabulary",

@@ -28,6 +28,7 @@ class Failure(StrEnum):
     UNDER_SPECIFIED = "under-specified"
     """Not a defect: a clean rejection of a schema-valid call where the schema is not
     declared complete. Receipts keep these apart from counterexamples, as notes."""
+    OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
 
 
 class InputKind(StrEnum):

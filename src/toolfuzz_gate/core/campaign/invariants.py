@@ -170,6 +170,19 @@ def _output_bounded(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
             yield finding(obs, Failure.OUTPUT_UNBOUNDED, {"limit": allowed, "reason": reason})
 
 
+def _output_schema_kept(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out, declared = obs.outcome, tool.output_schema
+    if out is None or declared is None or out.kind is not OutcomeKind.ACCEPTED:
+        return
+    cause = declared.violation(out.structured, out.has_structured)
+    if cause is not None:
+        error = {
+            "inputValid": obs.case.valid,
+            "reason": f"the structuredContent breaks the declared outputSchema: {cause}",
+        }
+        yield replace(finding(obs, Failure.OUTPUT_SCHEMA_VIOLATION, error), cause=cause)
+
+
 def _same(a: Outcome, b: Outcome) -> bool:
     return a.kind is b.kind and a.output_digest == b.output_digest
 
@@ -250,6 +263,7 @@ INVARIANTS: tuple[Invariant, ...] = (
         "read-only-commits-nothing", (Failure.READ_ONLY_MUTATION,), _read_only_commits_nothing
     ),
     Invariant("output-bounded", (Failure.OUTPUT_UNBOUNDED,), _output_bounded),
+    Invariant("output-schema-valid", (Failure.OUTPUT_SCHEMA_VIOLATION,), _output_schema_kept),
     Invariant("replay-stable", (Failure.REPLAY_UNSTABLE,), _replay_stable),
     Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),
     Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),

@@ -48,6 +48,11 @@ class Outcome(NamedTuple):
     exception type, the server's error code (`core.campaign.cause` reads the message otherwise)."""
     exhausted: str | None = None
     """For a CRASH: the resource limit the call ran into (`memory 2048 MB`, `cpu 300 s`)."""
+    structured: JSON = None
+    """For an ACCEPTED MCP call: the result's `structuredContent`, judged by the tool's
+    declared output schema (held for the call only, never written anywhere)."""
+    has_structured: bool = False
+    """True when the result carried `structuredContent` (it may be null)."""
 
     @property
     def committed_change(self) -> bool:

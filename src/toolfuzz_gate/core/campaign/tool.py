@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import cast
 
 from toolfuzz_gate.core.campaign.checks import NO_CHECKS, Checks
+from toolfuzz_gate.core.campaign.output_schema import OutputSchema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.values import json_equal
@@ -26,7 +27,8 @@ class ToolSpec:
     pairs every call carries unchanged, for arguments bound to the environment (the
     repository a git tool may touch): valid cases get them after generation, and a
     near-miss, probe or shrinking step that would change one is not made. `checks`: which
-    contract checks apply (`core.campaign.checks`; by default none).
+    contract checks apply (`core.campaign.checks`; by default none). `output_schema`: the
+    MCP server's declared `outputSchema`, when it declares one.
     """
 
     name: str
@@ -37,10 +39,19 @@ class ToolSpec:
     ignore_output: tuple[str, ...] = ()
     fixed: tuple[tuple[str, JSON], ...] = ()
     checks: Checks = NO_CHECKS
+    output_schema: OutputSchema | None = None
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
         return re.compile(self.error_codes) if self.error_codes else None
+
+    def skipped_invariants(self) -> frozenset[str]:
+        """The invariants nothing is claimed about: the contract checks that do not apply,
+        and the output schema's when none is applied."""
+        skipped = self.checks.skipped_invariants()
+        if self.output_schema is None or not self.output_schema.applied:
+            skipped |= {"output-schema-valid"}
+        return skipped
 
     def code_in_vocabulary(self, code: str | None) -> bool:
         pattern = self._vocabulary

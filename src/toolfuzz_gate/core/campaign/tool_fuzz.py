@@ -121,7 +121,7 @@ def fuzz(
         "probes": campaign.probes,
         "checks": tool.checks.as_json(),
         "invariants": invariant_ledger(
-            {c.finding.failure for c in counterexamples}, tool.checks.skipped_invariants()
+            {c.finding.failure for c in counterexamples}, tool.skipped_invariants()
         ),
         "unsupported": [],
         "counterexamples": [_describe(c, config) for c in counterexamples],
@@ -130,6 +130,8 @@ def fuzz(
     }
     if tool.fixed:
         body["fixedArguments"] = tool.fixed_json()
+    if tool.output_schema is not None:
+        body["outputSchema"] = tool.output_schema.as_json()
     if campaign.breaker is not None:
         body["breaker"] = campaign.breaker
     if config.dialect is not None:
@@ -233,6 +235,8 @@ def refused_receipt(
     }
     if tool.fixed:
         body["fixedArguments"] = tool.fixed_json()
+    if tool.output_schema is not None:
+        body["outputSchema"] = tool.output_schema.as_json()
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     return seal(body)

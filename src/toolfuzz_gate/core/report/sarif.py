@@ -54,6 +54,7 @@ _DESCRIPTIONS = {
     Failure.RESOURCE_EXHAUSTION: "The handler ran into a memory, CPU or process limit.",
     Failure.READ_ONLY_MUTATION: "A tool declared read-only changed committed state.",
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
+    Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
 }
 
 

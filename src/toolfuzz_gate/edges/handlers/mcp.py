@@ -236,7 +236,13 @@ class McpHandler(ManagedHandler):
 def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] = ()) -> Outcome:
     if result.get("isError") is not True:
         output_digest, size = digest_and_size(_output(result), ignore)
-        return Outcome(kind=OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
+        return Outcome(
+            kind=OutcomeKind.ACCEPTED,
+            output_digest=output_digest,
+            output_bytes=size,
+            structured=result.get("structuredContent"),
+            has_structured="structuredContent" in result,
+        )
     text = _first_text(result)
     if text == f"Error executing tool {tool}":
         return Outcome(

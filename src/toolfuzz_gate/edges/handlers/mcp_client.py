@@ -305,6 +305,7 @@ def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
         )
     description = entry.get("description")
     annotations = entry.get("annotations")
+    output_schema = entry.get("outputSchema")
     return {
         "name": name,
         "description": description if isinstance(description, str) else "",
@@ -315,6 +316,8 @@ def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
             for hint, value in (annotations.items() if isinstance(annotations, dict) else ())
             if isinstance(hint, str) and hint.endswith("Hint") and isinstance(value, bool)
         },
+        # Only a declared one: a tool without `outputSchema` promises nothing about output.
+        **({"outputSchema": output_schema} if output_schema is not None else {}),
     }
 
 
