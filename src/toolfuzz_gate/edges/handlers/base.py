@@ -135,7 +135,31 @@ def unanswered(
     return Outcome(OutcomeKind.TIMEOUT, message=f"no answer within {timeout_s:g} s")
 
 
-class LineWorkerHandler(ManagedHandler):
+class RestartingHandler(ManagedHandler):
+    """A handler behind a process it can drop and start again: `restart` and `scale_timeout`
+    (`core.campaign.outcome.Replaying`) for every such adapter, over `_discard` (drop the
+    process; the next call starts a fresh one) and the per-call timeout it keeps."""
+
+    _base_timeout_s: float
+    _timeout_s: float
+
+    def _set_timeout(self, timeout_s: float) -> None:
+        self._base_timeout_s = self._timeout_s = timeout_s
+
+    def restart(self) -> None:
+        """Drop the process; the next call starts a fresh one (for confirming findings)."""
+        self._discard()
+
+    def scale_timeout(self, factor: float) -> None:
+        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
+        self._timeout_s = self._base_timeout_s * factor
+
+    @abc.abstractmethod
+    def _discard(self) -> None:
+        """Kill the running process, if any, so the next call starts a fresh one."""
+
+
+class LineWorkerHandler(RestartingHandler):
     """A handler that is one persistent process answering a JSON line per request.
 
     The request is `{"id": N, "arguments": {...}}`; the answer is one JSON object line with
@@ -153,7 +177,7 @@ class LineWorkerHandler(ManagedHandler):
 
     def __init__(self, timeout_s: float, max_output_bytes: int, limits: Limits) -> None:
         self.limits = limits
-        self._base_timeout_s = self._timeout_s = timeout_s
+        self._set_timeout(timeout_s)
         self._limit = max_output_bytes + RESPONSE_SLACK_BYTES
         self._next_id = 0
         self._worker: WorkerProcess | None = None
@@ -185,14 +209,6 @@ class LineWorkerHandler(ManagedHandler):
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
             self._discard()
             raise
-
-    def restart(self) -> None:
-        """Stop the process; the next call starts a fresh one (for confirming findings)."""
-        self._discard()
-
-    def scale_timeout(self, factor: float) -> None:
-        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
-        self._timeout_s = self._base_timeout_s * factor
 
     def close(self) -> None:
         worker, self._worker = self._worker, None

@@ -44,7 +44,7 @@ from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
-from toolfuzz_gate.edges.handlers.base import ManagedHandler, unanswered
+from toolfuzz_gate.edges.handlers.base import RestartingHandler, unanswered
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_client import (
     Broken,
@@ -67,7 +67,7 @@ INVALID_PARAMS = -32602
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
 
 
-class McpHandler(ManagedHandler):
+class McpHandler(RestartingHandler):
     """A `Handler` calling one tool of an MCP server. Not thread-safe.
 
     The server starts, is initialized and lists its tools in the constructor, so a server
@@ -83,7 +83,7 @@ class McpHandler(ManagedHandler):
         self.config = config
         self.noise = StdoutNoise()
         self._startup_timeout_s = startup_timeout_s
-        self._base_timeout_s = self._timeout_s = config.timeout_ms / 1000
+        self._set_timeout(config.timeout_ms / 1000)
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
         limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
         self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
@@ -159,14 +159,6 @@ class McpHandler(ManagedHandler):
             # Interrupted mid-call (KeyboardInterrupt): a late answer would desynchronise ids.
             self._discard()
             raise
-
-    def restart(self) -> None:
-        """Stop the server; the next call starts a fresh one (for confirming findings)."""
-        self._discard()
-
-    def scale_timeout(self, factor: float) -> None:
-        """Stretch the per-call timeout from the next call on (1.0: as configured)."""
-        self._timeout_s = self._base_timeout_s * factor
 
     def close(self) -> None:
         session, self._session = self._session, None
