@@ -36,6 +36,7 @@ from toolfuzz_gate.core.gate.regression import (
     select,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
@@ -162,6 +163,6 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         expected_rejections=tuple(str(code) for code in rejections),
         error_codes=codes if isinstance(codes, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
-        max_output_bytes=ceiling if isinstance(ceiling, int) else 65536,
+        max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
         checks=checks_from_json(receipt.get("checks")),
     )

@@ -20,6 +20,7 @@ from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size, json_size
 from toolfuzz_gate.core.jsonutil.pointer import without_members
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 
 CEILING = 1 << 20
 DETERMINISTIC = resolve_checks(deterministic=True)
@@ -82,12 +83,16 @@ def test_past_the_ceiling_is_unbounded_whatever_the_input(outcome: Outcome) -> N
     }
 
 
-def test_under_the_default_ceiling_nothing_changes() -> None:
-    # The slack is the old fixed cap: with the default ceiling the bound is exactly the old one.
+def test_the_default_ceiling_reads_an_echo_of_a_long_input_whole() -> None:
+    # By default a small input may answer 64 KiB, and an echo (or a shuffle) of a 130 KB input
+    # is judged by the relative bound, not cut off by the ceiling.
     tool = ToolSpec("t")
-    assert tool.max_output_bytes == OUTPUT_SLACK_BYTES
+    assert tool.max_output_bytes == DEFAULT_MAX_OUTPUT_BYTES > 2 * 130_000 + OUTPUT_SLACK_BYTES
     assert unbounded(observe({}, accepted(OUTPUT_SLACK_BYTES)), tool) == []
-    assert len(unbounded(observe({"a": "b" * 10**5}, accepted(OUTPUT_SLACK_BYTES + 1)), tool)) == 1
+    assert len(unbounded(observe({}, accepted(70_000)), tool)) == 1
+    echo = {"items": ["a" * 1000] * 130}
+    assert unbounded(observe(echo, accepted(json_size(echo) + 20)), tool) == []
+    assert len(unbounded(observe(echo, accepted(100 * json_size(echo))), tool)) == 1
 
 
 # --- ignore_output ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from tests.documents import doc
 from tests.profiles import examples
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS as REGISTRY
 from toolfuzz_gate.core.gate.receipt_diff import (
     FORMAT,
     TOTALS,
@@ -398,3 +399,15 @@ def test_refusal_states_new_still_and_lifted() -> None:
     assert _entries(still)["t"]["status"] == "unchanged"
     assert still["totals"]["refusedStill"] == 1  # type: ignore[index, call-overload]
     assert not gate_failed(still)
+
+
+def test_the_contract_checks_head_did_not_run_are_listed_as_not_checked() -> None:
+    every = [inv.name for inv in REGISTRY]
+    head = receipt("a", invariants={name: True for name in every if name != "replay-stable"})
+    full = receipt("b", invariants=dict.fromkeys(every, True))
+    diff = diff_receipts({}, {"a": head, "b": full}, head_files={"a": "a.json", "b": "b.json"})
+    entries = _entries(diff)
+    assert entries["a"]["notChecked"] == ["replay-stable"]
+    assert entries["b"]["notChecked"] == []
+    gone = diff_receipts({"a": head}, {}, base_files={"a": "a.json"})
+    assert _entries(gone)["a"]["notChecked"] == []

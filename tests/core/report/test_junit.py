@@ -71,3 +71,14 @@ def test_hostile_documents_give_well_formed_deterministic_xml(diff: dict[str, An
             assert len(failures) == len(group["new"]) + len(group["stillFailing"]) + bool(
                 entry["unsupported"]["added"] or entry["unsupported"]["still"]
             ) + bool(refused)
+
+
+def test_a_contract_check_the_tool_does_not_declare_is_skipped_not_passed() -> None:
+    diff = scenario.diff()
+    diff["tools"][1]["notChecked"] = ["replay-stable", "valid-accepted"]
+    suite = ET.fromstring(render_junit(diff)).findall("testsuite")[1]
+    skipped = [c.get("name") for c in suite.findall("testcase") if c.find("skipped") is not None]
+    in_registry_order = [inv.name for inv in INVARIANTS if inv.name in skipped]
+    assert skipped == in_registry_order and set(skipped) == {"replay-stable", "valid-accepted"}
+    assert suite.get("skipped") == "2"
+    assert ET.fromstring(render_junit(scenario.diff())).get("skipped") == "0"

@@ -12,6 +12,7 @@ from toolfuzz_gate.core.campaign.output_schema import OutputSchema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.values import json_equal
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 
 MAX_CODE_LENGTH = 128
 
@@ -35,7 +36,7 @@ class ToolSpec:
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
     dry_run: str | None = None
-    max_output_bytes: int = 65536
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
     fixed: tuple[tuple[str, JSON], ...] = ()
     checks: Checks = NO_CHECKS

@@ -111,7 +111,7 @@ def fuzz(
             "oracle": {"name": oracle.name, "version": oracle.version},
             "reference": {"name": reference.name, "version": reference.version},
         },
-        "limits": config.limits.as_json(),
+        "limits": _limits(config, tool),
         "schemaReading": _reading(schema),
         "contract": _contract(tool),
         "cases": dict(campaign.counts),
@@ -216,7 +216,7 @@ def refused_receipt(
             "version": __version__,
             "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
         },
-        "limits": config.limits.as_json(),
+        "limits": _limits(config, tool),
         "refused": {
             "code": reasons[0].code,
             "problems": [_rendered(r) for r in reasons],
@@ -309,3 +309,8 @@ def _contract(tool: ToolSpec) -> JSONObject:
     if tool.ignore_output:
         contract["ignoreOutput"] = list(tool.ignore_output)
     return contract
+
+
+def _limits(config: FuzzConfig, tool: ToolSpec) -> JSONObject:
+    """The engine's bounds, and the output ceiling this tool was judged under."""
+    return {**config.limits.as_json(), "maxOutputBytes": tool.max_output_bytes}

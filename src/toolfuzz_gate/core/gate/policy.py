@@ -25,6 +25,7 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = (
@@ -59,7 +60,7 @@ class RunOptions:
     seeds: tuple[int, ...] = (41,)
     runs: int = 200
     timeout_ms: int = 2000
-    max_output_bytes: int = 65536
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     format_assertion: bool = False
     default_draft: str = "2020-12"
     dialect: str | None = None

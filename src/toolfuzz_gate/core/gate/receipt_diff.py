@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import is_fingerprint
+from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.campaign.refusal import reasons_of
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import ReceiptError
@@ -218,6 +219,7 @@ def _diff_tool(
         "refused": refused,
         "coverageLost": lost,
         "underSpecified": _notes(name, head),
+        "notChecked": _not_checked(head),
     }
 
 
@@ -311,6 +313,16 @@ def _notes(tool: str, receipt: JSONObject | None) -> list[JSON]:
     ]
     notes.sort(key=lambda note: str(note.get("fingerprint")))
     return list[JSON](notes)
+
+
+def _not_checked(receipt: JSONObject | None) -> list[JSON]:
+    """The invariants head's campaign did not check: contract checks the tool did not
+    declare, left out of its `invariants` ledger (none for a refused or missing tool, and
+    none for a receipt from before the ledger could leave one out)."""
+    ledger = receipt.get("invariants") if receipt is not None else None
+    if not isinstance(ledger, dict) or not ledger or reasons_of(receipt or {}):
+        return []
+    return [inv.name for inv in INVARIANTS if inv.name not in ledger]
 
 
 def _tagged(tool: str, counterexample: JSONObject) -> JSONObject:

@@ -5,7 +5,8 @@ order, no timestamps, hostnames or durations. A case fails when the head side ha
 counterexamples of its failure classes (new or still failing); failure classes outside the
 registry get a case of their own, head-side unsupported keywords fail a
 `supported-keywords` case, and a tool head refused for any other reason fails a `fuzzed`
-case naming each reason. A removed tool's suite holds one skipped case.
+case naming each reason. A removed tool's suite holds one skipped case, and a contract check
+the tool does not declare (the diff's `notChecked`) is a skipped case, never a passing one.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from toolfuzz_gate.core.report.untrusted import BLOCK_CAP, cap, clean, field, js
 
 SUPPORTED_CASE = "supported-keywords"
 REFUSED_CASE = "fuzzed"
+NOT_DECLARED = "a contract check the tool does not declare: not checked (see the receipt's checks)"
 _INVARIANT_OF = {failure.value: inv.name for inv in INVARIANTS for failure in inv.failures}
 
 
@@ -65,10 +67,14 @@ def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any], where: ReplayFrom)
     names = [inv.name for inv in INVARIANTS]
     names.extend(sorted(name for name in failing if name not in names))
     receipt = receipt_name(diff, text_of(entry.get("tool")), "head")
+    not_checked = entry.get("notChecked")
+    skipped = set(not_checked) if isinstance(not_checked, list) else set()
     for name in names:
         case = ET.SubElement(suite, "testcase", {"name": name, "classname": tool})
         for cx in failing.get(name, []):
             _fail(case, receipt, cx, where)
+        if name in skipped and name not in failing:
+            ET.SubElement(case, "skipped", {"message": NOT_DECLARED})
     case = ET.SubElement(suite, "testcase", {"name": SUPPORTED_CASE, "classname": tool})
     items = unsupported(entry, "added") + unsupported(entry, "still")
     if items:

@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+DEFAULT_MAX_OUTPUT_BYTES = 1 << 20
+"""A tool's output ceiling unless its policy names one (`max_output_bytes`): the bytes of
+output read per call, past which an output is unbounded whatever the input. 1 MiB, so an
+echo of the longest input the generator writes is read whole and judged by the relative
+bound (`core.campaign.invariants.output_allowance`), not cut off."""
+
 UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 """Member names a JavaScript handler may take for its object's prototype: refused anywhere
 in a schema (`schema.unsafe-key`) and never generated as a key."""
@@ -24,7 +30,6 @@ class Limits:
     max_value_bytes: int = 1024 * 1024
     min_runs: int = 1
     max_runs: int = 1000
-    max_output_bytes: int = 65536
 
     def as_json(self) -> dict[str, int]:
         return {
@@ -37,7 +42,6 @@ class Limits:
             "maxStringBytes": self.max_string_bytes,
             "maxValueBytes": self.max_value_bytes,
             "maxRuns": self.max_runs,
-            "maxOutputBytes": self.max_output_bytes,
         }
 
 

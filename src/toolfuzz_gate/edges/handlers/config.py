@@ -12,6 +12,7 @@ from typing import Any
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.errors import HandlerError
 
@@ -23,7 +24,7 @@ class HandlerConfig(HandlerSettings):
     per-call timeout and output cap, and the checkout its code is read from."""
 
     timeout_ms: int = 2000
-    max_output_bytes: int = 65536
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
     """JSON Pointers of output members the output's digest leaves out (ids, times)."""
     root: str | None = None

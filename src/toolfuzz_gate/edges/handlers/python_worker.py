@@ -23,6 +23,7 @@ from typing import Any
 import toolfuzz_gate
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
+from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits
@@ -91,7 +92,7 @@ class PythonSpec:
 class WorkerOptions:
     timeout_s: float = 2.0
     """Per call, wall clock; the worker is killed when it passes."""
-    max_output_bytes: int = 65536
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
     cwd: str | None = None
     """The worker's working directory, also first on its import path. By default modules
