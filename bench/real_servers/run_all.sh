@@ -6,7 +6,9 @@
 # toolfuzz_gate), each server in a fresh sandbox under /tmp, under `nice -n 10` and in a
 # network namespace with no interfaces (`unshare --net`, or `unshare -rn` when unprivileged).
 #
-# Environment: LABEL (default: run-<short sha of the checkout>), SERVERS (space-separated subset,
+# Environment: LABEL (default: run-<short sha of the checkout>), POLICIES=recommended (the
+# recommended policies, policies/recommended/NAME.yml; default: the default configuration,
+# policies/NAME.yml), SERVERS (space-separated subset,
 # default every server), PY (default CHECKOUT/.venv/bin/python), FIXED_SANDBOX=1 (sandbox
 # /tmp/realservers-sb/NAME, emptied first, so receipts are byte-identical run to run; the sandbox
 # path is the only thing that differs otherwise), KEEP_SANDBOX=0 to delete the sandboxes (kept by default, to inspect state).
@@ -21,6 +23,9 @@ SHA="$(git -C "$CHECKOUT" rev-parse --short HEAD 2>/dev/null || echo nogit)"
 LABEL="${LABEL:-run-$SHA}"
 SERVERS="${SERVERS:-$("$KIT/servers.py" names | tr '\n' ' ')}"
 RES="$KIT/results/$LABEL"
+POLICY_DIR="$KIT/policies${POLICIES:+/$POLICIES}"
+[ -d "$POLICY_DIR" ] || { echo "run_all.sh: no $POLICY_DIR (run ./servers.py policy)" >&2; exit 2; }
+export POLICY_DIR
 mkdir -p "$RES"
 
 if unshare --net true 2>/dev/null; then NET=(unshare --net)
@@ -32,6 +37,7 @@ fi
   echo "label: $LABEL"
   echo "checkout: $CHECKOUT ($SHA, $(git -C "$CHECKOUT" log -1 --format=%s 2>/dev/null | cut -c1-80))"
   echo "runs: $RUNS"
+  echo "policies: $POLICY_DIR"
   echo "isolation: ${NET[*]}; nice -n 10"
   echo "started: $(date -u +%FT%TZ)"
 } > "$RES/run.txt"
@@ -50,7 +56,7 @@ for NAME in $SERVERS; do
     eval "$("$KIT/servers.py" prep "$NAME" "$SB")"
     cd "$SB" || exit 2
     exec nice -n 10 "${NET[@]}" env PYTHONPATH="$CHECKOUT/src" "$PY" -m toolfuzz_gate run \
-      --policy "$KIT/policies/$NAME.yml" --root "$SB" --out "$D/out" --runs "$RUNS"
+      --policy "$POLICY_DIR/$NAME.yml" --root "$SB" --out "$D/out" --runs "$RUNS"
   ) > "$D/console.txt" 2>&1
   rc=$?
   end=$(date +%s.%N)

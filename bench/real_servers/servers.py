@@ -5,7 +5,10 @@
   servers.py prep NAME DIR          make a fresh sandbox DIR for NAME (files the server needs);
                                     prints `export K=V` lines for the gate's environment
   servers.py argv NAME DIR          the server's argv with DIR as its sandbox (for replay.py)
-  servers.py policy NAME            write policies/NAME.yml (lists the tools over raw JSON-RPC)
+  servers.py policy NAME            write policies/NAME.yml (the default configuration: one
+                                    entry per tool, nothing declared) and
+                                    policies/recommended/NAME.yml (the same plus what RECOMMENDED
+                                    declares), listing the tools over raw JSON-RPC
 
 Every server runs with its working directory, HOME and data files inside DIR (the gate is run
 with --root DIR, so the relative paths in a policy's argv resolve there). Nothing here reaches
@@ -76,6 +79,43 @@ EXCLUDED: dict[str, dict[str, str]] = {
     "everything": {
         "gzip-file-as-resource": "fetches the `data` URL (default https://raw.githubusercontent.com/...: "
         "omitting `data` fetches from the internet); openWorldHint: true"
+    },
+}
+
+
+# What the policy I would recommend declares beyond the default, per server: `defaults` (lines
+# under `defaults:`), `handler` (extra handler members, every tool), `tool` (extra lines for
+# every tool entry) and `tools` ({tool: extra lines}). Each item says why in a comment.
+RECOMMENDED: dict[str, dict] = {
+    "everything": {
+        "tools": {
+            "trigger-long-running-operation": [
+                "# runs `duration` seconds (10 by default) in `steps`: pin a short run, fuzz the rest",
+                'fixed_arguments: {"/duration": 0.2}',
+                "timeout_ms: 10000",
+            ],
+        },
+    },
+    "memory": {
+        "handler": {"reset_command": ["sh", "-c", 'rm -f "$MEMORY_FILE_PATH"']},
+    },
+    "git": {
+        "tool": [
+            "# every tool takes the repository: pin the one the server allows, fuzz the rest",
+            'fixed_arguments: {"/repo_path": "repo"}',
+        ],
+    },
+    "sequential-thinking": {
+        "tool": [
+            "# annotated readOnlyHint/idempotentHint, but it appends to a thought history",
+            "deterministic: false",
+        ],
+    },
+    "knowledge-graph": {
+        "handler": {"reset_command": ["sh", "-c", ": > kg.jsonl"]},
+    },
+    "todo": {
+        "handler": {"reset_command": ["sh", "-c", 'rm -rf "$HOME/.local/share/todo"'], "env": ["HOME"]},
     },
 }
 
@@ -167,20 +207,40 @@ def policy(name: str) -> str:
         "  runs: 20",
         "tools:",
     ]
-    handler = json.dumps(s["argv"])
+    written = []
+    for recommended in (False, True):
+        body = _entries(name, tools, recommended)
+        note = ["# The recommended policy: the default plus what servers.py RECOMMENDED declares."]
+        head = (note if recommended else []) + lines
+        path = f"{KIT}/policies/{'recommended/' if recommended else ''}{name}.yml"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write("\n".join(head + body) + "\n")
+        written.append(path)
+    return f"{' and '.join(written)}: {len(tools)} tools"
+
+
+def _entries(name: str, tools: list[dict], recommended: bool) -> list[str]:
+    s = SERVERS[name]
+    extra = RECOMMENDED.get(name, {}) if recommended else {}
+    env = list(s.get("env", {}))
+    handler_extra = dict(extra.get("handler", {}))
+    env = sorted(set(env) | set(handler_extra.pop("env", [])))
+    lines = []
     for t in tools:
         if t["name"] in EXCLUDED.get(name, {}):
             lines.append(f"  # excluded: {t['name']}: {EXCLUDED[name][t['name']]}")
             continue
-        h = f"{{mcp: {handler}"
+        h = f"{{mcp: {json.dumps(s['argv'])}"
         if env:
             h += f", env: {json.dumps(env)}"
+        for key, value in handler_extra.items():
+            h += f", {key}: {json.dumps(value)}"
         h += "}"
         lines += [f"  - name: {json.dumps(t['name'])}", f"    handler: {h}"]
-    path = f"{KIT}/policies/{name}.yml"
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return f"{path}: {len(tools)} tools"
+        for line in extra.get("tool", []) + extra.get("tools", {}).get(t["name"], []):
+            lines.append(f"    {line}")
+    return lines
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ for NAME in $("$KIT/servers.py" names); do
   [ -f "$D/wall.txt" ] || continue
   "$KIT/findings.py" "$NAME" "$D/out" "$(cat "$D/sandbox.txt")" > "$D/findings.tsv" 2>"$D/findings.err"
   cat "$D/findings.tsv" >> "$RES/findings.tsv"
-  ntools=$(grep -c '^  - name:' "$KIT/policies/$NAME.yml")
+  ntools=$(grep -c '^  - name:' "${POLICY_DIR:-$KIT/policies}/$NAME.yml")
   nf=$(awk -F'\t' '$3!="REFUSED"' "$D/findings.tsv" | wc -l)
   nr=$(awk -F'\t' '$3=="REFUSED"' "$D/findings.tsv" | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$NAME" "$(cat "$D/wall.txt")" "$(cat "$D/rc.txt")" "$ntools" "$nf" "$nr" >> "$RES/walltime.tsv"
