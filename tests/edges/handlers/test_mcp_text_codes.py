@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.documents import doc
 from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.campaign.rejection_code import recoding
@@ -107,7 +108,7 @@ def test_one_declared_business_rejection_no_longer_silences_the_others(
     # Declaring note-not-found expected leaves the store failure (ids over 90) a finding.
     result = _fuzz(get_note, "note-not-found")
     assert _found(result) == {("valid-rejected", "/id", "tool-error could not read the note")}
-    assert "rejectionCode" not in result.receipt["contract"]
+    assert "rejectionCode" not in doc(result.receipt)["contract"]
 
 
 def test_a_policy_pattern_codes_a_sentence_and_the_receipt_records_it(
@@ -116,4 +117,4 @@ def test_a_policy_pattern_codes_a_sentence_and_the_receipt_records_it(
     assert {f for f, _, _ in _found(_fuzz(find_entity, "not found"))} == {"valid-rejected"}
     result = _fuzz(find_entity, "not found", NOT_FOUND)
     assert _found(result) == set()
-    assert result.receipt["contract"]["rejectionCode"] == NOT_FOUND
+    assert doc(result.receipt)["contract"]["rejectionCode"] == NOT_FOUND
