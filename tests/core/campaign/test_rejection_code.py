@@ -103,6 +103,32 @@ def test_wrappers_are_stripped_however_deep() -> None:
     assert derived_code("Error executing tool a: " * 20 + "quota") == "tool-error"
 
 
+@pytest.mark.parametrize(
+    ("text", "arguments", "code"),
+    [
+        ("Error executing tool open: Ab-cd: no such kind", {"kind": "Ab-cd"}, "tool-error"),
+        (
+            "Error executing tool open: my-file.txt: not found",
+            {"path": "/x/my-file.txt"},
+            "tool-error",
+        ),
+        (
+            "Error executing tool open: repo_path: no such directory",
+            {"repo_path": "/x"},
+            "tool-error",
+        ),
+        ("Error executing tool get: 7", {"id": 7}, "tool-error"),
+        ("Error executing tool tag: ab-cd", {"tags": ["x", "ab-cd"]}, "tool-error"),
+        ("MCP error -32602: page_size: too large", {"page_size": 9}, "invalid-params"),
+        # what the input does not say is still a code
+        ("Error executing tool get: note-not-found: no note 7", {"id": 7}, "note-not-found"),
+        ("ENOENT: no such file", {"path": "/x/missing"}, "ENOENT"),
+    ],
+)
+def test_the_input_echoed_back_is_not_a_code(text: str, arguments: JSONObject, code: str) -> None:
+    assert derived_code(text, arguments) == code
+
+
 # --- a policy's pattern ---------------------------------------------------------------------
 
 PATTERN = re.compile(r"Entity with name (?P<code>\w+) not found")

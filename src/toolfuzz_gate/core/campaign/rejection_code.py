@@ -12,7 +12,10 @@ A handler that rejects with free text and no code (an MCP tool's `isError` resul
    leading token when that is code-shaped and followed by a colon (`ENOENT: no such file`,
    `note-not-found: no note 7`): upper case letters, digits and underscores (`NOT_FOUND`,
    `E_ACCESS`, not a log level such as `ERROR`), or words joined by `-`, `_` or `.`
-   (`not_found`, `auth.denied`); a plain word (`Invalid`, `Error`) is never a code;
+   (`not_found`, `auth.denied`); a plain word (`Invalid`, `Error`) is never a code, nor is
+   the call's input echoed back (one of its member names, text inside one of its string
+   values): a tool that says `repo_path: no such directory` names a field, and one that
+   says `Unknown-Kind: no such kind` may be quoting what it was sent;
 3. else `invalid-params` when the TypeScript SDK said -32602, else `tool-error`.
 
 A policy's `rejection_code` (a regular expression with a group named `code`) replaces a
@@ -24,7 +27,7 @@ from __future__ import annotations
 import re
 
 from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind, Replaying
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 MAX_CODE_LENGTH = 64
 """The longest code read from text, by the rule or by a policy's pattern."""
@@ -51,14 +54,17 @@ _NOT_CODES = frozenset(
 _MAX_WRAPPERS = 8
 
 
-def derived_code(text: str) -> str:
-    """The code `text` names by the rule above; `tool-error` when it names none."""
+def derived_code(text: str, arguments: JSON = None) -> str:
+    """The code `text`, the answer to a call with `arguments`, names by the rule above;
+    `tool-error` when it names none."""
     rest, number = _unwrap(text[:MAX_TEXT])
-    if TOKEN.fullmatch(rest):
-        return rest
+    candidates = [rest] if TOKEN.fullmatch(rest) else []
     leading = _LEADING.match(rest)
     if leading is not None and _code_shaped(leading.group(1)):
-        return leading.group(1)
+        candidates.append(leading.group(1))
+    for code in candidates:
+        if not _echoes(code, arguments):
+            return code
     return NUMBERED.get(number, GENERIC)
 
 
@@ -81,6 +87,18 @@ def _unwrap(text: str) -> tuple[str, int]:
             break
         rest = rest.strip()
     return rest, number
+
+
+def _echoes(code: str, value: JSON) -> bool:
+    """Is `code` a member name of `value`, inside one of its strings, or one of its numbers?"""
+    if isinstance(value, str):
+        return code in value
+    if isinstance(value, dict):
+        members: JSONObject = value
+        return any(code == name or _echoes(code, item) for name, item in members.items())
+    if isinstance(value, list):
+        return any(_echoes(code, item) for item in value)
+    return value is not None and not isinstance(value, bool) and code == str(value)
 
 
 def _code_shaped(token: str) -> bool:

@@ -179,7 +179,7 @@ class McpHandler(RestartingHandler):
             return self._broken(session, reply)
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(result, tool, self.config.ignore_output)
+            outcome = _result_outcome(result, tool, arguments, self.config.ignore_output)
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
                 return _with_raised(outcome, session.process.stderr_since(mark))
             return outcome
@@ -231,7 +231,9 @@ class McpHandler(RestartingHandler):
             session.kill()
 
 
-def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] = ()) -> Outcome:
+def _result_outcome(
+    result: dict[str, Any], tool: str, arguments: JSONObject, ignore: tuple[str, ...] = ()
+) -> Outcome:
     if result.get("isError") is not True:
         output_digest, size = digest_and_size(_output(result), ignore)
         return Outcome(
@@ -253,7 +255,7 @@ def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] =
     declared = isinstance(code, str) and bool(code)
     return Outcome(
         kind=OutcomeKind.REJECTED,
-        error_code=code if declared else derived_code(text or ""),
+        error_code=code if declared else derived_code(text or "", arguments),
         error_path=path if isinstance(path, str) else None,
         message=bounded_message(text or ""),
         code_derived=not declared,
