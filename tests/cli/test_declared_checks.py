@@ -176,3 +176,55 @@ def test_a_read_only_tool_that_writes_is_a_finding_and_a_create_tool_is_not(
     assert peek["invariants"]["read-only-commits-nothing"] is False
     assert create["counterexamples"] == []
     assert "read-only-commits-nothing" not in create["invariants"]
+
+
+NOTES_SERVER = [sys.executable, str(Path(SERVER[1]).with_name("notes_sdk_mcp.py"))]
+
+
+@pytest.mark.slow
+def test_a_policys_rejection_code_codes_what_the_server_says_in_sentences(tmp_path: Path) -> None:
+    # find_entity refuses every name but "a" with "Entity with name NAME not found".
+    path = tmp_path / "policy.yml"
+    path.write_text(
+        "version: 1\n"
+        "defaults: {runs: 8, rejection_code: '(?P<code>not found)$'}\n"
+        "tools:\n"
+        f"  - name: find_entity\n    handler: {{mcp: {json.dumps(NOTES_SERVER)}}}\n"
+        "    expected_rejections: [not found]\n    strict: true\n",
+        encoding="utf-8",
+    )
+    code, _, err = run(path, tmp_path / "out")
+    assert code == 0, err
+    receipt = read(tmp_path / "out" / "find_entity.json")
+    assert receipt["counterexamples"] == []
+    assert receipt["contract"]["rejectionCode"] == "(?P<code>not found)$"
+    flags = [
+        "--tool",
+        "find_entity",
+        "--runs",
+        "8",
+        "--strict",
+        "--expected-rejection",
+        "not found",
+    ]
+    out = tmp_path / "fuzz"
+    code, _, err = invoke("fuzz", "--mcp", *flags, "--out", str(out), "--", *NOTES_SERVER)
+    assert code == 1, err  # without the pattern each refusal is a tool-error
+    assert {c["failure"] for c in read(out / "find_entity.json")["counterexamples"]} == {
+        "valid-rejected"
+    }
+    flags += ["--rejection-code", "(?P<code>not found)$"]
+    code, _, err = invoke("fuzz", "--mcp", *flags, "--out", str(out), "--", *NOTES_SERVER)
+    assert code == 0, err
+    fuzzed = read(out / "find_entity.json")
+    assert fuzzed["contract"]["rejectionCode"] == "(?P<code>not found)$"
+    assert "--rejection-code" in fuzzed["replayCommand"]
+
+
+def test_fuzz_refuses_a_rejection_code_without_its_code_group(tmp_path: Path) -> None:
+    code, _, err = invoke(
+        "fuzz", "--mcp", "--rejection-code", "(not found)", "--out", str(tmp_path), "--",
+        *NOTES_SERVER,
+    )  # fmt: skip
+    assert code == 2
+    assert "--rejection-code: has no group named 'code'" in err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import replace
@@ -15,6 +14,7 @@ from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.output_schema import read_output_schema
+from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
 from toolfuzz_gate.core.gate.policy import GateRules
@@ -117,15 +117,18 @@ def build_tool_spec(
     """The contract the flags declare; the contract checks as the MCP server's
     `annotations` declare them (without a policy nothing else can), and its
     `outputSchema` when it declares one."""
-    if request.error_codes is not None:
-        try:
-            re.compile(request.error_codes)
-        except re.error as error:
-            raise UsageError(f"--error-codes is not a regular expression: {error}") from None
+    for flag, given, problem_of in (
+        ("--error-codes", request.error_codes, regex_problem),
+        ("--rejection-code", request.rejection_code, pattern_problem),
+    ):
+        problem = problem_of(given) if given is not None else None
+        if problem is not None:
+            raise UsageError(f"{flag}: {problem}")
     return ToolSpec(
         name,
         expected_rejections=tuple(request.expected_rejections),
         error_codes=request.error_codes,
+        rejection_code=request.rejection_code,
         dry_run=request.dry_run,
         fixed=build_fixed(request.fixed_arguments),
         checks=resolve_checks(

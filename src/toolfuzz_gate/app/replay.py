@@ -10,7 +10,6 @@ of `run --policy` needs `--policy`, since its handler lives in the policy file.
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
@@ -26,6 +25,7 @@ from toolfuzz_gate.app.requests import (
 )
 from toolfuzz_gate.app.tool_setup import replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
+from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
@@ -151,17 +151,19 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
     rejections = contract.get("expectedRejections") or []
     codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
     ceiling = limits.get("maxOutputBytes")
-    if isinstance(codes, str):
-        try:
-            re.compile(codes)
-        except re.error as error:
-            raise ReceiptError(
-                f"the receipt's contract/errorCodes does not compile: {error}"
-            ) from None
+    recoding = contract.get("rejectionCode")
+    for key, given, problem_of in (
+        ("errorCodes", codes, regex_problem),
+        ("rejectionCode", recoding, pattern_problem),
+    ):
+        problem = problem_of(given) if isinstance(given, str) else None
+        if problem is not None:
+            raise ReceiptError(f"the receipt's contract/{key}: {problem}")
     return ToolSpec(
         str(receipt["tool"]),
         expected_rejections=tuple(str(code) for code in rejections),
         error_codes=codes if isinstance(codes, str) else None,
+        rejection_code=recoding if isinstance(recoding, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
         checks=checks_from_json(receipt.get("checks")),

@@ -127,6 +127,8 @@ class FuzzRequest:
     tool: str | None = None
     expected_rejections: tuple[str, ...] = ()
     error_codes: str | None = None
+    rejection_code: str | None = None
+    """`--rejection-code REGEX`: codes a rejection the handler did not (its `code` group)."""
     dry_run: str | None = None
     exclude_tools: tuple[str, ...] = ()
     """`--exclude-tool NAME`: tools of a tools file or an MCP server's listing left out."""

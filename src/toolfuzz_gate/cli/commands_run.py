@@ -129,6 +129,7 @@ def build_fuzz_request(
         tool=args.tool,
         expected_rejections=tuple(args.expected_rejection),
         error_codes=args.error_codes,
+        rejection_code=args.rejection_code,
         dry_run=args.dry_run,
         exclude_tools=tuple(args.exclude_tools),
         fixed_arguments=tuple(args.fixed_arguments),

@@ -202,6 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     one.add_argument("--expected-rejection", action="append", default=[], metavar="CODE")
     one.add_argument("--error-codes", action=_Once, metavar="REGEX")
+    one.add_argument(
+        "--rejection-code",
+        action=_Once,
+        metavar="REGEX",
+        help="a regular expression with a group named code, searched in the text of a "
+        "rejection the handler did not code: the group is its code",
+    )
     one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
     one.add_argument(
         "--deterministic",

@@ -301,3 +301,51 @@ def test_an_ignore_output_entry_that_is_not_a_pointer_is_named_with_its_line(giv
     assert error.message == (
         f"p.yml:6: tools/0/ignore_output/0: {given!r} is not a JSON Pointer to an output member"
     )
+
+
+def test_rejection_code_is_set_under_defaults_and_per_tool() -> None:
+    tool = {"name": "t", "handler": {"mcp": ["s"]}}
+    policy = parse(
+        {
+            "version": 1,
+            "defaults": {"rejection_code": r"^(?P<code>[A-Z_]+):"},
+            "tools": [tool, {**tool, "name": "u", "rejection_code": r"(?P<code>not found)"}],
+        }
+    )
+    assert [t.options.rejection_code for t in policy.tools] == [
+        r"^(?P<code>[A-Z_]+):",
+        r"(?P<code>not found)",
+    ]
+    assert parse({"version": 1, "tools": [tool]}).tools[0].options.rejection_code is None
+
+
+@pytest.mark.parametrize(
+    ("where", "given", "problem"),
+    [
+        ("tools/0", r"(\w+)", "has no group named 'code'"),
+        ("tools/0", r"(?P<code>\w+", "not a regular expression"),
+        ("defaults", r"(?P<kode>\w+)", "has no group named 'code'"),
+    ],
+)
+def test_a_rejection_code_that_cannot_name_a_code_is_named_with_its_line(
+    where: str, given: str, problem: str
+) -> None:
+    tool: dict[str, Any] = {"name": "t", "handler": {"mcp": ["s"]}}
+    document: dict[str, Any] = {"version": 1, "tools": [tool]}
+    if where == "defaults":
+        document["defaults"] = {"rejection_code": given}
+    else:
+        tool["rejection_code"] = given
+    with pytest.raises(PolicyError) as caught:
+        parse(document, {f"/{where}/rejection_code": 4})
+    error = caught.value
+    assert (error.line, error.key) == (4, f"{where}/rejection_code")
+    assert problem in error.message
+
+
+def test_an_error_codes_that_does_not_compile_is_still_named() -> None:
+    tool = {"name": "t", "handler": {"mcp": ["s"]}, "error_codes": "(a"}
+    with pytest.raises(PolicyError) as caught:
+        parse({"version": 1, "tools": [tool]})
+    assert caught.value.key == "tools/0/error_codes"
+    assert "not a regular expression" in caught.value.message

@@ -6,7 +6,10 @@ name, the rejection code, the server's error code; never the whole message, whos
 know the cause structurally put it in `Outcome.cause`; otherwise it is read from the
 message: an errno name (`ENAMETOOLONG`) first, then the last exception class named (a
 stderr traceback ends with the one raised), then a signal name, and failing all of those
-the message's first few words, without numbers, quoted text or the input's values.
+the message's first few words, without numbers, quoted text or the input's values. A
+generic rejection code's message is read without the SDKs' wrappers
+(`core.campaign.rejection_code.unwrapped`): "Error executing tool NAME:" is every
+rejection's first words.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import re
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.rejection_code import unwrapped
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 GENERIC_CODES = frozenset({"tool-error", "invalid-params"})
@@ -33,7 +37,7 @@ def cause_of(outcome: Outcome, arguments: JSON) -> str:
         code = outcome.error_code or ""
         if code not in GENERIC_CODES and not code.startswith("http-"):
             return code
-        detail = signature(outcome.message, arguments)
+        detail = signature(unwrapped(outcome.message), arguments)
         return f"{code} {detail}" if detail else code
     if outcome.kind is OutcomeKind.CRASH:
         return outcome.cause or signature(outcome.message, arguments)

@@ -53,6 +53,9 @@ class Outcome(NamedTuple):
     declared output schema (held for the call only, never written anywhere)."""
     has_structured: bool = False
     """True when the result carried `structuredContent` (it may be null)."""
+    code_derived: bool = False
+    """For a REJECTED call: the handler declared no code, the adapter made `error_code` up
+    (read from free text, or a generic one), so a policy's `rejection_code` may replace it."""
 
     @property
     def committed_change(self) -> bool:

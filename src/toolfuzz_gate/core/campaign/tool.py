@@ -29,7 +29,9 @@ class ToolSpec:
     repository a git tool may touch): valid cases get them after generation, and a
     near-miss, probe or shrinking step that would change one is not made. `checks`: which
     contract checks apply (`core.campaign.checks`; by default none). `output_schema`: the
-    MCP server's declared `outputSchema`, when it declares one.
+    MCP server's declared `outputSchema`, when it declares one. `rejection_code`: a regular
+    expression whose `code` group names the code of a rejection the handler did not code
+    (`core.campaign.rejection_code`).
     """
 
     name: str
@@ -41,10 +43,15 @@ class ToolSpec:
     fixed: tuple[tuple[str, JSON], ...] = ()
     checks: Checks = NO_CHECKS
     output_schema: OutputSchema | None = None
+    rejection_code: str | None = None
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
         return re.compile(self.error_codes) if self.error_codes else None
+
+    @cached_property
+    def rejection_pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self.rejection_code) if self.rejection_code else None
 
     def skipped_invariants(self) -> frozenset[str]:
         """The invariants nothing is claimed about: the contract checks that do not apply,

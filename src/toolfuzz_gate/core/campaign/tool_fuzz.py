@@ -18,6 +18,7 @@ from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
+from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.campaign.settle import settle
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -85,6 +86,7 @@ def fuzz(
     if "object" not in schema.root.domain.types:
         raise SchemaError([ROOT_NOT_OBJECT])
     oracle = build_oracle(document, config.oracle, config.options)
+    handler = recoding(handler, tool.rejection_pattern)
     campaign = Campaign(
         schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
     )
@@ -299,8 +301,8 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
 
 
 def _contract(tool: ToolSpec) -> JSONObject:
-    """The receipt's `contract`; `ignoreOutput` only when declared, so receipts of tools
-    that do not declare it stay as they were."""
+    """The receipt's `contract`; `ignoreOutput` and `rejectionCode` only when declared, so
+    receipts of tools that do not declare them stay as they were."""
     contract: JSONObject = {
         "expectedRejections": list(tool.expected_rejections),
         "errorCodes": tool.error_codes,
@@ -308,6 +310,8 @@ def _contract(tool: ToolSpec) -> JSONObject:
     }
     if tool.ignore_output:
         contract["ignoreOutput"] = list(tool.ignore_output)
+    if tool.rejection_code is not None:
+        contract["rejectionCode"] = tool.rejection_code
     return contract
 
 

@@ -14,13 +14,13 @@ root and checks them.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
+from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
@@ -48,6 +48,7 @@ RUN_OPTION_KEYS = (
     "default_draft",
     "dialect",
     "ignore_output",
+    "rejection_code",
 )
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
@@ -66,6 +67,8 @@ class RunOptions:
     dialect: str | None = None
     ignore_output: tuple[str, ...] = ()
     """JSON Pointers of output members replay and key-order comparisons leave out."""
+    rejection_code: str | None = None
+    """A regular expression whose `code` group codes a rejection the handler did not."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,7 @@ def parse_policy(
     """The policy `document` describes, or `PolicyError` for the first problem found."""
     locate = _Locator(file, lines)
     _check_schema(document, schema, locate)
+    _check_patterns(document.get("defaults", {}), "/defaults", locate)
     defaults = _run_options(document.get("defaults", {}), RunOptions())
     seen: dict[str, str] = {}
     tools = []
@@ -287,14 +291,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
                 f"{shown(pointer)} is not a JSON Pointer to an argument",
                 hint="write it from the arguments' root, e.g. /repo_path",
             )
-    error_codes = entry.get("error_codes")
-    if error_codes is not None:
-        try:
-            re.compile(error_codes)
-        except re.error as error:
-            raise locate.error(
-                jp.join(where, "error_codes"), f"not a regular expression: {error}"
-            ) from None
+    _check_patterns(entry, where, locate)
     return ToolPolicy(
         entry["name"],
         where,
@@ -305,7 +302,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         pick=entry.get("tool"),
         model=entry.get("model"),
         expected_rejections=tuple(entry.get("expected_rejections", ())),
-        error_codes=error_codes,
+        error_codes=entry.get("error_codes"),
         dry_run=entry.get("dry_run"),
         exclude=tuple(entry.get("exclude_tools", ())),
         fixed=tuple(sorted(fixed.items())),
@@ -313,6 +310,15 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         strict=entry.get("strict"),
         checks=tuple(sorted(entry.get("checks", {}).items())),
     )
+
+
+def _check_patterns(entry: Mapping[str, Any], where: str, locate: _Locator) -> None:
+    """`error_codes` compiles; `rejection_code` compiles and has its `code` group."""
+    for key, problem_of in (("error_codes", regex_problem), ("rejection_code", pattern_problem)):
+        source = entry.get(key)
+        problem = problem_of(source) if isinstance(source, str) else None
+        if problem is not None:
+            raise locate.error(jp.join(where, key), problem)
 
 
 _KIND_ONLY = (

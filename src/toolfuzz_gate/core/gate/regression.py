@@ -21,6 +21,7 @@ from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind, is
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
+from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.gate.quoting import shown
@@ -270,7 +271,7 @@ def replay_case(
         case.keyword,
         case.operator,
     )
-    observation = observe_patiently(judged, handler)
+    observation = observe_patiently(judged, recoding(handler, tool.rejection_pattern))
     # A note on the schema is not a failure: a case that now only draws one is fixed.
     findings = tuple(
         found

@@ -10,7 +10,9 @@ Outcomes of `tools/call`:
 - a result without `isError` is ACCEPTED; the output is `structuredContent` when present,
   else the `content` list, and is what gets digested and measured;
 - `isError: true` is REJECTED, coded by `structuredContent.code` (a string), else by the
-  first text content when it is one short token, else `tool-error`; with one exception: the
+  code its first text content names (`core.campaign.rejection_code.derived_code`: the
+  rule strips the SDKs' wrappers, takes a lone token or a leading `CODE:`, and otherwise
+  says `tool-error`); with one exception: the
   official Python SDK answers an unexpected exception in a tool with exactly
   "Error executing tool NAME" (a deliberate rejection always has ": reason" after it), and
   that marker is a CRASH;
@@ -36,12 +38,12 @@ the fixture servers).
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import RestartingHandler, unanswered
@@ -64,7 +66,6 @@ READ_FACTOR = 4
 twice (`structuredContent` and a text rendering, which SDKs indent)."""
 RESPONSE_SLACK_BYTES = 16384
 INVALID_PARAMS = -32602
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
 
 
 class McpHandler(RestartingHandler):
@@ -178,14 +179,19 @@ class McpHandler(RestartingHandler):
             return self._broken(session, reply)
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(result, tool, self.config.ignore_output)
+            outcome = _result_outcome(result, tool, arguments, self.config.ignore_output)
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
                 return _with_raised(outcome, session.process.stderr_since(mark))
             return outcome
         error = reply.get("error")
         if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
             message = bounded_message(str(error.get("message", "")))
-            return Outcome(kind=OutcomeKind.REJECTED, error_code="invalid-params", message=message)
+            return Outcome(
+                kind=OutcomeKind.REJECTED,
+                error_code="invalid-params",
+                message=message,
+                code_derived=True,
+            )
         if isinstance(error, dict):
             message = f"JSON-RPC error {error_text(reply)}"
             detail = named(message)
@@ -225,7 +231,9 @@ class McpHandler(RestartingHandler):
             session.kill()
 
 
-def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] = ()) -> Outcome:
+def _result_outcome(
+    result: dict[str, Any], tool: str, arguments: JSONObject, ignore: tuple[str, ...] = ()
+) -> Outcome:
     if result.get("isError") is not True:
         output_digest, size = digest_and_size(_output(result), ignore)
         return Outcome(
@@ -244,14 +252,13 @@ def _result_outcome(result: dict[str, Any], tool: str, ignore: tuple[str, ...] =
     structured = result.get("structuredContent")
     code = structured.get("code") if isinstance(structured, dict) else None
     path = structured.get("path") if isinstance(structured, dict) else None
-    if not isinstance(code, str) or not code:
-        stripped = (text or "").strip()
-        code = stripped if _TOKEN.fullmatch(stripped) else "tool-error"
+    declared = isinstance(code, str) and bool(code)
     return Outcome(
         kind=OutcomeKind.REJECTED,
-        error_code=code,
+        error_code=code if declared else derived_code(text or "", arguments),
         error_path=path if isinstance(path, str) else None,
         message=bounded_message(text or ""),
+        code_derived=not declared,
     )
 
 
