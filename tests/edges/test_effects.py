@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.effects import CommandProbe, DirectoryProbe
@@ -135,3 +136,35 @@ def test_broken_probes_are_handler_errors(tmp_path: Path) -> None:
         CommandProbe([sys.executable, "-c", "raise SystemExit(3)"], None, ()).snapshot()
     text = CommandProbe([sys.executable, "-c", "print('not json')"], None, ()).snapshot()
     assert text == "not json"
+
+
+def test_a_tool_declared_deterministic_that_commits_on_every_call_is_replay_unstable(
+    state_dir: Path,
+) -> None:
+    # write_file_after writes a new file per accepted call: not idempotent, by design here.
+    declared = ToolSpec(
+        poster.TOOL_NAME,
+        expected_rejections=poster.EXPECTED_REJECTIONS,
+        error_codes=poster.ERROR_CODES,
+        dry_run=poster.DRY_RUN,
+        checks=resolve_checks(deterministic=True),
+    )
+    config = directory_config("write_file_after", state_dir)
+    with build_handler(config) as handler:
+        receipt = fuzz(
+            poster.SCHEMA,
+            handler,
+            declared,
+            FuzzConfig(seed=41, runs=6, shrink_budget=20),
+            handler_label=config.label(),
+            replay_command="test",
+        ).receipt
+    reasons = {
+        c["error"]["reason"]
+        for c in receipt["counterexamples"]
+        if c["failure"] == "replay-unstable"
+    }
+    assert reasons == {"the same call a second time changed the committed state again"}
+    assert "replay-unstable" not in failures(
+        run_fuzz(directory_config("write_file_after", state_dir))
+    )

@@ -254,6 +254,18 @@ def test_a_replay_of_another_kind_is_replay_unstable() -> None:
     assert failures(obs) == [Failure.REPLAY_UNSTABLE]
 
 
+def test_an_idempotent_call_that_commits_again_when_replayed_is_replay_unstable() -> None:
+    first = accepted("d1", **changed())
+    again = accepted("d1", effects_before={"n": 1}, effects_after={"n": 2}, effects_observed=True)
+    same = accepted("d1", effects_before={"n": 1}, effects_after={"n": 1}, effects_observed=True)
+    [found] = findings(Observation(valid_case(), first, again, same))
+    assert found.failure is Failure.REPLAY_UNSTABLE
+    assert found.error["reason"] == "the same call a second time changed the committed state again"
+    assert findings(Observation(valid_case(), first, same, same)) == []
+    lax = ToolSpec("t", checks=resolve_checks(deterministic=False))
+    assert findings(Observation(valid_case(), first, again, same), lax) == []
+
+
 def test_a_reordered_call_with_another_output_is_key_order_sensitive() -> None:
     obs = Observation(valid_case(), accepted("d1"), accepted("d1"), accepted("d2"))
     [found] = findings(obs)

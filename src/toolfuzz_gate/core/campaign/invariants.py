@@ -187,13 +187,26 @@ def _same(a: Outcome, b: Outcome) -> bool:
     return a.kind is b.kind and a.output_digest == b.output_digest
 
 
+def _committed_again(first: Outcome, replay: Outcome) -> bool:
+    """Did the replay leave another committed state than the first call left?"""
+    observed = first.effects_observed and replay.effects_observed
+    return observed and first.effects_after != replay.effects_after
+
+
 def _replay_stable(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if not tool.checks.applies("replay"):
         return
-    if obs.outcome is not None and obs.replay is not None and not _same(obs.outcome, obs.replay):
+    out, replay = obs.outcome, obs.replay
+    if out is None or replay is None:
+        return
+    if not _same(out, replay):
         yield finding(
             obs, Failure.REPLAY_UNSTABLE, {"reason": "the same input twice gave different outputs"}
         )
+    elif out.kind is OutcomeKind.ACCEPTED and _committed_again(out, replay):
+        # Idempotent: whatever the first call committed, the second commits nothing more.
+        reason = "the same call a second time changed the committed state again"
+        yield finding(obs, Failure.REPLAY_UNSTABLE, {"reason": reason})
 
 
 def _key_order_invariant(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
