@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.documents import doc
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -161,7 +162,7 @@ def test_a_tool_declared_deterministic_that_commits_on_every_call_is_replay_unst
         ).receipt
     reasons = {
         c["error"]["reason"]
-        for c in receipt["counterexamples"]
+        for c in doc(receipt)["counterexamples"]
         if c["failure"] == "replay-unstable"
     }
     assert reasons == {"the same call a second time changed the committed state again"}

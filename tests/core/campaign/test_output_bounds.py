@@ -90,7 +90,7 @@ def test_the_default_ceiling_reads_an_echo_of_a_long_input_whole() -> None:
     assert tool.max_output_bytes == DEFAULT_MAX_OUTPUT_BYTES > 2 * 130_000 + OUTPUT_SLACK_BYTES
     assert unbounded(observe({}, accepted(OUTPUT_SLACK_BYTES)), tool) == []
     assert len(unbounded(observe({}, accepted(70_000)), tool)) == 1
-    echo = {"items": ["a" * 1000] * 130}
+    echo: JSON = {"items": ["a" * 1000] * 130}
     assert unbounded(observe(echo, accepted(json_size(echo) + 20)), tool) == []
     assert len(unbounded(observe(echo, accepted(100 * json_size(echo))), tool)) == 1
 

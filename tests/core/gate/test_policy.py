@@ -14,8 +14,8 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import FAIL_ON, FLAKY, GateRules, RunOptions, parse_policy
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.keywords import FAMILIES
-from toolfuzz_gate.core.schema.options import DRAFTS
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
+from toolfuzz_gate.core.schema.options import DRAFTS
 from toolfuzz_gate.edges.policy_file import policy_schema
 from toolfuzz_gate.errors import PolicyError
 
@@ -86,7 +86,9 @@ def test_a_full_policy_becomes_typed_settings() -> None:
     )
     assert policy.corpus == ".toolfuzz/corpus"
     poster, cmd, server, web = policy.tools
-    assert poster.options == RunOptions((1, 2), 7, 900, DEFAULT_MAX_OUTPUT_BYTES, True, "2020-12", "openapi")
+    assert poster.options == RunOptions(
+        (1, 2), 7, 900, DEFAULT_MAX_OUTPUT_BYTES, True, "2020-12", "openapi"
+    )
     assert poster.handler == HandlerSettings(
         "python",
         "poster:render",
@@ -106,7 +108,9 @@ def test_a_full_policy_becomes_typed_settings() -> None:
         "command", argv=("python", "t.py"), effects_command=("cat", "state"), cpu_limit_s=5
     )
     assert server.handler == HandlerSettings("mcp", argv=("python", "server.py"))
-    assert server.options == RunOptions((1, 2), 50, 900, DEFAULT_MAX_OUTPUT_BYTES, False, "draft-07", None)
+    assert server.options == RunOptions(
+        (1, 2), 50, 900, DEFAULT_MAX_OUTPUT_BYTES, False, "draft-07", None
+    )
     assert (server.schema, server.tools, server.model) == (None, None, None)
     assert web.handler.headers == (("Authorization", "API_TOKEN"),)
     assert (web.model, web.options.seeds) == ("models:Args", (9,))
