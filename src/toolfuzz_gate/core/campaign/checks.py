@@ -125,6 +125,18 @@ def resolve_checks(
     return Checks(tuple((name, decisions[name]) for name in CONTRACT_CHECKS if name in decisions))
 
 
+def declared_hints(annotations: Mapping[str, Any] | None) -> tuple[tuple[str, bool], ...]:
+    """The boolean `...Hint` annotations a server declared, sorted by name: what the
+    receipt's `annotations` records (`checks` records what was decided from them)."""
+    return tuple(
+        sorted(
+            (hint, value)
+            for hint, value in (annotations or {}).items()
+            if isinstance(hint, str) and hint.endswith("Hint") and isinstance(value, bool)
+        )
+    )
+
+
 def _deterministic_hints(annotations: Mapping[str, Any]) -> list[str]:
     return [hint for hint in DETERMINISTIC_HINTS if annotations.get(hint) is True]
 

@@ -28,7 +28,8 @@ class ToolSpec:
     repository a git tool may touch): valid cases get them after generation, and a
     near-miss, probe or shrinking step that would change one is not made. `checks`: which
     contract checks apply (`core.campaign.checks`; by default none). `output_schema`: the
-    MCP server's declared `outputSchema`, when it declares one.
+    MCP server's declared `outputSchema`, when it declares one. `annotations`: the boolean
+    hints the MCP server declared (`checks.declared_hints`), recorded as they were said.
     """
 
     name: str
@@ -40,6 +41,7 @@ class ToolSpec:
     fixed: tuple[tuple[str, JSON], ...] = ()
     checks: Checks = NO_CHECKS
     output_schema: OutputSchema | None = None
+    annotations: tuple[tuple[str, bool], ...] = ()
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
@@ -74,6 +76,10 @@ class ToolSpec:
             if found is jp.MISSING or not json_equal(cast(JSON, found), fixed):
                 return False
         return True
+
+    def annotations_json(self) -> JSONObject:
+        """The receipt's `annotations`: hint -> the boolean the server declared."""
+        return dict(self.annotations)
 
     def fixed_json(self) -> JSONObject:
         """The fixed arguments as the receipt records them: pointer -> value."""

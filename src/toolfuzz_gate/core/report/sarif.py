@@ -201,7 +201,7 @@ def _refusal_result(context: ReportContext, item: Mapping[str, Any]) -> dict[str
     text = f"{field(tool)}: not fuzzed, {field(code, 100)}{at}: {field(message)}"
     return {
         "ruleId": REFUSED_RULE,
-        "level": "error",
+        "level": "note" if item.get("state") == "skipped" else "error",
         "baselineState": "new" if item.get("state") == "new" else "unchanged",
         "message": {"text": text},
         "locations": _location(refusal_location(context, item)),
