@@ -100,7 +100,7 @@ def test_the_effects_snapshot_asks_for_no_progress() -> None:
 
 
 def test_a_deadline_moves_one_window_past_each_sign_of_life_up_to_its_limit() -> None:
-    deadline = Deadline(2.0, 15, start=100.0)
+    deadline = Deadline(2.0, 30.0, start=100.0)
     assert (deadline.at, deadline.limit) == (102.0, 130.0)
     assert not deadline.extended and not deadline.capped
     deadline.extend(101.0)
@@ -109,3 +109,17 @@ def test_a_deadline_moves_one_window_past_each_sign_of_life_up_to_its_limit() ->
     assert deadline.at == 103.0
     deadline.extend(129.0)
     assert deadline.at == 130.0 and deadline.capped
+    assert Deadline(6.0, 1.0, start=0.0).limit == 6.0  # never less than one window
+
+
+def test_a_longer_budget_forgives_more_silence_under_the_same_ceiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(mcp, "PROGRESS_MAX_FACTOR", 4)
+    with McpHandler(config("forever")) as handler:
+        handler.scale_timeout(3.0)  # as confirming a timeout does
+        outcome = handler.call({})
+    assert outcome.kind is OutcomeKind.TIMEOUT
+    assert outcome.message == (
+        "no answer within 1 s, the most progress notifications extend a 0.25 s timeout to"
+    )

@@ -90,11 +90,13 @@ class Deadline:
 
     __slots__ = ("at", "limit", "start", "window")
 
-    def __init__(self, window_s: float, max_factor: float, start: float | None = None) -> None:
+    def __init__(self, window_s: float, most_s: float, start: float | None = None) -> None:
+        """Wait `window_s` from `start` (now), and after each sign of life, never more
+        than `most_s` (nor less than one window) in all."""
         self.start = time.monotonic() if start is None else start
         self.window = window_s
         self.at = self.start + window_s
-        self.limit = self.start + max_factor * window_s
+        self.limit = self.start + max(most_s, window_s)
 
     @property
     def extended(self) -> bool:

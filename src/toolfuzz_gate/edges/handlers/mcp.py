@@ -75,8 +75,10 @@ that timeout after the call began (the MCP spec: a client MAY reset its timeout 
 progress, and SHOULD enforce a maximum). 15 gives a 2 s timeout a 30 s ceiling: room for
 a long operation that reports as it goes (the reference server's 10 s
 `trigger-long-running-operation`), while a server that reports progress forever still
-times out, holding the run for a bounded time. The confirmation's longer budget scales
-the ceiling with the timeout."""
+times out, holding the run for a bounded time. The ceiling is that of the configured
+timeout: a confirmation replay's longer budget (`confirm.TIMEOUT_FACTOR`) lengthens the
+silence it forgives, not the ceiling, so confirming a server that reports forever costs
+one ceiling per replay, not three."""
 INVALID_PARAMS = -32602
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}")
 
@@ -193,7 +195,7 @@ class McpHandler(RestartingHandler):
         return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)
 
     def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
-        deadline = Deadline(self._timeout_s, PROGRESS_MAX_FACTOR)
+        deadline = Deadline(self._timeout_s, PROGRESS_MAX_FACTOR * self._base_timeout_s)
         params = {"name": tool, "arguments": arguments}
         mark = session.process.stderr_mark()
         reply = session.request("tools/call", params, deadline, self._read_limit)
@@ -222,10 +224,10 @@ class McpHandler(RestartingHandler):
     def _waited(self, deadline: Deadline) -> str:
         """What a timeout that progress notifications had put off waited for."""
         if deadline.capped:
-            most = PROGRESS_MAX_FACTOR * self._timeout_s
+            most = max(PROGRESS_MAX_FACTOR * self._base_timeout_s, self._timeout_s)
             return (
                 f"no answer within {most:g} s, the most progress notifications extend "
-                f"a {self._timeout_s:g} s timeout to"
+                f"a {self._base_timeout_s:g} s timeout to"
             )
         return f"no answer within {self._timeout_s:g} s of the last progress notification"
 
