@@ -140,6 +140,13 @@ class HandlerError(ToolfuzzError):
     code = "handler.unusable"
 
 
+class TaskRequiredError(HandlerError):
+    """An MCP tool that may only be called as a task (`execution.taskSupport: "required"`):
+    the gate calls tools plainly, so it skips the tool (a note, not a failure of the gate)."""
+
+    code = "handler.task-required"
+
+
 class ReceiptError(ToolfuzzError):
     """A receipt file that cannot be read or does not follow its format."""
 

@@ -139,7 +139,7 @@ def test_broken_probes_are_handler_errors(tmp_path: Path) -> None:
     assert text == "not json"
 
 
-def test_a_tool_declared_deterministic_that_commits_on_every_call_is_replay_unstable(
+def test_a_tool_declared_idempotent_that_commits_on_every_call_is_not_idempotent(
     state_dir: Path,
 ) -> None:
     # write_file_after writes a new file per accepted call: not idempotent, by design here.
@@ -148,7 +148,7 @@ def test_a_tool_declared_deterministic_that_commits_on_every_call_is_replay_unst
         expected_rejections=poster.EXPECTED_REJECTIONS,
         error_codes=poster.ERROR_CODES,
         dry_run=poster.DRY_RUN,
-        checks=resolve_checks(deterministic=True),
+        checks=resolve_checks(annotations={"idempotentHint": True}),
     )
     config = directory_config("write_file_after", state_dir)
     with build_handler(config) as handler:
@@ -163,9 +163,9 @@ def test_a_tool_declared_deterministic_that_commits_on_every_call_is_replay_unst
     reasons = {
         c["error"]["reason"]
         for c in doc(receipt)["counterexamples"]
-        if c["failure"] == "replay-unstable"
+        if c["failure"] == "not-idempotent"
     }
     assert reasons == {"the same call a second time changed the committed state again"}
-    assert "replay-unstable" not in failures(
+    assert "not-idempotent" not in failures(
         run_fuzz(directory_config("write_file_after", state_dir))
     )

@@ -12,7 +12,7 @@ from toolfuzz_gate.app.gate_results import build_summary
 from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
-from toolfuzz_gate.core.campaign.checks import resolve_checks
+from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
 from toolfuzz_gate.core.campaign.output_schema import read_output_schema
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -137,6 +137,7 @@ def build_tool_spec(
             strict=True if request.strict else None,
         ),
         output_schema=None if output_schema is None else read_output_schema(output_schema),
+        annotations=declared_hints(annotations),
     )
 
 

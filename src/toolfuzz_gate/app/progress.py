@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.core.campaign.refusal import skipped
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
@@ -46,6 +47,7 @@ class Progress:
         )
         found = len(examples) if isinstance(examples, list) else 0
         state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
+        state = "skipped" if skipped(receipt) else state
         print(f"{clean(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
         if self.grouped:
             emit(self.out, "::endgroup::")

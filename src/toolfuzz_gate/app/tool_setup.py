@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.core.campaign.checks import resolve_checks
+from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
@@ -62,6 +62,7 @@ def build_policy_spec(
         fixed=tool.fixed,
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),
+        annotations=declared_hints(annotations),
     )
 
 

@@ -37,7 +37,7 @@ def failures(obs: Observation, tool: ToolSpec) -> list[Failure]:
 
 def test_nothing_declared_means_every_contract_check_is_off_by_default() -> None:
     checks = resolve_checks()
-    assert [checks.decision(name).declared_by for name in CONTRACT_CHECKS] == ["default"] * 4
+    assert [checks.decision(name).declared_by for name in CONTRACT_CHECKS] == ["default"] * 5
     assert not any(checks.applies(name) for name in CONTRACT_CHECKS)
     assert checks.as_json() == NO_CHECKS.as_json()
 
@@ -121,7 +121,7 @@ def test_a_receipts_record_reads_back_and_an_old_receipt_means_every_check() -> 
     checks = resolve_checks(annotations={"idempotentHint": True}, strict=False)
     assert checks_from_json(checks.as_json()).as_json() == checks.as_json()
     old = checks_from_json(None)
-    assert [old.applies(name) for name in CONTRACT_CHECKS] == [True, True, True, False]
+    assert [old.applies(name) for name in CONTRACT_CHECKS] == [True, True, True, False, False]
 
 
 def test_a_read_only_hint_holds_accepted_calls_to_commit_nothing() -> None:

@@ -254,16 +254,19 @@ def test_a_replay_of_another_kind_is_replay_unstable() -> None:
     assert failures(obs) == [Failure.REPLAY_UNSTABLE]
 
 
-def test_an_idempotent_call_that_commits_again_when_replayed_is_replay_unstable() -> None:
+def test_an_idempotent_call_that_commits_again_when_replayed_is_not_idempotent() -> None:
     first = accepted("d1", **changed())
     again = accepted("d1", effects_before={"n": 1}, effects_after={"n": 2}, effects_observed=True)
     same = accepted("d1", effects_before={"n": 1}, effects_after={"n": 1}, effects_observed=True)
-    [found] = findings(Observation(valid_case(), first, again, same))
-    assert found.failure is Failure.REPLAY_UNSTABLE
+    idempotent = ToolSpec("t", checks=resolve_checks(annotations={"idempotentHint": True}))
+    [found] = findings(Observation(valid_case(), first, again, same), idempotent)
+    assert found.failure is Failure.NOT_IDEMPOTENT
     assert found.error["reason"] == "the same call a second time changed the committed state again"
-    assert findings(Observation(valid_case(), first, same, same)) == []
-    lax = ToolSpec("t", checks=resolve_checks(deterministic=False))
-    assert findings(Observation(valid_case(), first, again, same), lax) == []
+    assert findings(Observation(valid_case(), first, same, same), idempotent) == []
+    # Deterministic output alone does not promise it: a tool may store each call and answer
+    # the same.
+    deterministic = ToolSpec("t", checks=resolve_checks(deterministic=True))
+    assert findings(Observation(valid_case(), first, again, same), deterministic) == []
 
 
 def test_a_reordered_call_with_another_output_is_key_order_sensitive() -> None:
@@ -345,6 +348,7 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "output-bounded",
         "output-schema-valid",
         "replay-stable",
+        "idempotent",
         "key-order-invariant",
         "error-vocabulary",
         "oracle-agreement",

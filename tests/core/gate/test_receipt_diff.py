@@ -411,3 +411,18 @@ def test_the_contract_checks_head_did_not_run_are_listed_as_not_checked() -> Non
     assert entries["b"]["notChecked"] == []
     gone = diff_receipts({"a": head}, {}, base_files={"a": "a.json"})
     assert _entries(gone)["a"]["notChecked"] == []
+
+
+def test_a_skipped_tool_is_not_newly_refused_but_fixes_nothing() -> None:
+    skip = "handler.task-required"
+    added = diff_receipts({}, {"t": refused("t", skip)})
+    entry = _entries(added)["t"]
+    assert (entry["refused"]["state"], entry["refused"]["added"]) == ("skipped", [])
+    assert added["totals"]["refusedNew"] == 0  # type: ignore[index, call-overload]
+    assert not gate_failed(added)
+    was_fuzzed = diff_receipts({"t": receipt("t", fingerprints=("f1",))}, {"t": refused("t", skip)})
+    entry = _entries(was_fuzzed)["t"]
+    assert entry["refused"]["state"] == "skipped" and entry["coverageLost"] is True
+    assert entry["counterexamples"]["fixed"] == []
+    assert len(entry["counterexamples"]["notRunOnHead"]) == 1
+    assert gate_failed(was_fuzzed)  # a known bug head no longer runs

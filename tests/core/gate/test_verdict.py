@@ -275,3 +275,33 @@ def test_gate_flaky_note_leaves_flaky_new_counterexamples_of_the_diff_out() -> N
     head = [flaky_receipt("t", 0, 1)]
     assert decide(rules("new-counterexample"), head, document).failed
     assert not decide(GateRules(("new-counterexample",), flaky="note"), head, document).failed
+
+
+SKIP = "handler.task-required"
+
+
+def test_a_skipped_tool_is_noted_and_never_fails_by_itself() -> None:
+    head = [refused_receipt("research", SKIP), receipt("fine")]
+    noted = ("skipped: 1 tool(s) not fuzzed, by design: research (handler.task-required)",)
+    assert decide(rules("invariant"), head) == Verdict(False, noted)
+    skipped_diff = refusal_diff("research", [], [SKIP])
+    skipped_diff["tools"][0]["refused"].update(state="skipped", added=[])
+    assert decide(rules("invariant"), head, skipped_diff) == Verdict(False, noted)
+    mixed = [refused_receipt("research", SKIP, LIMIT)]
+    assert decide(rules("invariant"), mixed).failed  # its other reason is a refusal
+
+
+def test_base_counterexamples_a_skip_leaves_unrun_still_fail_unless_allowed() -> None:
+    head = [refused_receipt("research", SKIP)]
+    diff = refusal_diff("research", [], [SKIP], gone=1)
+    diff["tools"][0]["refused"].update(state="skipped", added=[])
+    assert decide(rules("invariant"), head, diff).failed
+    allowed = GateRules(("invariant",), (), (("research", SKIP),))
+    assert not decide(allowed, head, diff).failed
+
+
+def test_a_skipped_tool_is_held_to_no_coverage_floor() -> None:
+    floors = GateRules(("invariant",), (("bounds", "tested"),), (("*", LIMIT),))
+    untested = {"coverage": dict.fromkeys(FAMILIES, "unsupported")}
+    assert not decide(floors, [{**refused_receipt("research", SKIP), **untested}]).failed
+    assert decide(floors, [{**refused_receipt("countries", LIMIT), **untested}]).failed

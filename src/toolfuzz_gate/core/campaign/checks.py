@@ -14,6 +14,9 @@ that cannot say "the file must exist" breaks them by design:
   under-specification note, not a counterexample.
 * `read_only`: an accepted call commits nothing (as far as the effects source sees). It
   needs the server's `readOnlyHint: true`.
+* `idempotent`: the same accepted call made again commits nothing more (as far as the
+  effects source sees). It needs the server's `idempotentHint: true`: a deterministic
+  output alone does not promise it (a tool that stores each render and answers the same).
 
 The policy's `checks` switches override them all, one check at a time. The order of
 precedence: a switch, then the policy's `deterministic`/`strict`, then the server's
@@ -29,13 +32,14 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
-CONTRACT_CHECKS = ("replay", "key_order", "valid_accepted", "read_only")
+CONTRACT_CHECKS = ("replay", "key_order", "valid_accepted", "read_only", "idempotent")
 """The checks a tool must declare; their invariants are named in `INVARIANT_OF`."""
 INVARIANT_OF = {
     "replay": "replay-stable",
     "key_order": "key-order-invariant",
     "valid_accepted": "valid-accepted",
     "read_only": "read-only-commits-nothing",
+    "idempotent": "idempotent",
 }
 DETERMINISTIC_HINTS = ("readOnlyHint", "idempotentHint")
 """MCP tool annotations that promise a deterministic tool."""
@@ -63,6 +67,7 @@ _UNDECLARED = {
     "key_order": Decision(False, DEFAULT, "the tool does not declare it deterministic"),
     "valid_accepted": Decision(False, DEFAULT, "the schema is not declared complete (strict)"),
     "read_only": Decision(False, DEFAULT, "the tool does not declare it reads only"),
+    "idempotent": Decision(False, DEFAULT, "the tool does not declare it idempotent"),
 }
 
 
@@ -117,12 +122,26 @@ def resolve_checks(
             decisions[name] = Decision(True, SERVER, f"annotations.{hints[0]}: true")
     if annotations and annotations.get("readOnlyHint") is True:
         decisions["read_only"] = Decision(True, SERVER, "annotations.readOnlyHint: true")
+    if annotations and annotations.get("idempotentHint") is True:
+        decisions["idempotent"] = Decision(True, SERVER, "annotations.idempotentHint: true")
     if strict is not None:
         word = "true" if strict else "false"
         decisions["valid_accepted"] = Decision(strict, POLICY, f"strict: {word}")
     for name, on in (switches or {}).items():
         decisions[name] = Decision(on, POLICY, f"checks.{name}: {'true' if on else 'false'}")
     return Checks(tuple((name, decisions[name]) for name in CONTRACT_CHECKS if name in decisions))
+
+
+def declared_hints(annotations: Mapping[str, Any] | None) -> tuple[tuple[str, bool], ...]:
+    """The boolean `...Hint` annotations a server declared, sorted by name: what the
+    receipt's `annotations` records (`checks` records what was decided from them)."""
+    return tuple(
+        sorted(
+            (hint, value)
+            for hint, value in (annotations or {}).items()
+            if isinstance(hint, str) and hint.endswith("Hint") and isinstance(value, bool)
+        )
+    )
 
 
 def _deterministic_hints(annotations: Mapping[str, Any]) -> list[str]:

@@ -27,7 +27,12 @@ CONFIRMATIONS = 2
 TIMEOUT_FACTOR = 3.0
 """A timeout is replayed with this many times the per-call budget."""
 EFFECT_FAILURES = frozenset(
-    {Failure.MUTATION_ON_REJECTION, Failure.DRY_RUN_MUTATION, Failure.READ_ONLY_MUTATION}
+    {
+        Failure.MUTATION_ON_REJECTION,
+        Failure.DRY_RUN_MUTATION,
+        Failure.READ_ONLY_MUTATION,
+        Failure.NOT_IDEMPOTENT,
+    }
 )
 
 

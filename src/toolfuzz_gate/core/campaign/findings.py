@@ -29,6 +29,7 @@ class Failure(StrEnum):
     """Not a defect: a clean rejection of a schema-valid call where the schema is not
     declared complete. Receipts keep these apart from counterexamples, as notes."""
     OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
+    NOT_IDEMPOTENT = "not-idempotent"
 
 
 class InputKind(StrEnum):

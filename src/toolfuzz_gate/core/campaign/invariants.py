@@ -196,17 +196,20 @@ def _committed_again(first: Outcome, replay: Outcome) -> bool:
 def _replay_stable(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if not tool.checks.applies("replay"):
         return
-    out, replay = obs.outcome, obs.replay
-    if out is None or replay is None:
-        return
-    if not _same(out, replay):
+    if obs.outcome is not None and obs.replay is not None and not _same(obs.outcome, obs.replay):
         yield finding(
             obs, Failure.REPLAY_UNSTABLE, {"reason": "the same input twice gave different outputs"}
         )
-    elif out.kind is OutcomeKind.ACCEPTED and _committed_again(out, replay):
-        # Idempotent: whatever the first call committed, the second commits nothing more.
+
+
+def _idempotent(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    # Whatever the first call committed, the same call again commits nothing more.
+    out, replay = obs.outcome, obs.replay
+    if out is None or replay is None or not tool.checks.applies("idempotent"):
+        return
+    if out.kind is OutcomeKind.ACCEPTED and _committed_again(out, replay):
         reason = "the same call a second time changed the committed state again"
-        yield finding(obs, Failure.REPLAY_UNSTABLE, {"reason": reason})
+        yield finding(obs, Failure.NOT_IDEMPOTENT, {"reason": reason})
 
 
 def _key_order_invariant(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
@@ -278,6 +281,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("output-bounded", (Failure.OUTPUT_UNBOUNDED,), _output_bounded),
     Invariant("output-schema-valid", (Failure.OUTPUT_SCHEMA_VIOLATION,), _output_schema_kept),
     Invariant("replay-stable", (Failure.REPLAY_UNSTABLE,), _replay_stable),
+    Invariant("idempotent", (Failure.NOT_IDEMPOTENT,), _idempotent),
     Invariant("key-order-invariant", (Failure.METAMORPHIC_KEY_ORDER,), _key_order_invariant),
     Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),
     Invariant("oracle-agreement", (Failure.ORACLE_DISAGREEMENT,), _oracle_agreement),

@@ -32,6 +32,7 @@ def observe(case: Case, handler: Handler, checks: Checks | None = None) -> Obser
     assert isinstance(case.input, dict)
     replay = checks is None or checks.applies("replay")
     key_order = checks is None or checks.applies("key_order")
+    replay = replay or (checks is not None and checks.applies("idempotent"))
     outcome = handler.call(case.input)
     if not case.valid or outcome.kind is not OutcomeKind.ACCEPTED or not (replay or key_order):
         return Observation(case, outcome)

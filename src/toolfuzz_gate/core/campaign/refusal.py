@@ -5,6 +5,12 @@ contradictions, references, patterns, drafts), or whose handler cannot be reache
 a reason to stop the run: it gets a refused receipt listing these reasons, and the other
 tools run. `reasons_of` reads them back from a receipt, including the receipts written
 before reasons were recorded (those were refused for unsupported keywords only).
+
+A few reasons are skips, not refusals (`SKIPS`): the tool says it must not be called the
+way the gate calls tools, so not fuzzing it is the right thing, not lost coverage. A
+skipped tool gets the same receipt (zero cases, its reason in `refused.reasons`) and is
+listed wherever refused tools are, marked skipped; only the verdict differs: a skip is
+noted and never fails the gate by itself.
 """
 
 from __future__ import annotations
@@ -15,9 +21,12 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.jsonutil.locate import line_of
-from toolfuzz_gate.errors import SchemaProblem, ToolfuzzError, schema_hint
+from toolfuzz_gate.errors import SchemaProblem, TaskRequiredError, ToolfuzzError, schema_hint
 
 UNSUPPORTED_KEYWORD = "schema.unsupported-keyword"
+SKIPS = frozenset({TaskRequiredError.code})
+"""Reason codes that skip a tool rather than refuse it: noted by the verdict, never a
+failure of the gate on their own (`core.gate.verdict`)."""
 TOOL_REMOVED = "tool.removed"
 """Not a receipt's reason: the verdict's name for a base tool that head no longer has, so
 `allow-refused` can accept removing a tool as it accepts any other lost coverage."""
@@ -107,6 +116,17 @@ def reasons_of(receipt: Mapping[str, Any]) -> list[JSONObject]:
         for item in (listed if isinstance(listed, list) else [])
         if isinstance(item, Mapping)
     ]
+
+
+def is_skip(code: object) -> bool:
+    """Whether a reason's code skips the tool (`SKIPS`) rather than refuses it."""
+    return code in SKIPS
+
+
+def skipped(receipt: Mapping[str, Any]) -> bool:
+    """Whether the receipt is of a skipped tool: not fuzzed, and for skips only."""
+    codes = codes_of(receipt)
+    return bool(codes) and all(is_skip(code) for code in codes)
 
 
 def codes_of(receipt: Mapping[str, Any]) -> list[str]:

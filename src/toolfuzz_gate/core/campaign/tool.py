@@ -31,7 +31,8 @@ class ToolSpec:
     contract checks apply (`core.campaign.checks`; by default none). `output_schema`: the
     MCP server's declared `outputSchema`, when it declares one. `rejection_code`: a regular
     expression whose `code` group names the code of a rejection the handler did not code
-    (`core.campaign.rejection_code`).
+    (`core.campaign.rejection_code`). `annotations`: the boolean hints the MCP server
+    declared (`checks.declared_hints`), recorded as they were said.
     """
 
     name: str
@@ -44,6 +45,7 @@ class ToolSpec:
     checks: Checks = NO_CHECKS
     output_schema: OutputSchema | None = None
     rejection_code: str | None = None
+    annotations: tuple[tuple[str, bool], ...] = ()
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
@@ -82,6 +84,10 @@ class ToolSpec:
             if found is jp.MISSING or not json_equal(cast(JSON, found), fixed):
                 return False
         return True
+
+    def annotations_json(self) -> JSONObject:
+        """The receipt's `annotations`: hint -> the boolean the server declared."""
+        return dict(self.annotations)
 
     def fixed_json(self) -> JSONObject:
         """The fixed arguments as the receipt records them: pointer -> value."""

@@ -134,6 +134,8 @@ def fuzz(
         body["fixedArguments"] = tool.fixed_json()
     if tool.output_schema is not None:
         body["outputSchema"] = tool.output_schema.as_json()
+    if tool.annotations:
+        body["annotations"] = tool.annotations_json()
     if campaign.breaker is not None:
         body["breaker"] = campaign.breaker
     if config.dialect is not None:
@@ -239,6 +241,8 @@ def refused_receipt(
         body["fixedArguments"] = tool.fixed_json()
     if tool.output_schema is not None:
         body["outputSchema"] = tool.output_schema.as_json()
+    if tool.annotations:
+        body["annotations"] = tool.annotations_json()
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     return seal(body)

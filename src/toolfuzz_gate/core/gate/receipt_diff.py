@@ -14,7 +14,9 @@ Only a tool fuzzed on head can fix anything: when head did not fuzz a tool base 
 (head refused it, or no longer has it), base's counterexamples are `notRunOnHead`, never
 `fixed`, and the tool's `coverageLost` is true. `refused` says whether either side refused
 the tool and why (`core.campaign.refusal`): `new` when head refuses it for a code base did not,
-`still` when base refused it for the same codes, `lifted` when only base refused it.
+`still` when base refused it for the same codes, `lifted` when only base refused it; a
+skip (`refusal.SKIPS`) is never among the `added` codes, so a skipped tool is not newly
+refused (its state is `skipped` when it has no other reason).
 `underSpecified` carries head's under-specification notes as they are (notes, not diffed).
 """
 
@@ -26,7 +28,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import is_fingerprint
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.core.campaign.refusal import is_skip, reasons_of
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import ReceiptError
 
@@ -225,13 +227,16 @@ def _diff_tool(
 
 def _refused(base: JSONObject | None, head: JSONObject | None) -> JSONObject:
     """Either side's refusal reasons, the codes head refuses for that base did not, and
-    the state: `new`, `still`, `lifted` or null (neither side refused the tool)."""
+    the state: `new`, `still`, `skipped`, `lifted` or null (neither side refused the tool)."""
     base_reasons = reasons_of(base) if base is not None else []
     head_reasons = reasons_of(head) if head is not None else []
     base_codes = {str(r.get("code")) for r in base_reasons}
-    added = sorted({str(r.get("code")) for r in head_reasons} - base_codes)
+    head_codes = {str(r.get("code")) for r in head_reasons}
+    added = sorted({code for code in head_codes - base_codes if not is_skip(code)})
     state: str | None
-    if head_reasons:
+    if head_reasons and all(is_skip(code) for code in head_codes):
+        state = "skipped"
+    elif head_reasons:
         state = "new" if added else "still"
     else:
         state = "lifted" if base_reasons and head is not None else None

@@ -12,7 +12,10 @@ by making the gate test less: a refused tool (`core.campaign.refusal`) fails the
 refusal is new against the base (any refusal, without a base), and a base counterexample
 that head did not run (the tool refused or removed on head) fails it too. A refusal base
 already had is noted as still refused. The policy's `allow-refused` items accept named
-codes, per tool or for every tool (`tool.removed` for a tool head no longer has).
+codes, per tool or for every tool (`tool.removed` for a tool head no longer has). A skip
+(`core.campaign.refusal.SKIPS`: an MCP tool that requires task augmentation) is noted,
+never failing by itself (nor held to the `min_coverage` floors); base counterexamples it
+leaves unrun still fail `not-run-on-head` unless `allow-refused` names its code.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of
+from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
 from toolfuzz_gate.core.gate.policy import GateRules
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
@@ -66,8 +69,12 @@ def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> O
     new: list[str] = []
     still: list[str] = []
     allowed: list[str] = []
+    skips: list[str] = []
     for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
         codes = codes_of(receipt)
+        if any(is_skip(c) for c in codes):
+            skips.append(f"{key} ({', '.join(c for c in codes if is_skip(c))})")
+        codes = [c for c in codes if not is_skip(c)]
         fresh = [c for c in codes if c not in base_codes.get(key, set())]
         blocking = [c for c in fresh if not rules.allows(receipt["tool"], c)]
         if blocking:
@@ -83,6 +90,8 @@ def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> O
         notes.append(f"refused: still refused as on base: {'; '.join(still)}")
     if allowed:
         notes.append(f"refused: allowed by the policy: {'; '.join(allowed)}")
+    if skips:
+        notes.append(f"skipped: {len(skips)} tool(s) not fuzzed, by design: {'; '.join(skips)}")
     return failed if new else [], notes
 
 
@@ -193,6 +202,8 @@ def _coverage_drop(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
 def _floors(floors: Sequence[tuple[str, str]], head: Receipts) -> list[str]:
     below = []
     for receipt in sorted(head, key=lambda r: (r["tool"], r["seed"])):
+        if skipped(receipt):
+            continue  # not fuzzed by design: it has no coverage to hold to a floor
         coverage = receipt["coverage"]
         for family, floor in floors:
             state = coverage.get(family, "unsupported")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.campaign.outcome import handler_words
+from toolfuzz_gate.core.campaign.refusal import is_skip
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.report.untrusted import shell_word
 
@@ -100,17 +101,23 @@ def iter_unsupported(diff: Mapping[str, Any], kind: str) -> Iterator[Mapping[str
 
 def refusals(entry: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """Head's refusal reasons of a tool entry, each with `state` (`new` when the code is
-    one base did not refuse the tool for, else `still`)."""
+    one base did not refuse the tool for, `skipped` for a skip, else `still`)."""
     group = entry.get("refused")
     if not isinstance(group, Mapping):
         return []
     found, added = group.get("head"), group.get("added")
     new = set(added) if isinstance(added, list) else set()
     return [
-        {**r, "state": "new" if r.get("code") in new else "still"}
+        {**r, "state": _state(r.get("code"), new)}
         for r in (found if isinstance(found, list) else [])
         if isinstance(r, Mapping)
     ]
+
+
+def _state(code: object, new: set[Any]) -> str:
+    if code in new:
+        return "new"
+    return "skipped" if is_skip(code) else "still"
 
 
 def iter_refusals(diff: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:

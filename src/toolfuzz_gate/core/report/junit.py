@@ -88,6 +88,14 @@ def _suite(diff: Mapping[str, Any], entry: Mapping[str, Any], where: ReplayFrom)
         )
         node.text = cap("\n".join(lines), BLOCK_CAP)
     others = [r for r in refusals(entry) if r.get("code") != "schema.unsupported-keyword"]
+    skips = [r for r in others if r.get("state") == "skipped"]
+    others = [r for r in others if r.get("state") != "skipped"]
+    if skips:
+        node = ET.SubElement(
+            ET.SubElement(suite, "testcase", {"name": REFUSED_CASE, "classname": tool}),
+            "skipped",
+            {"message": field(skips[0].get("message", ""))},
+        )
     if others:
         lines = [
             f"{field(r.get('code', ''), 100)} at {field(r.get('pointer') or '(root)')}: "

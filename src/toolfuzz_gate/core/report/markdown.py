@@ -308,6 +308,10 @@ def _not_run_section(diff: Mapping[str, Any]) -> list[str]:
     return parts
 
 
+_SINCE = {"new": "new", "skipped": "skipped (not a failure)"}
+"""The `since` cell of a refusal row, by its state; `still` reads "as on base"."""
+
+
 def _refused_rows(diff: Mapping[str, Any], context: ReportContext) -> list[str]:
     """One row per head refusal reason (new ones first), then per added unsupported
     keyword of a tool whose receipt records no reasons."""
@@ -320,7 +324,7 @@ def _refused_rows(diff: Mapping[str, Any], context: ReportContext) -> list[str]:
             markdown_text(item.get("message", ""), 200),
             markdown_text(f"{where.file}:{where.line}"),
             _pointer(context, item, "pointer"),
-            "new" if item.get("state") == "new" else "as on base",
+            _SINCE.get(str(item.get("state")), "as on base"),
         )
         rows.append("| " + " | ".join(cells) + " |")
     reasoned = {text_of(e.get("tool")) for e in tools(diff) if refusals(e)}

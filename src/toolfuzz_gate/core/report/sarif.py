@@ -55,6 +55,7 @@ _DESCRIPTIONS = {
     Failure.READ_ONLY_MUTATION: "A tool declared read-only changed committed state.",
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
     Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
+    Failure.NOT_IDEMPOTENT: "A tool declared idempotent committed again when called again.",
 }
 
 
@@ -201,7 +202,7 @@ def _refusal_result(context: ReportContext, item: Mapping[str, Any]) -> dict[str
     text = f"{field(tool)}: not fuzzed, {field(code, 100)}{at}: {field(message)}"
     return {
         "ruleId": REFUSED_RULE,
-        "level": "error",
+        "level": "note" if item.get("state") == "skipped" else "error",
         "baselineState": "new" if item.get("state") == "new" else "unchanged",
         "message": {"text": text},
         "locations": _location(refusal_location(context, item)),

@@ -5,19 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of
+from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of, skipped
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line
 
 MAX_LISTED = 10
+HINT_NOTES = {
+    "openWorldHint": "it may reach outside the machine; decide whether it may run in CI",
+    "destructiveHint": "it may destroy data; fuzz it against a throwaway backend",
+}
+"""What a fuzzed tool's declared MCP hints ask of whoever runs the gate (the receipt's
+`annotations`), one console note each."""
 
 
 def render_refused_summary(receipt: JSONObject, location: str) -> str:
     """A refused tool: each reason as the console prints a schema error (code, pointer,
     line, message), with its hint."""
     reasons = [Refusal.from_json(reason) for reason in reasons_of(receipt)]
-    lines = [f"{receipt['tool']}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"]
+    if skipped(receipt):
+        head = f"{receipt['tool']}: not fuzzed, skipped (a note, not a failure) ({location}):"
+    else:
+        head = f"{receipt['tool']}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"
+    lines = [head]
     lines += ["  " + reason.render().replace("\n", "\n  ") for reason in reasons]
     return "\n".join(lines)
 
@@ -84,5 +94,9 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
     noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")
     if noise:
         lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
+    hints = r.get("annotations")
+    for hint, note in HINT_NOTES.items():
+        if isinstance(hints, dict) and hints.get(hint) is True:
+            lines.append(f"  note: the server declares {hint}: true: {note}")
     lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
     return "\n".join(lines)

@@ -81,6 +81,42 @@ def encode_line(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, allow_nan=False).encode("ascii") + b"\n"
 
 
+class Deadline:
+    """A deadline a request's own messages may push back, never past a hard limit (MCP
+    `notifications/progress`: a client may reset its timeout on each, and should still
+    enforce a maximum). `exchange` reads `at` before each line it waits for, so a line that
+    calls `extend` lengthens the wait for the next. A plain float is the fixed deadline
+    every other request uses."""
+
+    __slots__ = ("at", "limit", "start", "window")
+
+    def __init__(self, window_s: float, most_s: float, start: float | None = None) -> None:
+        """Wait `window_s` from `start` (now), and after each sign of life, never more
+        than `most_s` (nor less than one window) in all."""
+        self.start = time.monotonic() if start is None else start
+        self.window = window_s
+        self.at = self.start + window_s
+        self.limit = self.start + max(most_s, window_s)
+
+    @property
+    def extended(self) -> bool:
+        """Whether a message pushed the deadline back at least once."""
+        return self.at > self.start + self.window
+
+    @property
+    def capped(self) -> bool:
+        """Whether the deadline has reached its hard limit."""
+        return self.at >= self.limit
+
+    def extend(self, now: float) -> None:
+        """A sign of life at `now`: wait one more window from it, up to the limit."""
+        self.at = min(max(self.at, now + self.window), self.limit)
+
+
+def _at(deadline: float | Deadline) -> float:
+    return deadline.at if isinstance(deadline, Deadline) else deadline
+
+
 def send_line(process: WorkerProcess, line: bytes, deadline: float) -> Silence | None:
     """Write `line`: None once it is written, else why not (the deadline, or EOF: the
     process is gone)."""
@@ -95,7 +131,7 @@ def send_line(process: WorkerProcess, line: bytes, deadline: float) -> Silence |
 def exchange(
     process: WorkerProcess,
     line: bytes,
-    deadline: float,
+    deadline: float | Deadline,
     limit: int,
     answer: Callable[[bytes], _Answer | None],
 ) -> _Answer | Silence:
@@ -103,12 +139,13 @@ def exchange(
 
     `answer` returns None to pass a line by (a log line, an announcement, a request of
     the process's own, answered meanwhile) and anything else to end the exchange with it.
+    A `Deadline` is read again before each line, so `answer` may extend it.
     """
-    silence = send_line(process, line, deadline)
+    silence = send_line(process, line, _at(deadline))
     if silence is not None:
         return silence
     while True:
-        read = process.read_line(deadline, limit)
+        read = process.read_line(_at(deadline), limit)
         if isinstance(read, Stop):
             return Silence(read)
         taken = answer(read)

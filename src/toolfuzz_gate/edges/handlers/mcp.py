@@ -18,7 +18,12 @@ Outcomes of `tools/call`:
   that marker is a CRASH;
 - JSON-RPC error -32602 (invalid params) is REJECTED with code `invalid-params`; -32603
   (internal error) and every other JSON-RPC error are CRASHes;
-- exit, broken protocol or silence past the timeout are CRASH / TIMEOUT.
+- exit, broken protocol or silence past the timeout are CRASH / TIMEOUT. Each call asks for
+  progress (`_meta.progressToken`), and each progress notification for it pushes the
+  timeout back, up to `PROGRESS_MAX_FACTOR` times the timeout in all.
+A tool listed with `execution.taskSupport: "required"` (MCP tasks) must never be called
+plainly, and calling as a task is not supported: the constructor raises
+`TaskRequiredError`, which skips the tool (a note, not a failure of the gate).
 `config.effects`, when set, names a zero-argument tool of the same server whose output is
 the committed-state snapshot, called before and after every call.
 
@@ -46,7 +51,7 @@ from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
-from toolfuzz_gate.edges.handlers.base import RestartingHandler, unanswered
+from toolfuzz_gate.edges.handlers.base import Deadline, RestartingHandler, unanswered
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_client import (
     Broken,
@@ -57,7 +62,7 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     list_session_tools,
 )
 from toolfuzz_gate.edges.handlers.rlimits import Limits
-from toolfuzz_gate.errors import HandlerError
+from toolfuzz_gate.errors import HandlerError, TaskRequiredError
 
 STARTUP_TIMEOUT_S = 30.0
 """For starting the server and `initialize`, separate from the per-call timeout."""
@@ -65,6 +70,17 @@ READ_FACTOR = 4
 """The read cap is READ_FACTOR x max_output_bytes + slack: an MCP result carries its output
 twice (`structuredContent` and a text rendering, which SDKs indent)."""
 RESPONSE_SLACK_BYTES = 16384
+PROGRESS_MAX_FACTOR = 15
+"""How far progress notifications may stretch one `tools/call`: each one pushes the
+deadline to a full per-call timeout after it, but never past PROGRESS_MAX_FACTOR times
+that timeout after the call began (the MCP spec: a client MAY reset its timeout on
+progress, and SHOULD enforce a maximum). 15 gives a 2 s timeout a 30 s ceiling: room for
+a long operation that reports as it goes (the reference server's 10 s
+`trigger-long-running-operation`), while a server that reports progress forever still
+times out, holding the run for a bounded time. The ceiling is that of the configured
+timeout: a confirmation replay's longer budget (`confirm.TIMEOUT_FACTOR`) lengthens the
+silence it forgives, not the ceiling, so confirming a server that reports forever costs
+one ceiling per replay, not three."""
 INVALID_PARAMS = -32602
 
 
@@ -104,6 +120,15 @@ class McpHandler(RestartingHandler):
                     hint=f"it lists: {', '.join(sorted(tools)) or 'nothing'}",
                 )
         self.tool: dict[str, Any] = tools[config.target]
+        if self.tool.get("taskSupport") == "required":
+            self.close()
+            raise TaskRequiredError(
+                f"the MCP tool {config.target!r} requires task augmentation "
+                "(execution.taskSupport: required) and the gate calls tools plainly, "
+                "so it is skipped, not fuzzed",
+                hint="calling a tool as a task is not supported; the skip is a note, not a "
+                "failure of the gate",
+            )
 
     @property
     def input_schema(self) -> JSONObject:
@@ -171,12 +196,15 @@ class McpHandler(RestartingHandler):
         return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)
 
     def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
-        deadline = time.monotonic() + self._timeout_s
+        deadline = Deadline(self._timeout_s, PROGRESS_MAX_FACTOR * self._base_timeout_s)
         params = {"name": tool, "arguments": arguments}
         mark = session.process.stderr_mark()
         reply = session.request("tools/call", params, deadline, self._read_limit)
         if isinstance(reply, Broken):
-            return self._broken(session, reply)
+            outcome = self._broken(session, reply)
+            if outcome.kind is OutcomeKind.TIMEOUT and deadline.extended:
+                return outcome._replace(message=self._waited(deadline))
+            return outcome
         result = reply.get("result")
         if isinstance(result, dict):
             outcome = _result_outcome(result, tool, arguments, self.config.ignore_output)
@@ -198,6 +226,16 @@ class McpHandler(RestartingHandler):
             cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
             return self._launch.limits.crash(message, cause)
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
+
+    def _waited(self, deadline: Deadline) -> str:
+        """What a timeout that progress notifications had put off waited for."""
+        if deadline.capped:
+            most = max(PROGRESS_MAX_FACTOR * self._base_timeout_s, self._timeout_s)
+            return (
+                f"no answer within {most:g} s, the most progress notifications extend "
+                f"a {self._base_timeout_s:g} s timeout to"
+            )
+        return f"no answer within {self._timeout_s:g} s of the last progress notification"
 
     def _snapshot(self, session: McpSession, tool: str) -> tuple[JSON] | Outcome:
         """The effects tool's output (in a 1-tuple: it may be null), or why there is none."""

@@ -6,6 +6,9 @@ waits it tolerates what real servers do on stdout: log lines that are not JSON-R
 skipped and counted (`StdoutNoise`), notifications are ignored, and requests the server
 sends (`ping`, `roots/list`, `sampling/createMessage`, ...) are answered at once, `ping`
 with `{}` and everything else with "method not found", so the server never waits on us.
+A request sent under a `base.Deadline` (a `tools/call` of the tool under test) carries
+`_meta.progressToken` (its id), and each `notifications/progress` for that token extends
+the deadline; every other request waits under a fixed one.
 POSIX only, like `WorkerProcess`, which owns the child.
 """
 
@@ -23,7 +26,7 @@ from typing import Any, NamedTuple
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
-from toolfuzz_gate.edges.handlers.base import Silence, encode_line, exchange, send_line
+from toolfuzz_gate.edges.handlers.base import Deadline, Silence, encode_line, exchange, send_line
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import strict_json
@@ -41,6 +44,7 @@ MAX_LIST_PAGES = 100
 LIST_LINE_BYTES = 8 << 20
 """`initialize` and `tools/list` answers may be long (instructions, many schemas)."""
 METHOD_NOT_FOUND = -32601
+PROGRESS = "notifications/progress"
 
 
 class Broken(NamedTuple):
@@ -148,12 +152,22 @@ class McpSession:
         return self.process.pid
 
     def request(
-        self, method: str, params: dict[str, Any] | None, deadline: float, limit: int
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        deadline: float | Deadline,
+        limit: int,
     ) -> dict[str, Any] | Broken:
-        """Send one request and wait for its response (a dict with `result` or `error`)."""
+        """Send one request and wait for its response (a dict with `result` or `error`).
+
+        Under a `Deadline` the request asks for progress (its id as `progressToken`), and
+        the server's progress notifications for it push the deadline back."""
         self._next_id += 1
         request_id = self._next_id
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if isinstance(deadline, Deadline):
+            meta = {"_meta": {"progressToken": request_id}}
+            params = meta if params is None else {**params, **meta}
         if params is not None:
             message["params"] = params
         noise = 0
@@ -224,12 +238,21 @@ class McpSession:
         return None if silence is None else _unsent(silence)
 
     def _sort(
-        self, message: dict[str, Any], line: bytes, request_id: int, deadline: float
+        self, message: dict[str, Any], line: bytes, request_id: int, deadline: float | Deadline
     ) -> dict[str, Any] | Broken | None:
         """The response to `request_id`, None for a message to pass by (a notification, a
         request of the server's, answered at once), or how the server broke the protocol."""
-        if isinstance(message.get("method"), str):
-            return self._answer(message, deadline) if "id" in message else None
+        method = message.get("method")
+        if isinstance(method, str):
+            if "id" in message:
+                at = deadline.at if isinstance(deadline, Deadline) else deadline
+                return self._answer(message, at)
+            if method == PROGRESS and isinstance(deadline, Deadline):
+                params = message.get("params")
+                token = params.get("progressToken") if isinstance(params, dict) else None
+                if type(token) is int and token == request_id:
+                    deadline.extend(time.monotonic())
+            return None
         if message.get("id") == request_id and ("result" in message or "error" in message):
             return message
         shown = bounded_message(line.decode("utf-8", errors="replace"), 80)
@@ -306,6 +329,8 @@ def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
     description = entry.get("description")
     annotations = entry.get("annotations")
     output_schema = entry.get("outputSchema")
+    execution = entry.get("execution")
+    task_support = execution.get("taskSupport") if isinstance(execution, dict) else None
     return {
         "name": name,
         "description": description if isinstance(description, str) else "",
@@ -318,6 +343,8 @@ def _tool_entry(server: str, entry: Any) -> dict[str, Any]:
         },
         # Only a declared one: a tool without `outputSchema` promises nothing about output.
         **({"outputSchema": output_schema} if output_schema is not None else {}),
+        # MCP 2025-11-25 tasks: "required" means the tool must never be called plainly.
+        **({"taskSupport": task_support} if isinstance(task_support, str) else {}),
     }
 
 

@@ -19,7 +19,7 @@ from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.errors import HandlerError
+from toolfuzz_gate.errors import HandlerError, TaskRequiredError
 
 RESET_TIMEOUT_S = 60.0
 
@@ -63,7 +63,11 @@ def _call(
         effects_directory=None,
         effects_command=(),
     )
-    handler = start(plain)
+    try:
+        handler = start(plain)
+    except TaskRequiredError as error:
+        # The reset cannot run, which refuses the tool; it does not skip the tool.
+        raise HandlerError(f"reset tool {tool!r} cannot be called: {error.message}") from None
     try:
         outcome = handler.call({})
     finally:
