@@ -90,9 +90,9 @@ RECOMMENDED: dict[str, dict] = {
     "everything": {
         "tools": {
             "trigger-long-running-operation": [
-                "# runs `duration` seconds (10 by default) in `steps`: pin a short run, fuzz the rest",
-                'fixed_arguments: {"/duration": 0.2}',
-                "timeout_ms: 10000",
+                "# runs `duration` seconds (10 by default) in `steps` steps, as long as asked:",
+                "# pin a short run (the schema sets no maximum for either)",
+                'fixed_arguments: {"/duration": 0.2, "/steps": 2}',
             ],
         },
     },

@@ -8,6 +8,7 @@ A finding no rule covers is UNCLASSIFIED: triage it by hand and add a rule.
 
 from __future__ import annotations
 
+import json
 import re
 
 REAL, DEB, FALSE = "real", "debatable", "false"
@@ -259,6 +260,30 @@ def classify(c: dict) -> tuple[str, str, str]:
             "fuzzing in the same sandbox); a fresh store gives ~100 B",
         )
 
+    if f == "timeout" and s == "everything" and _asks_for_hours(inp):
+        return (
+            DEB,
+            "asked-to-run-forever",
+            "`duration`/`steps` have no maximum: asked to run for 10^15 s it does, reporting "
+            "progress each second until the gate's overall ceiling; a `maximum` would declare "
+            "the limit (the tool does what it is told)",
+        )
+    if f == "timeout" and s == "git" and "😀" in json.dumps(inp, ensure_ascii=False):
+        return (
+            REAL,
+            "surrogate-in-error",
+            "a 1024-emoji file name: git fails (name too long) and the server's answer holds the "
+            "OS's surrogate-escaped bytes; pydantic cannot serialize them, the exception kills "
+            "the session's task group and the call is never answered (replayed: no answer, "
+            "traceback 'surrogates not allowed')",
+        )
+    if f == "hostile-accepted" and s == "git":
+        return (
+            REAL,
+            "numeric-string-for-integer",
+            "an integer field (context_lines, max_count) accepts the string \"2\": pydantic's lax "
+            "mode coerces what the published schema forbids",
+        )
     if f == "timeout" and s == "everything":
         return (
             FALSE,
@@ -271,3 +296,8 @@ def classify(c: dict) -> tuple[str, str, str]:
         return (FALSE, "clock", "action `now` returns the current time: differs on any two calls")
 
     return ("UNCLASSIFIED", "?", "")
+
+
+def _asks_for_hours(inp: dict) -> bool:
+    numbers = [v for v in inp.values() if isinstance(v, (int, float))]
+    return any(v >= 3600 for v in numbers)
