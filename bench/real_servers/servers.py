@@ -115,7 +115,10 @@ RECOMMENDED: dict[str, dict] = {
         "handler": {"reset_command": ["sh", "-c", ": > kg.jsonl"]},
     },
     "todo": {
-        "handler": {"reset_command": ["sh", "-c", 'rm -rf "$HOME/.local/share/todo"'], "env": ["HOME"]},
+        "handler": {
+            "reset_command": ["sh", "-c", 'rm -rf "$HOME/.local/share/todo"'],
+            "env": ["HOME"],
+        },
     },
 }
 
@@ -194,7 +197,6 @@ def policy(name: str) -> str:
     with open(f"{KIT}/tools/{name}.tools.json", "w") as f:
         json.dump({"tools": tools}, f, indent=1, ensure_ascii=False)
     s = SERVERS[name]
-    env = list(s.get("env", {}))
     n_ex = sum(1 for t in tools if t["name"] in EXCLUDED.get(name, {}))
     lines = [
         f"# {name}: {s['package']}; {len(tools)} tools listed, {len(tools) - n_ex} fuzzed, "

@@ -281,7 +281,7 @@ def classify(c: dict) -> tuple[str, str, str]:
         return (
             REAL,
             "numeric-string-for-integer",
-            "an integer field (context_lines, max_count) accepts the string \"2\": pydantic's lax "
+            'an integer field (context_lines, max_count) accepts the string "2": pydantic\'s lax '
             "mode coerces what the published schema forbids",
         )
     if f == "timeout" and s == "everything":
