@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.engine.generate import generate
+from toolfuzz_gate.core.engine.mutate import iter_operators
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
-from toolfuzz_gate.core.schema.limits import Limits
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.errors import SchemaError
 
 Problems = list[tuple[str, str]]
@@ -308,3 +310,49 @@ def test_a_supported_schema_compiles_with_its_digest_and_size() -> None:
     reordered = dict(reversed(list(poster.SCHEMA.items())))
     assert compile_schema(reordered).digest == first.digest
     assert first.node_count == 1 + 6 + 1  # root, six properties, the palette's items
+
+
+UNKNOWN = {
+    "type": "object",
+    "properties": {
+        "city": {"types": "string", "example": "Oslo", "optional": True},
+        "count": {"type": "integer", "minimum": 1, "example_value": 3},
+    },
+    "required": ["count"],
+    "strict": True,
+}
+
+
+def test_names_json_schema_does_not_define_are_ignored_and_listed() -> None:
+    schema = compile_schema(UNKNOWN)
+    assert schema.ignored == (
+        ("/properties/city/types", "types"),
+        ("/properties/city/example", "example"),
+        ("/properties/city/optional", "optional"),
+        ("/properties/count/example_value", "example_value"),
+        ("/strict", "strict"),
+    )
+
+
+def test_an_ignored_name_changes_nothing_the_engine_builds() -> None:
+    plain = {
+        "type": "object",
+        "properties": {"city": {}, "count": {"type": "integer", "minimum": 1}},
+        "required": ["count"],
+    }
+    with_names, without = compile_schema(UNKNOWN), compile_schema(plain)
+    assert [generate(with_names, 41, i, DEFAULT_LIMITS) for i in range(40)] == [
+        generate(without, 41, i, DEFAULT_LIMITS) for i in range(40)
+    ]
+    assert [o.label for o in iter_operators(with_names, DEFAULT_LIMITS)] == [
+        o.label for o in iter_operators(without, DEFAULT_LIMITS)
+    ]
+
+
+def test_defined_keywords_the_engine_lacks_are_still_refused_beside_ignored_names() -> None:
+    schema = {"type": "object", "nto": {}, "not": {}, "dependentSchemas": {}, "id": "x"}
+    assert refusal(schema) == [
+        ("schema.unsupported-keyword", "/not"),
+        ("schema.unsupported-keyword", "/dependentSchemas"),
+        ("schema.unsupported-keyword", "/id"),
+    ]

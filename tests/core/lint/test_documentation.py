@@ -56,6 +56,11 @@ def test_a_clean_schema_has_no_findings() -> None:
         ),
         ({"$schema": "https://json-schema.org/draft/2020-12/schema"}, [("lint.empty-schema", "")]),
         ({"title": "t", "description": "d"}, [("lint.empty-schema", "")]),
+        (
+            {"type": "object", "properties": {"q": {"types": "string"}}, "strict": True},
+            [("lint.unknown-keyword", "/strict"), ("lint.unknown-keyword", "/properties/q/types")],
+        ),
+        ({"x-order": 1}, [("lint.empty-schema", ""), ("lint.unknown-keyword", "/x-order")]),
     ],
 )
 def test_each_check(schema: Any, expected: list[tuple[str, str]]) -> None:
@@ -107,3 +112,23 @@ def test_schemas_the_validator_cannot_read_are_not_judged() -> None:
     assert codes(schema, compiled=False) == []
     broken = {"properties": {"x": {"$ref": "#/nowhere", "default": 1}}}
     assert codes(broken, compiled=False) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("types", "did you mean 'type'?"),
+        ("example", "did you mean 'examples'?; `--dialect openapi` or `--dialect gemini` reads it"),
+        ("optional", "constrains nothing; `--dialect bfcl` reads it"),
+        ("example_value", "constrains nothing"),
+    ],
+)
+def test_an_unknown_keyword_is_named_with_what_was_meant(name: str, said: str) -> None:
+    [finding] = lint({"type": "object", name: "x"}, compiled=True)
+    assert finding.code == "lint.unknown-keyword"
+    assert finding.message.startswith(f"{name!r} is not a JSON Schema keyword")
+    assert finding.message.endswith(said)
+
+
+def test_defined_keywords_the_engine_refuses_are_not_called_unknown() -> None:
+    assert codes({"type": "object", "not": {}, "if": {}, "unevaluatedProperties": False}) == []

@@ -17,6 +17,7 @@ from tests.documents import doc
 from tests.profiles import examples
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.lint.documentation import lint
 from toolfuzz_gate.core.schema.dialects import DIALECTS, normalize
 from toolfuzz_gate.errors import SchemaError
 
@@ -85,11 +86,24 @@ def test_rewrites_replay_to_the_result_and_the_input_is_untouched(
 
 
 @pytest.mark.parametrize(("dialect", "document"), CASES)
-def test_without_the_dialect_the_compiler_names_it(dialect: str, document: Any) -> None:
-    with pytest.raises(SchemaError) as caught:
+def test_without_the_dialect_the_compiler_or_lint_names_it(dialect: str, document: Any) -> None:
+    """A dialect's type names are refused; its keywords, which JSON Schema does not define,
+    are annotations the compiler ignores and `lint` warns about: both name the dialect."""
+    try:
         compile_schema(document)
-    messages = [p.message for p in caught.value.problems]
+    except SchemaError as error:
+        messages = [p.message for p in error.problems]
+    else:
+        messages = []
+    messages += [f.message for f in lint(document, compiled=not messages)]
     assert any(f"--dialect {dialect}" in m for m in messages), messages
+
+
+def test_without_the_dialect_its_keywords_are_ignored_and_listed() -> None:
+    document = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
+    schema = compile_schema(document)
+    assert schema.ignored == (("/properties/a/nullable", "nullable"),)
+    assert "null" not in schema.root.domain.properties[0][1].domain.types
 
 
 def test_bfcl_types_and_optional() -> None:
@@ -133,11 +147,8 @@ def test_bfcl_leaves_what_it_cannot_read_for_the_compiler() -> None:
     result, _ = normalize(schema, "bfcl")
     assert isinstance(result, dict)
     assert doc(result)["properties"]["a"]["optional"] == "yes"
-    with pytest.raises(SchemaError) as caught:
-        compile_schema(result)
-    assert [(p.code, p.pointer) for p in caught.value.problems] == [
-        ("schema.unsupported-keyword", "/properties/a/optional")
-    ]
+    # not JSON Schema: read as an annotation, listed, and warned about by lint
+    assert compile_schema(result).ignored == (("/properties/a/optional", "optional"),)
 
 
 def test_gemini_lowers_types_and_reads_nullable() -> None:

@@ -262,14 +262,21 @@ def _last_token(pointer: str) -> str:
 
 
 def _reading(schema: CompiledSchema) -> JSONObject:
-    """How the schema was read: its draft, whether `format` asserted, and, for a recursive
-    schema, how many `$ref` expansions deep values go before they are built simplest."""
-    return {
+    """How the schema was read: its draft, whether `format` asserted, for a recursive
+    schema how many `$ref` expansions deep values go before they are built simplest, and the
+    names JSON Schema does not define that were read as annotations (`ignoredKeywords`, only
+    when there are some, so the receipts of other schemas keep their bytes)."""
+    reading: JSONObject = {
         "draft": schema.draft,
         "formatAssertion": schema.options.format_assertion,
         "recursive": schema.recursive,
         "recursionDepth": SOFT_REF_DEPTH if schema.recursive else None,
     }
+    if schema.ignored:
+        reading["ignoredKeywords"] = [
+            {"keyword": keyword, "pointer": pointer} for pointer, keyword in schema.ignored
+        ]
+    return reading
 
 
 def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:

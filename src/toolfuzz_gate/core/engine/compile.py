@@ -1,7 +1,9 @@
 """Compile a JSON Schema into the engine's node tree, refusing what it does not understand (pure).
 
 Design note. The compiler reads a bounded, explicit subset: a keyword is
-supported exactly when `core.schema.keywords.KEYWORDS` has an entry for it. It makes one
+supported exactly when `core.schema.keywords.KEYWORDS` has an entry for it; a name JSON
+Schema does not define at all (`core.schema.vocabulary`) is an annotation, recorded and
+ignored, as draft 2020-12 reads unknown keywords. It makes one
 pass over the whole document and collects *every* problem (unsupported keywords,
 unsafe property names, contradictions, limits) before failing, because a report
 that lists one refusal at a time makes users fix schemas in a loop. It never
@@ -24,7 +26,6 @@ from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
 from toolfuzz_gate.core.schema.conjoin import conjoin
-from toolfuzz_gate.core.schema.dialects import keyword_hint
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
@@ -44,6 +45,7 @@ from toolfuzz_gate.core.schema.references import (
     target_pointer,
 )
 from toolfuzz_gate.core.schema.validate import validate_node
+from toolfuzz_gate.core.schema.vocabulary import is_defined
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
 NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
@@ -62,6 +64,8 @@ class _Compilation:
     references: list[Reference] = field(default_factory=list)
     nested_ids: list[str] = field(default_factory=list)
     ref_count: int = 0
+    ignored: list[tuple[str, str]] = field(default_factory=list)
+    """(pointer, keyword) of each name JSON Schema does not define: read as an annotation."""
 
 
 @dataclass
@@ -159,6 +163,7 @@ def compile_schema(
         state.draft,
         options,
         is_recursive(state.references),
+        tuple(dict.fromkeys(state.ignored)),
     )
 
 
@@ -225,11 +230,14 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
         state.nested_ids.append(jp.join(where, "$id"))
     for name, argument in document.items():
         keyword = KEYWORDS.get(name)
+        if keyword is None and not is_defined(name):
+            state.ignored.append((jp.join(where, name), name))
+            continue
         if keyword is None:
             ctx.problem(
                 "schema.unsupported-keyword",
                 name,
-                f"the keyword {name!r} is not supported" + keyword_hint(name),
+                f"the keyword {name!r} is not supported",
             )
             continue
         if state.draft not in keyword.drafts:

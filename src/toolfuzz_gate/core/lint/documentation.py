@@ -2,7 +2,8 @@
 
 A schema can compile and still mislead the agent reading it: a `default` that its own
 type forbids, `required` naming a property that is never described, a schema that says
-nothing at all. These are warnings, one table of checks (`CHECKS`), each with a stable
+nothing at all, a name that is no JSON Schema keyword (an annotation: `types` for `type`
+constrains nothing). These are warnings, one table of checks (`CHECKS`), each with a stable
 code. `default` and `examples` are judged by the `jsonschema` library (the oracle of
 record) in the context of the whole document, so `$ref` resolves; they are skipped when
 the document has regular expressions the compiler did not vet (`pattern`,
@@ -23,9 +24,12 @@ from toolfuzz_gate.core.campaign.oracle import reference_validator
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonutil.values import TYPE_NAMES, has_type
+from toolfuzz_gate.core.schema.dialects import keyword_hint
+from toolfuzz_gate.core.schema.keywords import KEYWORDS
 from toolfuzz_gate.core.schema.keywords.generic import ANNOTATIONS
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.core.schema.subschemas import iter_schema_objects
+from toolfuzz_gate.core.schema.vocabulary import is_defined, nearest_keyword
 
 REGEX_KEYWORDS = ("pattern", "patternProperties")
 _UNJUDGEABLE = (
@@ -132,15 +136,37 @@ def check_enum(judge: _Judge, where: str, node: dict[str, Any]) -> Iterator[Lint
             )
 
 
+def check_unknown_keyword(judge: _Judge, where: str, node: dict[str, Any]) -> Iterator[LintFinding]:
+    """A name JSON Schema does not define is an annotation: whatever it was meant to say
+    constrains nothing, and a misspelt keyword (`types`) loses its constraint silently."""
+    for name in node:
+        if name in KEYWORDS or is_defined(name):
+            continue
+        near = nearest_keyword(name)
+        meant = f"; did you mean {near!r}?" if near is not None else ""
+        yield LintFinding(
+            "lint.unknown-keyword",
+            jp.join(where, name),
+            f"{name!r} is not a JSON Schema keyword: it is read as an annotation and "
+            f"constrains nothing{meant}{keyword_hint(name)}",
+        )
+
+
 CHECKS: dict[str, Check] = {
     "lint.default-invalid": check_default,
     "lint.example-invalid": check_examples,
     "lint.required-undefined": check_required,
     "lint.enum-type": check_enum,
+    "lint.unknown-keyword": check_unknown_keyword,
 }
 """Every per-schema-object check, by code. `lint.empty-schema` looks at the root only."""
 
 CODES = ("lint.empty-schema", *CHECKS)
+
+
+def _annotation(name: str) -> bool:
+    """An annotation keyword, or a name JSON Schema does not define (read as one)."""
+    return name in ANNOTATIONS or not (name in KEYWORDS or is_defined(name))
 
 
 def _has_regex(document: JSON) -> bool:
@@ -158,7 +184,7 @@ def lint(
     vetted, and values may be judged even when it has some).
     """
     findings: list[LintFinding] = []
-    if isinstance(document, dict) and all(name in ANNOTATIONS for name in document):
+    if isinstance(document, dict) and all(_annotation(name) for name in document):
         findings.append(
             LintFinding(
                 "lint.empty-schema",

@@ -14,8 +14,9 @@ before and after (a member is absent when the value is: a removed keyword has no
 * `gemini`: upper-case type names (`STRING`, `OBJECT`), and `nullable` / `example` as in
   OpenAPI, whose subset Gemini's `Schema` is.
 
-Without a dialect the compiler refuses these forms; `type_hint` and `keyword_hint` give its
-messages the dialect that would accept them.
+Without a dialect the compiler refuses these type names (`type_hint` gives its message the
+dialect that would accept them) and reads these keywords, which JSON Schema does not define,
+as annotations that constrain nothing (`lint` warns, naming the dialect: `keyword_hint`).
 """
 
 from __future__ import annotations

@@ -112,3 +112,6 @@ class CompiledSchema:
     options: SchemaOptions = DEFAULT_OPTIONS
     recursive: bool = False
     """Whether `$ref`s make values of unbounded depth possible (generation bounds it)."""
+    ignored: tuple[tuple[str, str], ...] = ()
+    """(pointer, keyword) of every name JSON Schema does not define, in document order:
+    read as annotations, so they constrain nothing (`core.schema.vocabulary`)."""

@@ -1,0 +1,88 @@
+"""How real schemas are read, end to end through `cli.run`: names JSON Schema does not
+define (annotations), long enums and deep nesting, and patterns the engine cannot build for.
+
+The handler is a real worker subprocess that validates with the `jsonschema` library, so a
+clean run means every case the gate judged agreed with the reference.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_helpers import invoke
+
+VALIDATING = """
+import json
+import jsonschema
+from toolfuzz_gate.contract.poster import ToolError
+
+VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA))
+
+
+def call(**arguments):
+    if not VALIDATOR.is_valid(arguments):
+        raise ToolError("schema-invalid", "", "the arguments are not valid")
+    return {"ok": True}
+"""
+
+
+def fuzz_validating(
+    tmp_path: Path, schema: Any, *extra: str
+) -> tuple[int, str, dict[str, Any]]:
+    module = f"SCHEMA = {json.dumps(schema)!r}\n{VALIDATING}"
+    (tmp_path / "validating.py").write_text(module, encoding="utf-8")
+    (tmp_path / "tool.json").write_text(json.dumps(schema), encoding="utf-8")
+    receipt = tmp_path / "receipt.json"
+    code, out, err = invoke(
+        "fuzz",
+        "--schema",
+        str(tmp_path / "tool.json"),
+        "--handler",
+        "python:validating:call",
+        "--rejects",
+        "toolfuzz_gate.contract.poster:ToolError",
+        "--error-codes",
+        "^schema-",
+        "--runs",
+        "20",
+        "--receipt",
+        str(receipt),
+        *extra,
+    )
+    assert "Traceback" not in out + err
+    return code, out + err, json.loads(receipt.read_text(encoding="utf-8"))
+
+
+COOKBOOK = {
+    "type": "object",
+    "properties": {
+        "ticker": {"types": "string", "example": "AAPL"},
+        "days": {"type": "integer", "minimum": 1, "maximum": 30, "optional": True},
+    },
+    "required": ["ticker"],
+}
+
+
+def test_names_json_schema_does_not_define_are_fuzzed_recorded_and_linted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, said, receipt = fuzz_validating(tmp_path, COOKBOOK)
+    assert code == 0, said
+    assert receipt["unsupported"] == [] and "refused" not in receipt
+    assert receipt["schemaReading"]["ignoredKeywords"] == [
+        {"keyword": "types", "pointer": "/properties/ticker/types"},
+        {"keyword": "example", "pointer": "/properties/ticker/example"},
+        {"keyword": "optional", "pointer": "/properties/days/optional"},
+    ]
+    code, out, _ = invoke("lint", str(tmp_path / "tool.json"))
+    assert code == 0  # warnings never change the exit status
+    assert "warning[lint.unknown-keyword] /properties/ticker/types" in out
+    assert "did you mean 'type'?" in out
+    assert "did you mean 'examples'?" in out
+    assert "`--dialect bfcl` reads it" in out
+    assert out.rstrip().endswith("0 error(s), 3 warning(s)")
