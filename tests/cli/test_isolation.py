@@ -32,7 +32,7 @@ def read(path: Path) -> Any:
 
 def five_tools(repo: Path) -> Path:
     """A tools file of five poster tools: two sound, one with a dangling `$ref`, one with
-    `minimum > maximum`, one with a 50-member enum (the engine supports 32)."""
+    `minimum > maximum`, one with a 1,025-member enum (the engine supports 1,024)."""
     schema = read(repo / "schemas" / "poster.json")
 
     def variant(**properties: Any) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def five_tools(repo: Path) -> Path:
             {"name": "inverted", "inputSchema": variant(width={"minimum": 300, "maximum": 100})},
             {
                 "name": "countries",
-                "inputSchema": variant(format={"enum": [f"c{i}" for i in range(50)]}),
+                "inputSchema": variant(format={"enum": [f"c{i}" for i in range(1025)]}),
             },
         ]
     }

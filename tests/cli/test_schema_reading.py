@@ -30,9 +30,7 @@ def call(**arguments):
 """
 
 
-def fuzz_validating(
-    tmp_path: Path, schema: Any, *extra: str
-) -> tuple[int, str, dict[str, Any]]:
+def fuzz_validating(tmp_path: Path, schema: Any, *extra: str) -> tuple[int, str, dict[str, Any]]:
     module = f"SCHEMA = {json.dumps(schema)!r}\n{VALIDATING}"
     (tmp_path / "validating.py").write_text(module, encoding="utf-8")
     (tmp_path / "tool.json").write_text(json.dumps(schema), encoding="utf-8")
@@ -86,3 +84,38 @@ def test_names_json_schema_does_not_define_are_fuzzed_recorded_and_linted(
     assert "did you mean 'examples'?" in out
     assert "`--dialect bfcl` reads it" in out
     assert out.rstrip().endswith("0 error(s), 3 warning(s)")
+
+
+def nested(levels: int, leaf: Any) -> Any:
+    """`levels` objects, each holding the next as its one required property `a`, and an
+    array of them on the way down: nesting like LINE Flex boxes or MongoDB pipelines."""
+    schema = leaf
+    for level in range(levels):
+        if level % 3 == 2:
+            schema = {"type": "array", "items": schema, "minItems": 1, "maxItems": 2}
+        else:
+            schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+    return schema
+
+
+COUNTRY_CODES = [f"{a}{b}" for a in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" for b in "ABCDEFGHIJ"][:249]
+
+
+def test_long_enums_and_deep_nesting_are_fuzzed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    schema = {
+        "type": "object",
+        "properties": {
+            "country": {"type": "string", "enum": COUNTRY_CODES},
+            "blocks": nested(24, {"type": "string", "enum": ["text", "image"]}),
+        },
+        "required": ["country", "blocks"],
+        "additionalProperties": False,
+    }
+    code, said, receipt = fuzz_validating(tmp_path, schema)
+    assert code == 0, said
+    assert "refused" not in receipt and receipt["counterexamples"] == []
+    assert receipt["cases"]["valid"] == 20 and receipt["coverage"]["enum"] == "tested"
+    assert (receipt["limits"]["maxEnum"], receipt["limits"]["maxDepth"]) == (1024, 32)

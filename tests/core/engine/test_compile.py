@@ -59,9 +59,9 @@ def test_schema_size_limit_is_64_kib() -> None:
     assert refusal(_padded(64 * 1024 + 1)) == [("schema.limit-size", "")]
 
 
-def test_depth_limit_is_8() -> None:
-    compile_schema(nested_objects(8))
-    assert refusal(nested_objects(9)) == [("schema.limit-depth", "/properties/a" * 9)]
+def test_depth_limit_is_32() -> None:
+    compile_schema(nested_objects(32))
+    assert refusal(nested_objects(33)) == [("schema.limit-depth", "/properties/a" * 33)]
 
 
 def test_node_limit_is_1024() -> None:
@@ -81,9 +81,9 @@ def test_property_limit_is_32() -> None:
     assert refusal(nested) == [("schema.limit-properties", "/properties/inner/properties")]
 
 
-def test_enum_limit_is_32() -> None:
-    compile_schema(obj(e={"enum": list(range(32))}))
-    assert refusal(obj(e={"enum": list(range(33))})) == [
+def test_enum_limit_is_1024() -> None:
+    compile_schema(obj(e={"enum": list(range(1024))}))
+    assert refusal(obj(e={"enum": list(range(1025))})) == [
         ("schema.limit-enum", "/properties/e/enum")
     ]
 
@@ -312,7 +312,7 @@ def test_a_supported_schema_compiles_with_its_digest_and_size() -> None:
     assert first.node_count == 1 + 6 + 1  # root, six properties, the palette's items
 
 
-UNKNOWN = {
+UNKNOWN: dict[str, Any] = {
     "type": "object",
     "properties": {
         "city": {"types": "string", "example": "Oslo", "optional": True},
@@ -335,7 +335,7 @@ def test_names_json_schema_does_not_define_are_ignored_and_listed() -> None:
 
 
 def test_an_ignored_name_changes_nothing_the_engine_builds() -> None:
-    plain = {
+    plain: dict[str, Any] = {
         "type": "object",
         "properties": {"city": {}, "count": {"type": "integer", "minimum": 1}},
         "required": ["count"],

@@ -135,10 +135,10 @@ SUPPORTED_KEYWORDS = CONSTRAINT_KEYWORDS | ANNOTATION_KEYWORDS
 UNSAFE_NAMES = frozenset({"__proto__", "prototype", "constructor"})
 
 # Contract limits, used only to prove that no suite group comes near them.
-MAX_DEPTH = 8
+MAX_DEPTH = 32
 MAX_NODES = 1024
 MAX_PROPERTIES = 32
-MAX_ENUM = 32
+MAX_ENUM = 1024
 MAX_MIN_ITEMS = 32
 
 # Refusals with a code other than unsupported-keyword / unsafe-key that the contract allows,

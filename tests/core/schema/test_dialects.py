@@ -100,7 +100,7 @@ def test_without_the_dialect_the_compiler_or_lint_names_it(dialect: str, documen
 
 
 def test_without_the_dialect_its_keywords_are_ignored_and_listed() -> None:
-    document = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
+    document: Any = {"type": "object", "properties": {"a": {"type": "string", "nullable": True}}}
     schema = compile_schema(document)
     assert schema.ignored == (("/properties/a/nullable", "nullable"),)
     assert "null" not in schema.root.domain.properties[0][1].domain.types

@@ -36,6 +36,9 @@ RUNTIME_FAILURES = frozenset(
     }
 )
 BISECTION_STEPS = 60
+ENUM_PROBES = 32
+"""The longest enum whose members are each tried on the handler to suggest which to remove:
+a country list of 250 would cost 250 calls per counterexample."""
 ABSENT: Any = object()
 
 Token = str | int
@@ -291,7 +294,7 @@ def _array(document: JSON, culprit: Culprit, minimal: JSON, probe: Probe) -> Pro
 
 def _enum(document: JSON, culprit: Culprit, minimal: JSON, probe: Probe) -> Proposal | None:
     members = culprit.node.domain.enum
-    if members is None:
+    if members is None or len(members) > ENUM_PROBES:
         return None
     failing = [m for m in members if probe(with_member(minimal, culprit.tokens, m)) is True]
     kept = [m for m in members if m not in failing]

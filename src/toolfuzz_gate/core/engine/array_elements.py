@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.values import has_type
+from toolfuzz_gate.core.jsonutil.values import equality_key, has_type
 from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.keywords.items import item_node
-from toolfuzz_gate.core.schema.keywords.unique import equality_key
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.validate import validate_node
 
@@ -56,8 +55,13 @@ def finite_values(node: Node | None) -> tuple[JSON, ...] | None:
                 return None
             low, high = int(-(-d.lo // 1)), int(d.hi // 1)
             candidates.extend(range(low, high + 1))
-    kept = tuple(v for v in candidates if has_type(v, d.types) and validate_node(node, v))
-    return kept if len(kept) <= MAX_FINITE else None
+    kept: list[JSON] = []
+    for value in candidates:  # stops past MAX_FINITE: bounded work whatever the enum's length
+        if has_type(value, d.types) and validate_node(node, value):
+            kept.append(value)
+            if len(kept) > MAX_FINITE:
+                return None
+    return tuple(kept)
 
 
 def count_range(domain: Domain, cap: int) -> tuple[int, int]:

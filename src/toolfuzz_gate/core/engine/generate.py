@@ -9,7 +9,7 @@ booleans are cycled by case index so every member appears within a few cases.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from random import Random
@@ -134,7 +134,7 @@ class Generator:
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
-            return self._cycle(node, list(d.enum))
+            return self._cycle(node, d.enum)
         kind = force_type or self._pick_type(node, depth)
         if kind == "null":
             return None
@@ -190,7 +190,7 @@ class Generator:
         salt = pointer_salt(f"{node.pointer}/{choice.keyword}")
         return branches[(self.index + salt + attempt) % len(branches)]
 
-    def _cycle(self, node: Node, members: list[JSON]) -> JSON:
+    def _cycle(self, node: Node, members: Sequence[JSON]) -> JSON:
         return members[(self.index + self._attempt + pointer_salt(node.pointer)) % len(members)]
 
     def _pick_type(self, node: Node, depth: int) -> str:

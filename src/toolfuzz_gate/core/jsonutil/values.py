@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
@@ -69,6 +70,19 @@ def json_equal(a: JSON, b: JSON) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
+
+
+def equality_key(value: JSON) -> Any:
+    """A hashable key under which two values collide exactly when they are equal as JSON
+    (`json_equal`)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return (type(value).__name__, value)
+    if is_number(value):
+        return ("number", Fraction(value))  # type: ignore[arg-type]
+    if isinstance(value, list):
+        return ("array", tuple(equality_key(v) for v in value))
+    assert isinstance(value, dict)
+    return ("object", frozenset((k, equality_key(v)) for k, v in value.items()))
 
 
 def copy_json(value: JSON) -> JSON:

@@ -21,10 +21,10 @@ class Limits:
     """Each bound has its own error code when exceeded (see `core.engine.compile`)."""
 
     max_schema_bytes: int = 64 * 1024
-    max_depth: int = 8
+    max_depth: int = 32
     max_nodes: int = 1024
     max_properties: int = 32
-    max_enum: int = 32
+    max_enum: int = 1024
     max_items: int = 32
     max_string_bytes: int = 4096
     max_value_bytes: int = 1024 * 1024

@@ -9,6 +9,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
 from toolfuzz_gate.core.jsonutil.values import (
     TYPE_NAMES,
+    equality_key,
     has_type,
     intersect_types,
     is_number,
@@ -107,6 +108,37 @@ def _type_recipes(node: Node, argument: frozenset[str], ctx: RecipeContext) -> I
     return recipes
 
 
+class Members(tuple[JSON, ...]):
+    """An `enum`'s (or `const`'s) distinct members, in order, with the key set that makes
+    membership one lookup: checking, narrowing and reading an enum cost the same whatever
+    its length (`equality_key` collides exactly when `json_equal` holds)."""
+
+    keys: frozenset[Any]
+    containers: bool
+    """Whether a member is an array or an object (only then can a container be a member)."""
+
+    def __new__(cls, members: Iterable[JSON]) -> Members:
+        seen: set[Any] = set()
+        distinct: list[JSON] = []
+        for member in members:
+            key = equality_key(member)
+            if key not in seen:
+                seen.add(key)
+                distinct.append(member)
+        self = super().__new__(cls, distinct)
+        self.keys = frozenset(seen)
+        self.containers = any(isinstance(m, list | dict) for m in distinct)
+        return self
+
+    def admits(self, instance: JSON) -> bool:
+        if isinstance(instance, list | dict) and not self.containers:
+            return False
+        try:
+            return equality_key(instance) in self.keys
+        except (ValueError, OverflowError):  # NaN or an infinity: no JSON number
+            return any(json_equal(instance, member) for member in self)
+
+
 def _parse_enum(argument: Any, ctx: ParseContext) -> Any:
     if not isinstance(argument, list):
         ctx.problem("schema.invalid-keyword-value", "enum", "enum must be a list")
@@ -121,22 +153,20 @@ def _parse_enum(argument: Any, ctx: ParseContext) -> Any:
             f"enum has {len(argument)} members; at most {ctx.limits.max_enum} are supported",
         )
         return INVALID
-    members: list[JSON] = []
-    for member in argument:
-        if not any(json_equal(member, seen) for seen in members):
-            members.append(member)
-    return tuple(members)
+    return Members(argument)
 
 
 def _narrow_enum(domain: Domain, argument: tuple[JSON, ...], merge: Merge) -> Domain:
     """Members allowed by every enum-like keyword seen so far (`const` is one too)."""
     if domain.enum is None:
         return replace(domain, enum=argument)
-    kept = tuple(m for m in argument if any(json_equal(m, seen) for seen in domain.enum))
-    return replace(domain, enum=kept)
+    seen = domain.enum if isinstance(domain.enum, Members) else Members(domain.enum)
+    return replace(domain, enum=Members(m for m in argument if seen.admits(m)))
 
 
 def _check_enum(node: Node, argument: tuple[JSON, ...], instance: JSON, recurse: object) -> bool:
+    if isinstance(argument, Members):
+        return argument.admits(instance)
     return any(json_equal(instance, member) for member in argument)
 
 
@@ -177,7 +207,7 @@ def annotation(name: str) -> Keyword:
 
 
 def _parse_const(argument: Any, ctx: ParseContext) -> Any:
-    return (argument,)  # a one-member enum: the same narrowing, check and near-misses
+    return Members((argument,))  # a one-member enum: the same narrowing, check and near-misses
 
 
 def _const_recipes(node: Node, argument: tuple[JSON, ...], ctx: RecipeContext) -> Iterable[Recipe]:

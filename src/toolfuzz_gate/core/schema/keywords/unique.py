@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from fractions import Fraction
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.values import is_number
+from toolfuzz_gate.core.jsonutil.values import equality_key
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
@@ -22,18 +21,6 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 FAMILY = "uniqueItems"
-
-
-def equality_key(value: JSON) -> Any:
-    """A hashable key under which two values collide exactly when they are equal as JSON."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return (type(value).__name__, value)
-    if is_number(value):
-        return ("number", Fraction(value))  # type: ignore[arg-type]
-    if isinstance(value, list):
-        return ("array", tuple(equality_key(v) for v in value))
-    assert isinstance(value, dict)
-    return ("object", frozenset((k, equality_key(v)) for k, v in value.items()))
 
 
 def all_distinct(values: list[JSON]) -> bool:
