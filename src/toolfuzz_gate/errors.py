@@ -93,6 +93,10 @@ _SCHEMA_HINTS = {
     ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",
+    "schema.unbuildable": (
+        "the schema is not shown to be wrong: the engine could not build a value for the part "
+        "named; simplify that pattern or combination, or report it with the schema"
+    ),
     "schema.unknown-type": (
         "use a standard type name, or name the schema's dialect with --dialect "
         "(openapi, bfcl, gemini)"

@@ -119,3 +119,45 @@ def test_long_enums_and_deep_nesting_are_fuzzed(
     assert "refused" not in receipt and receipt["counterexamples"] == []
     assert receipt["cases"]["valid"] == 20 and receipt["coverage"]["enum"] == "tested"
     assert (receipt["limits"]["maxEnum"], receipt["limits"]["maxDepth"]) == (1024, 32)
+
+
+JOB_ID = (
+    "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+    "|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
+)
+FIRECRAWL_STATUS = {
+    "type": "object",
+    "properties": {"jobId": {"type": "string", "format": "uuid", "pattern": JOB_ID}},
+    "required": ["jobId"],
+    "additionalProperties": False,
+}
+
+
+@pytest.mark.parametrize("extra", [(), ("--format-assertion",)])
+def test_firecrawls_job_id_is_fuzzed_not_called_a_contradiction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, said, receipt = fuzz_validating(tmp_path, FIRECRAWL_STATUS, *extra)
+    assert code == 0, said
+    assert "refused" not in receipt and receipt["counterexamples"] == []
+    assert receipt["coverage"]["pattern"] == "tested"
+
+
+def test_a_pattern_the_engine_cannot_build_for_is_unbuildable_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    schema = {
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "pattern": "^(abc)+$", "maxLength": 5, "minLength": 4}
+        },
+        "required": ["code"],
+    }
+    code, said, receipt = fuzz_validating(tmp_path, schema)
+    assert code == 1
+    assert "schema.unbuildable at /properties/code/pattern" in said
+    assert "schema.contradiction" not in said and "admits no value" not in said
+    assert [r["code"] for r in receipt["refused"]["reasons"]] == ["schema.unbuildable"]
+    assert "could not build a value" in receipt["refused"]["reasons"][0]["hint"]

@@ -4,11 +4,13 @@ unsatisfiable combinations are refused when compiling, at the keyword's pointer.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import (
@@ -22,6 +24,7 @@ from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.node import CompiledSchema
+from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.core.schema.validate import validate
 from toolfuzz_gate.errors import SchemaError
 
@@ -234,16 +237,53 @@ def test_no_unknown_key_when_a_pattern_matches_every_name() -> None:
         ({"type": "string", "pattern": "^a{2,3}$", "minLength": 4}, "/properties/s/pattern"),
         ({"type": "string", "pattern": "^ab$", "maxLength": 1}, "/properties/s/pattern"),
         ({"type": "string", "pattern": "^(ab|c)$", "minLength": 3}, "/properties/s/pattern"),
-        ({"type": "string", "pattern": "a^b"}, "/properties/s/pattern"),
-        (
-            {"type": "string", "pattern": "^(abc)+$", "minLength": 4, "maxLength": 5},
-            "/properties/s/pattern",
-        ),
     ],
 )
 def test_patterns_no_string_within_the_lengths_matches(node: Any, pointer: str) -> None:
     schema = {"type": "object", "properties": {"s": node}}
     assert refusal(schema) == [("schema.contradiction", pointer)]
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        {"type": "string", "pattern": "a^b"},
+        {"type": "string", "pattern": "^(abc)+$", "minLength": 4, "maxLength": 5},
+    ],
+)
+def test_a_pattern_the_engine_builds_nothing_for_is_unbuildable_not_a_contradiction(
+    node: Any,
+) -> None:
+    """The length arithmetic does not prove these empty: only the sampler failed, which is
+    a claim about the engine, not the schema (and no "admits no value" follows from it)."""
+    schema = {"type": "object", "properties": {"s": node}, "required": ["s"]}
+    assert refusal(schema) == [("schema.unbuildable", "/properties/s/pattern")]
+
+
+# firecrawl's `jobId`: a uuid, or the nil uuid, or the max uuid.
+JOB_ID = (
+    "^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+    "|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$"
+)
+
+
+@pytest.mark.parametrize("assertion", [False, True])
+def test_a_pattern_longer_than_the_open_length_window_is_built_for(assertion: bool) -> None:
+    document: Any = {
+        "type": "object",
+        "properties": {"jobId": {"type": "string", "format": "uuid", "pattern": JOB_ID}},
+        "required": ["jobId"],
+    }
+    options = SchemaOptions(format_assertion=assertion)
+    schema = compile_schema(document, options=options)
+    reference = Draft202012Validator(
+        document, format_checker=Draft202012Validator.FORMAT_CHECKER if assertion else None
+    )
+    values = [generate(schema, 41, index, DEFAULT_LIMITS) for index in range(60)]
+    assert all(reference.is_valid(v) for v in values)
+    assert len({json.dumps(v) for v in values}) > 30
+    near_misses = [o for o in iter_operators(schema, DEFAULT_LIMITS) if o.family == "pattern"]
+    assert near_misses
 
 
 @pytest.mark.parametrize(

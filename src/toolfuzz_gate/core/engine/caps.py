@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from toolfuzz_gate.core.jsonutil.values import TYPE_NAMES
+from toolfuzz_gate.core.schema.keywords.pattern import open_high
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 
@@ -33,7 +34,7 @@ def generated_types(types: frozenset[str], scalars_only: bool) -> tuple[str, ...
 
 def string_cap(node: Node, limits: Limits) -> int:
     d = node.domain
-    hi = d.max_length if d.max_length is not None else d.min_length + UNBOUNDED_EXTRA_LENGTH
+    hi = d.max_length if d.max_length is not None else open_high(d, UNBOUNDED_EXTRA_LENGTH)
     return min(hi, limits.max_string_bytes)
 
 

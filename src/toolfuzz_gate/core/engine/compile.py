@@ -25,11 +25,11 @@ from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_n
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
-from toolfuzz_gate.core.schema.conjoin import conjoin
+from toolfuzz_gate.core.schema.conjoin import conjoin, effective
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
-from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction
+from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction, unbuildable
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
 from toolfuzz_gate.core.schema.options import (
@@ -141,7 +141,8 @@ def compile_schema(
     root = _compile_node(state, document, "", 0)
     _link_references(state, document)
     if not state.problems:
-        state.problems.extend(check_generation(state.compiled.values(), limits))
+        built = check_generation(state.compiled.values(), limits)
+        state.problems.extend(_proven(state, problem) for problem in built)
     if not state.problems:
         estimate = estimate_bytes(root, limits)
         if estimate > limits.max_value_bytes:
@@ -165,6 +166,46 @@ def compile_schema(
         is_recursive(state.references),
         tuple(dict.fromkeys(state.ignored)),
     )
+
+
+def _proven(state: _Compilation, problem: SchemaProblem) -> SchemaProblem:
+    """A node the engine could not build for, as a contradiction when the local checks prove
+    its merged reading empty (a closed object in one `allOf` branch and a required name from
+    another); otherwise the `schema.unbuildable` it is."""
+    node = state.compiled.get(problem.pointer)
+    if problem.code != "schema.unbuildable" or node is None:
+        return problem
+    merged = effective(node)
+    # Every value is an object that has each required name; a branch closed by
+    # `additionalProperties: false` allows only the names it knows itself (merging branches
+    # only widens what they know, so this never claims too much).
+    for index, branch in enumerate(node.argument("allOf") or ()):
+        closed = effective(branch).domain
+        if closed.additional or not merged.domain.types <= {"object"}:
+            continue
+        for name in merged.domain.required:
+            if closed.property_node(name) is None and not any(
+                pattern.matches(name) for pattern, _ in closed.pattern_properties
+            ):
+                return SchemaProblem(
+                    "schema.contradiction",
+                    node.pointer,
+                    f"{name!r} is required, but allOf/{index} is a closed object that does "
+                    "not allow it",
+                    "allOf",
+                )
+    branches = node.argument("oneOf") or ()
+    if sum(1 for b in branches if not b.keywords and not b.never) >= 2:  # `true` twice
+        return SchemaProblem(
+            "schema.contradiction",
+            node.pointer,
+            "two oneOf branches admit every value, so no value satisfies exactly one",
+            "oneOf",
+        )
+    scratch = _Compilation(state.limits, state.options, state.draft)
+    _check_contradictions(_ObjectContext(scratch, node.pointer, 0), merged)
+    proofs = [found for found in scratch.problems if found.code == "schema.contradiction"]
+    return proofs[0] if proofs else problem
 
 
 def _link_references(state: _Compilation, document: JSON) -> None:
@@ -261,8 +302,8 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     node = Node(where, tuple(parsed), domain)
     before = len(state.problems)
     _check_contradictions(ctx, node)
-    if len(state.problems) > before:
-        node = replace(node, never=True)
+    if any(p.code == "schema.contradiction" for p in state.problems[before:]):
+        node = replace(node, never=True)  # proven empty; an unbuildable node is not
     state.compiled[where] = node
     return node
 
@@ -297,8 +338,10 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
         ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
     pattern = node.argument("pattern")
-    if pattern is not None and (reason := length_contradiction(pattern, d, ctx.limits)) is not None:
+    if pattern is not None and (reason := length_contradiction(pattern, d)) is not None:
         ctx.problem("schema.contradiction", "pattern", reason)
+    elif pattern is not None and (reason := unbuildable(pattern, d, ctx.limits)) is not None:
+        ctx.problem("schema.unbuildable", "pattern", reason)
     known = {name for name, _ in d.properties}
     # References are not linked yet: names and members are judged by local keywords only.
     names = [

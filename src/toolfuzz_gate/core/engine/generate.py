@@ -65,12 +65,17 @@ def _within(lo: float, hi: float, candidates: tuple[int | float, ...]) -> tuple[
 
 
 class NoValue(Exception):
-    """The generator found no valid value for a node (raised inside, caught at choices)."""
+    """The generator found no valid value for a node (raised inside, caught at choices).
 
-    def __init__(self, pointer: str, why: str) -> None:
+    `proven`: the node has no value at all (a part compiled as empty, no type every part
+    admits, no usable branch), not merely none the generator could build; only then may the
+    compiler call the schema contradictory (`core.engine.satisfiable`)."""
+
+    def __init__(self, pointer: str, why: str, *, proven: bool = False) -> None:
         super().__init__(f"{pointer or '(root)'}: {why}")
         self.pointer = pointer
         self.why = why
+        self.proven = proven
 
 
 @dataclass
@@ -114,9 +119,12 @@ class Generator:
         self._ref_depth += 1
         try:
             if self._ref_depth > HARD_REF_DEPTH:
+                # Built at its simplest since SOFT_REF_DEPTH (required members only, the
+                # way out first): a recursion that still goes on has no finite value.
                 raise NoValue(
                     node.pointer,
                     f"the recursion through $ref finds no way out within {HARD_REF_DEPTH} levels",
+                    proven=True,
                 )
             if self._ref_depth > SOFT_REF_DEPTH:
                 self.mode = LOW
@@ -128,9 +136,9 @@ class Generator:
     def _value(self, node: Node, force_type: str | None, depth: int) -> JSON:
         d = node.domain
         if node.never:
-            raise NoValue(node.pointer, "the schema admits no value")
+            raise NoValue(node.pointer, "the schema admits no value", proven=True)
         if not d.types:
-            raise NoValue(node.pointer, "no type is admitted by every part")
+            raise NoValue(node.pointer, "no type is admitted by every part", proven=True)
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
@@ -155,6 +163,8 @@ class Generator:
         result is re-checked against the whole node, and other branches tried if it fails."""
         base = without(node, "anyOf", "oneOf")
         failure = "no branch could be satisfied"
+        # Proven empty only when every combination of branches was tried and proven empty.
+        proven = math.prod(len(c.branches) for c in node.domain.choices) <= BRANCH_ATTEMPTS
         for attempt in range(BRANCH_ATTEMPTS):
             candidate, stride, through_ref = base, 1, False
             for choice in node.domain.choices:  # attempts count through the combinations
@@ -169,13 +179,14 @@ class Generator:
             try:
                 value = self._expanding(node, candidate, force_type, depth, through_ref)
             except NoValue as error:
-                failure = error.why
+                failure, proven = error.why, proven and error.proven
                 continue
             finally:
                 self._attempt, self.mode = saved
             if validate_node(node, value):
                 return value
-        raise NoValue(node.pointer, failure)
+            proven = False
+        raise NoValue(node.pointer, failure, proven=proven)
 
     def _branch(self, node: Node, choice: Choice, force_type: str | None, attempt: int) -> Node:
         branches = [b for b in choice.branches if not effective(b).never]
@@ -183,7 +194,7 @@ class Generator:
             wanted = frozenset({force_type})
             branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
         if not branches:
-            raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used")
+            raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used", proven=True)
         if self._ref_depth >= SOFT_REF_DEPTH:  # deep in a recursion: the way out first
             branches.sort(key=expands_reference)
             return branches[attempt % len(branches)]

@@ -5,8 +5,11 @@
 in one `allOf` branch and a property in another, say. Rather than discover that as
 oracle disagreements mid-run, the compiler builds values for every such node at
 its low end, its high end and a few seeded mixes, and checks each with the
-engine's own validator. None valid is a contradiction; some but not all means
-the engine cannot generate for this combination reliably, and it says so.
+engine's own validator. None valid, each for a reason that proves the node empty (a part
+compiled as empty, no type every part admits, no usable branch), is a contradiction; none
+valid otherwise is `schema.unbuildable` (the engine could not build a value, which says
+nothing against the schema); some but not all means the engine cannot generate for this
+combination reliably, and it says so.
 """
 
 from __future__ import annotations
@@ -26,16 +29,18 @@ COMPOSED = frozenset({"allOf", "anyOf", "oneOf", "$ref", "patternProperties", "p
 TRIAL_MODES = (LOW, HIGH, MIXED, MIXED, MIXED, MIXED)
 
 
-def _trials(node: Node, limits: Limits) -> Iterator[str | None]:
-    """For each trial, None when it built a valid value, else why it did not."""
+def _trials(node: Node, limits: Limits) -> Iterator[tuple[str, bool] | None]:
+    """For each trial, None when it built a valid value, else why it did not and whether
+    that proves the node has no value."""
     for index, mode in enumerate(TRIAL_MODES):
         maker = Generator(stable_int("toolfuzz-trial", node.pointer, index), index, mode, limits)
         try:
             value = maker.valid(node)
         except NoValue as error:
-            yield error.why
+            yield error.why, error.proven
             continue
-        yield None if validate_node(node, value) else "a merged value broke one of the parts"
+        broke = ("a merged value broke one of the parts", False)
+        yield None if validate_node(node, value) else broke
 
 
 def check_generation(nodes: Iterable[Node], limits: Limits) -> list[SchemaProblem]:
@@ -44,16 +49,27 @@ def check_generation(nodes: Iterable[Node], limits: Limits) -> list[SchemaProble
         keywords = [name for name, _ in node.keywords if name in COMPOSED]
         if not keywords or node.never:
             continue
-        failures = [why for why in _trials(node, limits) if why is not None]
-        if not failures:
+        failed = [trial for trial in _trials(node, limits) if trial is not None]
+        if not failed:
             continue
+        failures = [why for why, _ in failed]
         named = ", ".join(dict.fromkeys(keywords))
-        if len(failures) == len(TRIAL_MODES):
+        if len(failed) == len(TRIAL_MODES) and all(proven for _, proven in failed):
             problems.append(
                 SchemaProblem(
                     "schema.contradiction",
                     node.pointer,
                     f"no value satisfies {named} here ({failures[0]})",
+                    keywords[0],
+                )
+            )
+        elif len(failed) == len(TRIAL_MODES):
+            problems.append(
+                SchemaProblem(
+                    "schema.unbuildable",
+                    node.pointer,
+                    f"the engine could not build any value for {named} here ({failures[0]}); "
+                    "the schema may well be satisfiable, but it cannot be fuzzed as written",
                     keywords[0],
                 )
             )

@@ -68,33 +68,51 @@ def _check(node: Node, argument: Pattern, instance: JSON, recurse: object) -> bo
     return not isinstance(instance, str) or argument.matches(instance)
 
 
+def open_high(domain: Domain, extra: int) -> int:
+    """The most code points a string is drawn with when no `maxLength` bounds it: `extra`
+    past `minLength`, or past the shortest string every pattern can match when that is
+    longer (a uuid pattern's 36 characters); a window that reaches the patterns' lengths is
+    left as it was, so the strings drawn from it stay the same."""
+    low = domain.min_length
+    shortest = max((pattern.shortest for pattern in domain.patterns), default=0)
+    return low + extra if shortest <= low + extra else shortest + extra
+
+
 def length_bounds(node: Node, limits: Limits) -> tuple[int, int]:
     """The code-point bounds a near-miss at `node` must keep (so only `pattern` fails)."""
     d = node.domain
-    high = d.max_length if d.max_length is not None else d.min_length + NEAR_MISS_EXTRA_LENGTH
+    high = d.max_length if d.max_length is not None else open_high(d, NEAR_MISS_EXTRA_LENGTH)
     return d.min_length, min(high, limits.max_string_bytes)
 
 
-def length_contradiction(pattern: Pattern, domain: Domain, limits: Limits) -> str | None:
-    """Why no string within the domain's length bounds can match, or None.
-
-    Past the length arithmetic, the simplest and the longest draws are tried: a
-    pattern neither finds a string for (`a^b`, or lengths between its allowed ones)
-    would leave the generator without a valid value.
-    """
+def length_contradiction(pattern: Pattern, domain: Domain) -> str | None:
+    """Why no string within the domain's length bounds can match, or None: a proof by
+    length arithmetic (the pattern's shortest and longest matches against the bounds)."""
     high = "no maxLength" if domain.max_length is None else f"maxLength {domain.max_length}"
-    shown = pattern.source[:SHOWN]
     if not pattern.fits(domain.min_length, domain.max_length):
+        shown = pattern.source[:SHOWN]
         return f"no string of minLength {domain.min_length} and {high} can match pattern {shown!r}"
+    return None
+
+
+def unbuildable(pattern: Pattern, domain: Domain, limits: Limits) -> str | None:
+    """Why the engine cannot build a matching string within the domain's length bounds, or
+    None. The simplest and the longest draws are tried; failing both proves nothing about
+    the schema (`a^b` has no match, but neither has a draw the sampler gets wrong), so this
+    is `schema.unbuildable`, not a contradiction."""
     low = domain.min_length
-    top = domain.max_length if domain.max_length is not None else low + NEAR_MISS_EXTRA_LENGTH
+    top = domain.max_length
+    if top is None:
+        top = open_high(domain, NEAR_MISS_EXTRA_LENGTH)
     top = min(top, limits.max_string_bytes)
     if low > top:
         return None  # minLength beyond the string limit is reported on its own
     if all(pattern.sample(Random(PROBE_SEED), low, top, mode) is None for mode in (LOW, HIGH)):
+        high = "no maxLength" if domain.max_length is None else f"maxLength {domain.max_length}"
         return (
-            f"the engine finds no string of minLength {low} and {high} that pattern "
-            f"{shown!r} matches"
+            f"the engine could not build a string of minLength {low} and {high} that pattern "
+            f"{pattern.source[:SHOWN]!r} matches; the pattern may well match some string, but "
+            "the tool cannot be fuzzed until the engine can build one"
         )
     return None
 

@@ -45,6 +45,11 @@ class Pattern:
     def agreed_miss(self, text: str) -> bool:
         return not self.matches(text) and self.python.search(text) is None
 
+    @property
+    def shortest(self) -> int:
+        """The fewest code points a match can have."""
+        return length_range(self.tree)[0]
+
     def fits(self, low: int, high: int | None) -> bool:
         """Whether some string of `low..high` code points could match, by length alone."""
         plo, phi = length_range(self.tree)
