@@ -20,7 +20,7 @@ from typing import Any
 
 from toolfuzz_gate.core.engine.consistency import iter_contradictions
 from toolfuzz_gate.core.engine.estimate import estimate_bytes
-from toolfuzz_gate.core.engine.satisfiable import check_generation
+from toolfuzz_gate.core.engine.satisfiable import check_generation, prove_empty
 from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
@@ -176,32 +176,9 @@ def _proven(state: _Compilation, problem: SchemaProblem) -> SchemaProblem:
     if problem.code != "schema.unbuildable" or node is None:
         return problem
     merged = effective(node)
-    # Every value is an object that has each required name; a branch closed by
-    # `additionalProperties: false` allows only the names it knows itself (merging branches
-    # only widens what they know, so this never claims too much).
-    for index, branch in enumerate(node.argument("allOf") or ()):
-        closed = effective(branch).domain
-        if closed.additional or not merged.domain.types <= {"object"}:
-            continue
-        for name in merged.domain.required:
-            if closed.property_node(name) is None and not any(
-                pattern.matches(name) for pattern, _ in closed.pattern_properties
-            ):
-                return SchemaProblem(
-                    "schema.contradiction",
-                    node.pointer,
-                    f"{name!r} is required, but allOf/{index} is a closed object that does "
-                    "not allow it",
-                    "allOf",
-                )
-    branches = node.argument("oneOf") or ()
-    if sum(1 for b in branches if not b.keywords and not b.never) >= 2:  # `true` twice
-        return SchemaProblem(
-            "schema.contradiction",
-            node.pointer,
-            "two oneOf branches admit every value, so no value satisfies exactly one",
-            "oneOf",
-        )
+    proof = prove_empty(node, merged)
+    if proof is not None:
+        return proof
     scratch = _Compilation(state.limits, state.options, state.draft)
     _check_contradictions(_ObjectContext(scratch, node.pointer, 0), merged)
     proofs = [found for found in scratch.problems if found.code == "schema.contradiction"]
