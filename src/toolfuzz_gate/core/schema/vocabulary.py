@@ -91,7 +91,7 @@ DEFINED_KEYWORDS = frozenset(
 define (their `properties`, vocabularies included, as the `jsonschema-specifications`
 package ships them; `tests/core/schema/test_vocabulary.py` holds this set equal to them).
 Draft-03's own names (`disallow`, `divisibleBy`, `extends`) are not here: the engine reads
-no draft that old, and `lint` names the draft-04 keyword each is closest to when there is one."""
+no draft that old, so they are annotations like any other unknown name (and `lint` warns)."""
 
 NEAR_CUTOFF = 0.8
 """How alike (difflib's ratio, case-folded) a name must be to a defined keyword to be named
