@@ -100,7 +100,7 @@ def offset_table(when: str) -> object:
 
 
 def float_huge(amount: float) -> object:
-    return int(round(amount * 100))
+    return round(amount * 100)
 
 
 def negative_zero(balance: float) -> object:
