@@ -118,21 +118,25 @@ ENTRIES: dict[str, tuple[tuple[str, str], ...]] = {
 }
 CATEGORIES = tuple(ENTRIES)
 SIZE = sum(len(entries) for entries in ENTRIES.values())
+_BY_TURN = tuple(tuple((f"{c}/{name}", text) for name, text in ENTRIES[c]) for c in CATEGORIES)
+"""Per category, in order: each entry as (id, text), the id made once."""
 
 
 def fit(text: str, low: int, high: int) -> str | None:
     """`text` repeated or cut to a length in `low..high` code points, or None if none is."""
-    if high < low or high <= 0 or not text:
+    size = len(text)
+    if low <= size <= high and size:
+        return text
+    if high < low or high <= 0 or not size:
         return None
-    target = max(low, min(len(text), high))
-    return (text * (target // len(text) + 1))[:target]
+    target = low if size < low else high
+    return (text * (target // size + 1))[:target]
 
 
 def draw(rng: Random, turn: int, low: int, high: int) -> tuple[str, str] | None:
     """An entry of category number `turn` (cycled): its id (`category/name`) and its text
     fitted to `low..high`, or None."""
-    category = CATEGORIES[turn % len(CATEGORIES)]
-    entries = ENTRIES[category]
-    name, text = entries[rng.randrange(len(entries))]
+    entries = _BY_TURN[turn % len(_BY_TURN)]
+    entry, text = entries[int(rng.random() * len(entries))]
     fitted = fit(text, low, high)
-    return None if fitted is None else (f"{category}/{name}", fitted)
+    return None if fitted is None else (entry, fitted)

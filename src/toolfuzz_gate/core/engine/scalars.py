@@ -180,9 +180,11 @@ class Scalars:
         if drawn is None:
             return None
         entry, text = drawn
-        if len(text.encode("utf-8")) > self.limits.max_string_bytes:
+        cap = self.limits.max_string_bytes
+        if len(text) * 4 > cap and len(text.encode("utf-8")) > cap:
             return None
-        if not all(p.agreed_match(text) for p in node.domain.patterns):
+        patterns = node.domain.patterns
+        if patterns and not all(p.agreed_match(text) for p in patterns):
             return None
         self.dictionary_used.append(entry)
         return text
