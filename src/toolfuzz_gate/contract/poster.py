@@ -55,6 +55,8 @@ class ToolError(ValueError):
 
 def _integer(arguments: dict[str, Any], name: str) -> int:
     value = arguments[name]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # JSON Schema counts 1.0 as an integer, and so does this tool
     if isinstance(value, bool) or not isinstance(value, int):
         raise ToolError("schema-type", f"/{name}", f"{name} must be an integer")
     if not 64 <= value <= 400:
@@ -78,8 +80,8 @@ def _validate(arguments: dict[str, Any]) -> None:
         raise ToolError("schema-length", "/title", "title must have 1..80 characters")
     if not isinstance(arguments["format"], str) or arguments["format"] not in FORMATS:
         raise ToolError("schema-enum", "/format", "format must be png or svg")
-    _integer(arguments, "width")
-    _integer(arguments, "height")
+    arguments["width"] = _integer(arguments, "width")
+    arguments["height"] = _integer(arguments, "height")
     palette = arguments["palette"]
     if not isinstance(palette, list):
         raise ToolError("schema-type", "/palette", "palette must be an array")

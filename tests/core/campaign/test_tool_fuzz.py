@@ -305,3 +305,16 @@ def test_lax_handler_on_random_schemas_finds_only_hostile_accepted(
     for example in result.counterexamples:
         _check_reported_input(reference, example)
         _check_sizes(example)
+
+
+def test_the_poster_takes_an_integral_float_as_the_integer_it_is() -> None:
+    # The generator gives integers as `332.0` now and then (JSON Schema counts them as integers).
+    service = poster.PosterService()
+    output = service.render_poster(
+        title="Harbour", format="png", width=332.0, height=64, palette=["navy"]
+    )
+    assert output["size"] == {"width": 332, "height": 64}
+    with pytest.raises(poster.ToolError):
+        service.render_poster(
+            title="Harbour", format="png", width=332.5, height=64, palette=["navy"]
+        )

@@ -161,7 +161,36 @@ def test_mixed_reaches_the_interesting_values() -> None:
     assert any(v.endswith(("+23:59", "-23:59")) for v in mixed("time"))
     assert "::" in mixed("ipv6") and any("." in v for v in mixed("ipv6"))
     assert any(max(len(label) for label in v.split(".")) == 63 for v in mixed("hostname"))
-    assert len(mixed("uuid")) == 300
+    # a quarter of the mixed draws are edge values; the rest stay distinct
+    assert len(mixed("uuid")) > 200
+
+
+def test_mixed_reaches_the_edge_values() -> None:
+    def mixed(name: str) -> set[str]:
+        return {make_value(name, Random(s), "mixed", 0, None, CAP) or "" for s in range(300)}
+
+    assert "2024-02-29T23:59:59.999999+14:00" in mixed("date-time")
+    assert any(v.endswith("-12:00") for v in mixed("time"))
+    assert "::ffff:192.0.2.1" in mixed("ipv6")
+    assert "https://user:pass@example.com:8080/" in mixed("uri")
+    assert "" in mixed("uri-reference")
+    assert "o'brien@example.com" in mixed("email")
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_edge_values_conform_and_fit(name: str) -> None:
+    entry = FORMATS[name]
+    assert entry.edges, "every format has edge values"
+    for value in entry.edges:
+        assert entry.check(value) and entry.fits(len(value)), value
+        assert entry.longest is None or len(value) <= entry.longest
+
+
+def test_edge_values_keep_the_length_bounds() -> None:
+    # only edges whose length fits are drawn: a date-time of exactly 20 is never the 32 one
+    for seed in range(200):
+        value = make_value("date-time", Random(seed), "mixed", 20, 20, CAP)
+        assert value is not None and len(value) == 20
 
 
 @pytest.mark.parametrize("name", sorted(FORMATS))

@@ -5,6 +5,7 @@ unsatisfiable combinations are refused when compiling, at the keyword's pointer.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from toolfuzz_gate.core.campaign.oracle import (
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
+from toolfuzz_gate.core.jsonutil.values import is_integer
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.node import CompiledSchema
@@ -111,8 +113,29 @@ def test_pattern_near_misses_are_offered() -> None:
     schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3}$"}}}
     _, mutants = bases_and_mutants(schema)
     variants = {op.recipe.variant for op, *_ in mutants if op.keyword == "pattern"}
-    assert variants == {"char-outside-class", "part-dropped", "anchor-broken"}
+    assert variants == {"char-outside-class", "part-dropped", "anchor-broken", "end-broken"}
     assert {"pattern", "patternProperties", "propertyNames"} <= set(FAMILIES)
+
+
+def test_end_broken_near_misses_break_the_end_a_prefix_check_accepts() -> None:
+    # `re.match` without `$` (a prefix check) must reject every end-broken near-miss it sees
+    # only if it were anchored: each one keeps a matching prefix and fails at its end.
+    schema = {
+        "type": "object",
+        "properties": {"s": {"type": "string", "pattern": "^[a-z0-9-]+$", "maxLength": 12}},
+    }
+    _, mutants = bases_and_mutants(schema)
+    ends = [m for op, m, *_ in mutants if op.recipe.variant == "end-broken"]
+    assert ends
+    for mutant in ends:
+        text = mutant["s"]
+        assert re.match(r"[a-z0-9-]+", text) and not re.fullmatch(r"[a-z0-9-]+", text)
+
+
+def test_end_broken_is_not_offered_without_an_end_anchor() -> None:
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3}"}}}
+    _, mutants = bases_and_mutants(schema)
+    assert "end-broken" not in {op.recipe.variant for op, *_ in mutants}
 
 
 @st.composite
@@ -344,7 +367,7 @@ def test_required_names_against_property_names_and_patterns() -> None:
         "required": ["x-y"],
     }
     bases, _ = bases_and_mutants(closed)
-    assert all(isinstance(value["x-y"], int) for value in bases)
+    assert all(is_integer(value["x-y"]) for value in bases)  # 1.0 is an integer too
 
 
 def test_an_optional_property_no_value_can_satisfy_is_left_out() -> None:

@@ -17,7 +17,7 @@ from toolfuzz_gate.core.campaign.observe import observe
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.engine.generate import generate, generator_for
+from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
 from toolfuzz_gate.core.engine.probes import iter_probes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, ordered_compact
@@ -60,6 +60,8 @@ class Campaign:
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
     probes: list[JSONObject] = field(default_factory=list)
+    dictionary: dict[str, int] = field(default_factory=dict)
+    """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
     timeouts: dict[tuple[str, int], Reproduction] = field(default_factory=dict)
     """The confirmation of the first timeout of each kind, by its case's (stream, index)."""
     dismissed_timeouts: int = 0
@@ -121,6 +123,11 @@ class Campaign:
             }
         return True
 
+    def dictionary_use(self) -> JSONObject:
+        """The receipt's `dictionary`: how many strings came from it, and which entries."""
+        used: list[JSON] = [entry for entry in sorted(self.dictionary)]
+        return {"draws": sum(self.dictionary.values()), "used": used}
+
     def cases_digest(self) -> str:
         """sha256 over every executed case and its outcome, in order: the run's fingerprint."""
         return self._cases_digest.hexdigest()
@@ -129,7 +136,10 @@ class Campaign:
         for index in range(self.runs):
             if self.breaker is not None:
                 return
-            value = self.tool.with_fixed(generate(self.schema, self.seed, index, self.limits))
+            drawn, used = generate_traced(self.schema, self.seed, index, self.limits)
+            for entry in used:
+                self.dictionary[entry] = self.dictionary.get(entry, 0) + 1
+            value = self.tool.with_fixed(drawn)
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
             if self.oracle.is_valid(value):

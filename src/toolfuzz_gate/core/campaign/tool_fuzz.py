@@ -121,6 +121,7 @@ def fuzz(
         "coverage": campaign.coverage(),
         "mutationCounts": campaign.mutation_counts,
         "probes": campaign.probes,
+        "dictionary": campaign.dictionary_use(),
         "checks": tool.checks.as_json(),
         "invariants": invariant_ledger(
             {c.finding.failure for c in counterexamples}, tool.skipped_invariants()

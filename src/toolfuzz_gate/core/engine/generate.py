@@ -2,19 +2,20 @@
 
 Each case has its own `random.Random`, seeded per case (`core.engine.seeds`). Case 0
 puts every bound at its low end with optional members absent, case 1 at its high end
-with all present; later cases mix edges and interior values. Enum members and
-booleans are cycled by case index so every member appears within a few cases.
+with all present; case 2 (and every `EMPTIEST_EVERY`th after it) gives every top-level
+member, at its emptiest: `null` where admitted, else the low end (`""`, `[]`, `{}` where
+allowed); later cases mix edges and interior values. Mixed strings sometimes come from
+the dictionary of known-troublesome strings (`core.engine.dictionary`), mixed numbers from
+the special floats (`core.engine.number_edges`). Enum members and booleans are cycled by
+case index so every member appears within a few cases.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from random import Random
+from dataclasses import dataclass, field
 
-from toolfuzz_gate.core.engine.alphabets import ASCII, CHARSETS, random_text
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
 from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
@@ -22,22 +23,22 @@ from toolfuzz_gate.core.engine.caps import (
     SOFT_REF_DEPTH,
     generated_types,
     items_cap,
-    string_cap,
 )
+from toolfuzz_gate.core.engine.number_edges import within
 from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
-from toolfuzz_gate.core.engine.seeds import case_seed, mode_for, pointer_salt, stable_int
+from toolfuzz_gate.core.engine.scalars import NoValue, Scalars
+from toolfuzz_gate.core.engine.seeds import (
+    case_seed,
+    is_emptiest,
+    mode_for,
+    pointer_salt,
+    stable_int,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
-from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
-from toolfuzz_gate.core.schema.formats import make_string as make_format_string
+from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.limits import Limits
-from toolfuzz_gate.core.schema.multiples import (
-    as_json,
-    common_multiple,
-    multiple_range,
-    nearest_agreeing,
-)
 from toolfuzz_gate.core.schema.node import Choice, CompiledSchema, Domain, Node
 from toolfuzz_gate.core.schema.object_keys import (
     iter_pattern_members,
@@ -45,47 +46,24 @@ from toolfuzz_gate.core.schema.object_keys import (
     pattern_key,
     usable_key,
 )
-from toolfuzz_gate.core.schema.regex import sample_all
 from toolfuzz_gate.core.schema.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "2"
+GENERATOR_VERSION = "3"
 """Bump when the same seed would produce different cases."""
 
 EXTRA_KEY_PROBABILITY = 0.25
-BRANCH_ATTEMPTS = 8
-INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
-FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
-
-
-@lru_cache(maxsize=1024)
-def _within(lo: float, hi: float, candidates: tuple[int | float, ...]) -> tuple[int | float, ...]:
-    """The candidate edge values inside [lo, hi], without repeats, in order."""
-    return tuple(dict.fromkeys(e for e in candidates if lo <= e <= hi))
-
-
-class NoValue(Exception):
-    """The generator found no valid value for a node (raised inside, caught at choices).
-
-    `proven`: the node has no value at all (a part compiled as empty, no type every part
-    admits, no usable branch), not merely none the generator could build; only then may the
-    compiler call the schema contradictory (`core.engine.satisfiable`)."""
-
-    def __init__(self, pointer: str, why: str, *, proven: bool = False) -> None:
-        super().__init__(f"{pointer or '(root)'}: {why}")
-        self.pointer = pointer
-        self.why = why
-        self.proven = proven
+BRANCH_ATTEMPTS = 16
+"""Tries per `anyOf`/`oneOf`; past the first round of branches the draws are mixed, and a
+`oneOf` of overlapping branches (an integer or a non-negative number) may need several."""
 
 
 @dataclass
-class Generator:
+class Generator(Scalars):
     """Produces valid values for nodes; also the `Maker` hostile recipes use.
 
-    The `Random` is made on first use: seeding one costs about as much as
-    generating a small value, and most hostile cases never draw from it. Once
-    made it is a plain attribute (`cached_property`), as generation reads it for
-    every draw.
+    The scalar draws and the lazily made `Random` are in `core.engine.scalars.Scalars`;
+    this class walks types, choices, arrays and objects.
     """
 
     seed_material: int
@@ -95,10 +73,12 @@ class Generator:
     _ref_depth: int = 0
     _attempt: int = 0
     """Which retry of an `anyOf`/`oneOf` this is: shifts the cycled choices."""
-
-    @cached_property
-    def rng(self) -> Random:
-        return Random(self.seed_material)
+    emptiest: bool = False
+    """Every top-level member present at its emptiest: `null` where admitted, else low."""
+    integer_floats: bool = False
+    """Mixed integers may be given as floats (`1.0`): the draft counts them as integers."""
+    dictionary_used: list[str] = field(default_factory=list)
+    """The ids of the dictionary entries this generator drew, in order."""
 
     def valid(self, node: Node) -> JSON:
         """A valid value for `node`; raises `NoValue` when none could be built."""
@@ -144,6 +124,8 @@ class Generator:
         if d.enum is not None and force_type is None:
             return self._cycle(node, d.enum)
         kind = force_type or self._pick_type(node, depth)
+        if self.emptiest and depth > 0 and "null" in d.types and force_type is None:
+            kind = "null"
         if kind == "null":
             return None
         if kind == "boolean":
@@ -168,7 +150,7 @@ class Generator:
         for attempt in range(BRANCH_ATTEMPTS):
             candidate, stride, through_ref = base, 1, False
             for choice in node.domain.choices:  # attempts count through the combinations
-                pick = self._branch(node, choice, force_type, attempt // stride)
+                pick = self._branch(node, choice, force_type, attempt // stride, depth)
                 candidate = conjoin(candidate, pick)
                 stride *= len(choice.branches)
                 through_ref = through_ref or expands_reference(pick)
@@ -188,8 +170,13 @@ class Generator:
             proven = False
         raise NoValue(node.pointer, failure, proven=proven)
 
-    def _branch(self, node: Node, choice: Choice, force_type: str | None, attempt: int) -> Node:
+    def _branch(
+        self, node: Node, choice: Choice, force_type: str | None, attempt: int, depth: int
+    ) -> Node:
         branches = [b for b in choice.branches if not effective(b).never]
+        if self.emptiest and depth > 0 and attempt == 0 and force_type is None:
+            # an `Optional` written as a choice: its `null` branch first
+            branches = [b for b in branches if "null" in effective(b).domain.types] or branches
         if force_type is not None:
             wanted = frozenset({force_type})
             branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
@@ -210,94 +197,12 @@ class Generator:
             return names[0]
         return names[(self.index + self._attempt + pointer_salt(node.pointer)) % len(names)]
 
-    def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
-        if self.mode == LOW:
-            return lo
-        if self.mode == HIGH:
-            return hi
-        rng = self.rng
-        if edges and rng.random() < EDGE_PROBABILITY:
-            return int(rng.choice(edges))
-        return rng.randint(lo, hi)
-
-    def _integer(self, node: Node) -> int:
-        d = node.domain
-        lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
-        hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
-        if d.multiples:
-            return int(self._multiple(node, lo, hi, integer=True))
-        edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
-        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
-            return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
-        return self._choose(edges, lo, hi)
-
-    def _number(self, node: Node) -> int | float:
-        d = node.domain
-        lo = d.lo if d.lo is not None else -1e15
-        hi = d.hi if d.hi is not None else 1e15
-        if d.multiples:
-            return self._multiple(node, lo, hi, integer=False)
-        if self.mode == LOW:
-            return lo
-        if self.mode == HIGH:
-            return hi
-        edges = _within(lo, hi, (lo, hi, (lo + hi) / 2, *FLOAT_EDGES))
-        roll = self.rng.random()
-        if roll < EDGE_PROBABILITY:
-            return self.rng.choice(edges)
-        if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
-            return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
-        return self.rng.uniform(lo, hi)
-
-    def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
-        """A multiple of every `multipleOf` within the bounds that all validators accept."""
-        factors = node.domain.multiples
-        step = common_multiple(factors, integer)
-        if step is None:
-            return 0
-        k_range = multiple_range(lo, hi, step)
-        low, high = k_range
-        edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
-        if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
-            start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))
-        else:
-            start = self._choose(edges, low, high)
-        found = nearest_agreeing(start, k_range, step, factors, integer)
-        return found if found is not None else as_json(start, step, integer)
-
-    def _string(self, node: Node) -> str:
-        d = node.domain
-        cap = self.limits.max_string_bytes
-        if d.formats:
-            formatted = make_format_string(
-                d.formats, self.rng, self.mode, d.min_length, d.max_length, cap
-            )
-            if formatted is not None and all(p.agreed_match(formatted) for p in d.patterns):
-                return formatted  # else an annotation no string fits: any string is valid
-        lo = d.min_length
-        hi = string_cap(node, self.limits)
-        if d.patterns:
-            matching = sample_all(d.patterns, self.rng, lo, hi, self.mode)
-            if matching is None or len(matching.encode("utf-8")) > cap:
-                raise NoValue(node.pointer, "no string matching the pattern was found")
-            return matching
-        length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
-        if self.mode == LOW:
-            _, alphabet, width = CHARSETS[0]
-        elif self.mode == HIGH:
-            _, alphabet, width = CHARSETS[-1]
-        else:
-            _, alphabet, width = self.rng.choice(CHARSETS)
-        if length * width > cap:
-            alphabet = ASCII  # keep the string within the byte limit
-        return random_text(self.rng, alphabet, length)
-
     def _array(self, node: Node, depth: int) -> list[JSON]:
         cap = items_cap(node, self.limits)
         lo, hi = count_range(node.domain, cap)
         if hi == 0:
             return []
-        count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
+        count = self._choose(within(lo, hi, (lo, hi, lo + 1)), lo, hi)
         d = node.domain
         if not (d.prefix_items or d.unique_items or d.contains is not None):
             # every item under one schema and nothing between them: what ItemPlan would do
@@ -323,11 +228,14 @@ class Generator:
 
     def _object(self, node: Node, depth: int) -> dict[str, JSON]:
         table = plain_members(node)
+        include = self._include_optional
+        if self.emptiest and depth == 0:
+            include = _always
         if table is not None:  # no member depends on another: the walk MemberPlan would do
             return {
                 name: self.value(schema, None, depth + 1)
                 for name, schema, required in table
-                if (required or self._include_optional()) and schema is not None
+                if (required or include()) and schema is not None
             }
         d = node.domain
         plan = MemberPlan(
@@ -342,9 +250,7 @@ class Generator:
             # HIGH and MIXED cases add keys the `patternProperties` patterns match.
             members = iter_pattern_members(d, self.rng, self.mode, set())
             keyed = [key for key, _ in members if self._include_optional()]
-        return plan.fill(
-            self._include_optional, extra and self.rng.random() < EXTRA_KEY_PROBABILITY, keyed
-        )
+        return plan.fill(include, extra and self.rng.random() < EXTRA_KEY_PROBABILITY, keyed)
 
     def _spare_key(self, d: Domain) -> Callable[[set[str]], str | None]:
         """Fresh keys for `minProperties` where `extra`, `extra2`, ... cannot go: drawn from
@@ -375,17 +281,32 @@ class Generator:
         return self.rng.random() < 0.5
 
 
+def _always() -> bool:
+    return True
+
+
 def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") -> Generator:
     return Generator(case_seed(seed, stream, index), index, mode_for(index), limits)
 
 
 def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> JSON:
-    """The valid case number `index` for `seed`.
+    """The valid case number `index` for `seed`."""
+    return generate_traced(schema, seed, index, limits)[0]
+
+
+def generate_traced(
+    schema: CompiledSchema, seed: int, index: int, limits: Limits
+) -> tuple[JSON, list[str]]:
+    """The valid case number `index` for `seed`, and the dictionary entries it drew.
 
     Compiling tried every merged node (`core.engine.satisfiable`), so `NoValue` is rare here;
     when it happens the empty object stands in, and the oracle reports it as the
     engine's own failure (`oracle-disagreement`) rather than the run stopping."""
+    maker = generator_for(seed, index, limits)
+    if is_emptiest(index):
+        maker.mode, maker.emptiest = LOW, True
+    maker.integer_floats = schema.draft != "draft-04"  # draft 4 counts 1.0 as a number only
     try:
-        return generator_for(seed, index, limits).valid(schema.root)
+        return maker.valid(schema.root), maker.dictionary_used
     except NoValue:
-        return {}
+        return {}, []

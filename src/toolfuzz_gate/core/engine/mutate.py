@@ -20,7 +20,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from toolfuzz_gate.core.engine.generate import Generator, NoValue
+from toolfuzz_gate.core.engine.generate import Generator
+from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import copy_json, has_type

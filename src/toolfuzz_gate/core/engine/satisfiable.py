@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from toolfuzz_gate.core.engine.generate import Generator, NoValue
+from toolfuzz_gate.core.engine.generate import Generator
+from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.engine.seeds import stable_int
 from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED

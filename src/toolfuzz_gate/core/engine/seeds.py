@@ -20,8 +20,17 @@ def case_seed(seed: int, stream: str, index: int) -> int:
     return stable_int("toolfuzz-case", seed, stream, index)
 
 
+EMPTIEST_EVERY = 16
+"""Case 2, and every this many cases after it, gives every top-level member at its emptiest."""
+
+
+def is_emptiest(index: int) -> bool:
+    return index % EMPTIEST_EVERY == 2
+
+
 def mode_for(index: int) -> str:
-    """Case 0 draws every bound low, case 1 high, the rest mixed."""
+    """Case 0 draws every bound low, case 1 high, the rest mixed (the emptiest valid cases
+    are drawn low too: `core.engine.generate`)."""
     return LOW if index == 0 else HIGH if index == 1 else MIXED
 
 

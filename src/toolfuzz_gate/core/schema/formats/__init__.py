@@ -33,6 +33,10 @@ FORMATS: dict[str, Format] = {
 }
 
 
+EDGE_VALUE_PROBABILITY = 0.25
+"""How often a mixed draw takes one of the format's edge values (where one fits)."""
+
+
 def lookup(name: str, draft: str) -> Format | None:
     """The format `name` as the draft knows it, or None (an unknown format)."""
     entry = FORMATS.get(name)
@@ -80,6 +84,10 @@ def make_value(
     if lengths is None:
         return None
     entry = FORMATS[name]
+    if mode == MIXED and entry.edges and rng.random() < EDGE_VALUE_PROBABILITY:
+        fitting = [e for e in entry.edges if len(e) in lengths]
+        if fitting:
+            return fitting[rng.randrange(len(fitting))]
     return entry.make(rng, mode, _length(entry, lengths, rng, mode))
 
 

@@ -216,6 +216,7 @@ DATE = Format(
     DATE_LENGTH,
     DATE_LENGTH,
     _DATE_MISSES,
+    edges=("2024-02-29", "2000-02-29", "1900-02-28", "2100-02-28", "1999-12-31", "1970-01-01"),
 )
 TIME = Format(
     "time",
@@ -226,6 +227,7 @@ TIME = Format(
     None,
     TIME_BASE + 13,
     _time_misses(0),
+    edges=("23:59:59.999999Z", "00:00:00+14:00", "23:59:59-12:00", "12:30:00+05:45", "00:00:00z"),
 )
 DATE_TIME = Format(
     "date-time",
@@ -236,4 +238,13 @@ DATE_TIME = Format(
     None,
     DATE_TIME_BASE + 13,
     (*_DATE_MISSES, NearMiss("space-for-T", _space_for_t), *_time_misses(DATE_LENGTH + 1)),
+    edges=(
+        "2024-02-29T23:59:59.999999+14:00",
+        "2000-02-29T00:00:00Z",
+        "1999-12-31T23:59:59-12:00",
+        "2024-12-31T23:59:59.5+05:45",
+        "1970-01-01T00:00:00.000Z",
+        "2100-02-28T23:59:59-00:00",
+        "2024-03-10T02:30:00-05:00",
+    ),
 )

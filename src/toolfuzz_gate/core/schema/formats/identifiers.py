@@ -251,6 +251,11 @@ UUID = Format(
     UUID_LENGTH,
     (NearMiss("non-hex-digit", _uuid_bad_digit), NearMiss("dash-moved", _uuid_dash_moved)),
     frozenset({"2020-12"}),
+    edges=(
+        "00000000-0000-0000-0000-000000000000",
+        "ffffffff-ffff-ffff-ffff-ffffffffffff",
+        "A987FBC9-4BED-3078-CF07-9141BA07C9F3",
+    ),
 )
 EMAIL = Format(
     "email",
@@ -261,6 +266,13 @@ EMAIL = Format(
     MAX_EMAIL,
     40,
     (NearMiss("missing-at", _email_no_at), NearMiss("space-for-at", _email_space_for_at)),
+    edges=(
+        "o'brien@example.com",
+        "first.last+tag@example.com",
+        "user@xn--bcher-kva.example",
+        "a@b.co",
+        "x_y-z@sub.domain.example.org",
+    ),
 )
 URI = Format(
     "uri",
@@ -271,6 +283,16 @@ URI = Format(
     None,
     48,
     (*_URI_MISSES, NearMiss("scheme-starts-with-digit", _scheme_digit)),
+    edges=(
+        "https://user:pass@example.com:8080/",
+        "http://example.com",
+        "ftp://example.com:21",
+        "http://[::1]:80/",
+        "https://xn--bcher-kva.example/a/../b?q=1&r=%20#top",
+        "file:///etc/passwd",
+        "mailto:o'brien@example.com",
+        "urn:isbn:0451450523",
+    ),
 )
 URI_REFERENCE = Format(
     "uri-reference",
@@ -281,4 +303,5 @@ URI_REFERENCE = Format(
     None,
     40,
     _URI_MISSES,
+    edges=("", "../x", "//host/path", "?q=1", "#top", "a:b", "./%2e%2e/x"),
 )

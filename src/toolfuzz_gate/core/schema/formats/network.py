@@ -248,6 +248,7 @@ IPV4 = Format(
         NearMiss("three-parts", _ipv4_three_parts),
         NearMiss("five-parts", _ipv4_five_parts),
     ),
+    edges=("0.0.0.0", "255.255.255.255", "127.0.0.1", "169.254.169.254", "10.0.0.1"),
 )
 IPV6 = Format(
     "ipv6",
@@ -262,6 +263,15 @@ IPV6 = Format(
         NearMiss("two-double-colons", _ipv6_two_gaps),
         NearMiss("non-hex-digit", _ipv6_bad_digit),
         NearMiss("nine-groups", _ipv6_too_many),
+    ),
+    edges=(
+        "::ffff:192.0.2.1",
+        "::",
+        "::1",
+        "2001:db8::192.0.2.33",
+        "64:ff9b::198.51.100.7",
+        "fe80::1",
+        "2001:DB8:0:0:0:0:0:1",
     ),
 )
 HOSTNAME = Format(
@@ -279,4 +289,5 @@ HOSTNAME = Format(
         NearMiss("leading-dot", _host_leading_dot),
         NearMiss("label-too-long", _host_label_too_long),
     ),
+    edges=("localhost", "xn--bcher-kva.example", "a", "a-b.c-d.example", "x" * 63 + ".example"),
 )

@@ -24,7 +24,7 @@ from toolfuzz_gate.core.schema.regex.safety import check_safety
 from toolfuzz_gate.core.schema.regex.translate import translate
 
 ATTEMPTS = 24
-NEAR_MISS_KINDS = ("char-outside-class", "part-dropped", "anchor-broken")
+NEAR_MISS_KINDS = ("char-outside-class", "part-dropped", "anchor-broken", "end-broken")
 
 
 @dataclass(frozen=True)

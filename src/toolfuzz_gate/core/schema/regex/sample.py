@@ -5,8 +5,10 @@ with filler where the pattern is not anchored (`search` semantics: the match may
 sit inside a longer string). Characters come from printable ASCII wherever the
 pattern allows, because that is where every reader agrees on `\\d`, `\\w`, `\\s`,
 `.` and `$`. Near-misses change one thing in a matching string: one character
-swapped for one outside its set, one part dropped, or an anchor broken by a
-character before or after. Callers verify every candidate (`core.schema.regex.compiled`).
+swapped for one outside its set, one part dropped, an anchor broken by a
+character before or after, or (for a pattern anchored at its end) a character appended,
+inserted before the last one or put in its place, which a check that matches only a
+prefix lets through. Callers verify every candidate (`core.schema.regex.compiled`).
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ MAX_STEPS = 20_000
 """Tree nodes one draw may visit before giving up."""
 """How many repetitions beyond the minimum an unbounded quantifier gets without a target."""
 OUTSIDE_POOL = "\n\t\x7f\u00e9"
+END_CHARS = ("!", " ", "'", "/", "x", "0", "~")
+"""What `end-broken` near-misses put past the end (verified: letters may still match)."""
 """Characters tried, in order, when a character outside some set is needed and
 printable ASCII has none (the set is nearly everything)."""
 
@@ -280,3 +284,11 @@ def iter_near_misses(tree: Regex, pieces: list[Piece], rng: Random, kind: str) -
             if anchored_end(tree):
                 yield whole + char
                 yield whole[1:] + char
+    elif kind == "end-broken" and anchored_end(tree):
+        # Past the end: what `re.match` without `$`, or a prefix check, lets through.
+        whole = text(pieces)
+        for char in END_CHARS:
+            yield whole + char
+            if whole:
+                yield whole[:-1] + char + whole[-1]
+                yield whole[:-1] + char
