@@ -29,6 +29,12 @@ from toolfuzz_gate.errors import SchemaError
 CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
 MANIFEST = json.loads((CORPUS / "MANIFEST.json").read_text())
 ENTRIES: list[dict[str, Any]] = MANIFEST["schemas"]
+PENDING_FILE = CORPUS / "pending.json"
+PENDING: list[dict[str, Any]] = (
+    json.loads(PENDING_FILE.read_text())["schemas"] if PENDING_FILE.exists() else []
+)
+"""Real schemas kept out of the manifest while an engine bug they show is fixed, each with
+its reason (`bench/corpus/store.py` writes both files)."""
 PLACEHOLDER: str = MANIFEST["placeholder"]
 PROSE_KEYS = ("description", "title", "$comment")
 FIELDS = {"file", "source", "package", "version", "tool", "kind", "draft", "dialect"}
@@ -65,11 +71,12 @@ def _prose(value: Any, where: str) -> Iterator[str]:
 
 
 def test_the_manifest_lists_exactly_the_corpus_files() -> None:
-    listed = [entry["file"] for entry in ENTRIES]
+    """Every file is the manifest's or pending with a reason, never both, never neither."""
+    listed = [entry["file"] for entry in ENTRIES + PENDING]
     on_disk = sorted(
         path.relative_to(CORPUS).as_posix()
         for path in CORPUS.rglob("*")
-        if path.is_file() and path != CORPUS / "MANIFEST.json"
+        if path.is_file() and path not in (CORPUS / "MANIFEST.json", PENDING_FILE)
     )
     assert len(listed) == len(set(listed)), "a file is listed twice"
     assert sorted(listed) == on_disk
@@ -78,7 +85,9 @@ def test_the_manifest_lists_exactly_the_corpus_files() -> None:
 
 def test_the_manifest_rows_are_complete() -> None:
     assert len([e for e in ENTRIES if e["kind"] == "standard"]) >= 100
-    for entry in ENTRIES:
+    for entry in PENDING:
+        assert isinstance(entry.get("reason"), str) and entry["reason"], entry["file"]
+    for entry in ENTRIES + [{k: v for k, v in e.items() if k != "reason"} for e in PENDING]:
         assert set(entry) == FIELDS, entry["file"]
         assert entry["kind"] in ("standard", "dialect"), entry["file"]
         assert all(
@@ -95,7 +104,7 @@ def test_the_corpus_stays_small() -> None:
 
 
 def test_no_prose_is_left() -> None:
-    leftovers = [hit for entry in ENTRIES for hit in _prose(_load(entry), entry["file"])]
+    leftovers = [hit for entry in ENTRIES + PENDING for hit in _prose(_load(entry), entry["file"])]
     assert leftovers == []
 
 
