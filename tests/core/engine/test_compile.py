@@ -308,3 +308,61 @@ def test_a_supported_schema_compiles_with_its_digest_and_size() -> None:
     reordered = dict(reversed(list(poster.SCHEMA.items())))
     assert compile_schema(reordered).digest == first.digest
     assert first.node_count == 1 + 6 + 1  # root, six properties, the palette's items
+
+
+def test_unique_items_beside_items_ref_compiles() -> None:
+    """Issue 15: pydantic's `set[Model]` (`uniqueItems` beside `items: {"$ref": ...}`) ended
+    `lint` and `fuzz` with `AttributeError`: the unique-items check, run before references
+    are linked, followed the `$ref`."""
+    compiled = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "uniqueItems": True, "items": {"$ref": "#/$defs/M"}}
+            },
+            "$defs": {"M": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+        }
+    )
+    assert compiled.node_count == 5
+
+
+@pytest.mark.parametrize("keyword", ["enum", "const"])
+def test_members_are_judged_before_linking_without_following_refs(keyword: str) -> None:
+    """An object `enum`/`const` beside `properties` holding a `$ref` was checked against the
+    node's other keywords before references were linked: a bare `AssertionError`."""
+    member: Any = {"a": 1}
+    compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "p": {
+                    "type": "object",
+                    "properties": {"a": {"$ref": "#/$defs/N"}},
+                    keyword: [member] if keyword == "enum" else member,
+                }
+            },
+            "$defs": {"N": {"type": "integer"}},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("schema", "pointer"),
+    [
+        ({"type": "object", "required": ["\ud800"]}, "/required/0"),
+        (
+            {"type": "object", "properties": {"a": {"enum": ["b", "\udc00"]}}},
+            "/properties/a/enum/1",
+        ),
+        ({"type": "object", "properties": {"a": {"const": "x\ud800"}}}, "/properties/a/const"),
+        ({"type": "object", "description": "\ud800"}, "/description"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/\ud800"}}}, "/properties/a/$ref"),
+        ({"type": "object", "properties": {"\ud800": {"type": "string"}}}, "/properties/\\ud800"),
+    ],
+)
+def test_a_lone_surrogate_anywhere_is_refused(schema: Any, pointer: str) -> None:
+    """Issue 15: a lone surrogate in a string (a `required` name, an `enum` member, a
+    `description`) reached the reference validator and the receipt, and ended in exit 3.
+    UTF-8 cannot carry one, so no handler could receive it and no receipt could hold it:
+    it is refused like one in a name, with its pointer."""
+    assert refusal(schema) == [("schema.lone-surrogate", pointer)]

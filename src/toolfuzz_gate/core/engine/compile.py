@@ -43,7 +43,6 @@ from toolfuzz_gate.core.schema.references import (
     same_instance_cycles,
     target_pointer,
 )
-from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
 NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
@@ -300,7 +299,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     for index, name in enumerate(d.required):
         child = d.property_node(name)
         patterned = [n for pattern, n in d.pattern_properties if pattern.matches(name)]
-        if not all(validate_node(n, name) for n in names):
+        if not all(_validate_unlinked(n, name) for n in names):
             ctx.problem(
                 "schema.contradiction",
                 "required",
@@ -329,7 +328,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     beyond = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] not in NOT_LOCAL))
     if listed is not None:
         for index, member in enumerate(listed):
-            if not validate_node(beyond, member):
+            if not _validate_unlinked(beyond, member):
                 ctx.problem(
                     "schema.contradiction",
                     "enum",
@@ -337,10 +336,23 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                     index,
                 )
     if constant is not None:
-        if not validate_node(beyond, constant[0]):
+        if not _validate_unlinked(beyond, constant[0]):
             ctx.problem("schema.contradiction", "const", "the constant violates other keywords")
         elif not d.enum:
             ctx.problem("schema.contradiction", "const", "the constant is not among the enum")
+
+
+def _validate_unlinked(node: Node, instance: JSON) -> bool:
+    """`validate_node` before references are linked: a `$ref`, at any depth, is taken as
+    satisfied, so a member is refused only for what the compiled keywords prove."""
+    if node.never:
+        return False
+    for name, argument in node.keywords:
+        check = KEYWORDS[name].check
+        if name != "$ref" and check is not None:
+            if not check(node, argument, instance, _validate_unlinked):
+                return False
+    return True
 
 
 def _admits_no_value(nodes: list[Node]) -> bool:

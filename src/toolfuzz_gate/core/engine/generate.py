@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from random import Random
 
 from toolfuzz_gate.core.engine.alphabets import ASCII, CHARSETS, random_text
+from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
 from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
@@ -23,6 +24,14 @@ from toolfuzz_gate.core.engine.caps import (
     generated_types,
     items_cap,
     string_cap,
+)
+from toolfuzz_gate.core.engine.number_range import (
+    DEFAULT_NUMBER,
+    NUMERIC,
+    admits_numbers,
+    integer_span,
+    span,
+    within,
 )
 from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
 from toolfuzz_gate.core.engine.seeds import case_seed, mode_for, pointer_salt, stable_int
@@ -56,12 +65,6 @@ EXTRA_KEY_PROBABILITY = 0.25
 BRANCH_ATTEMPTS = 8
 INT_EDGES = (0, 1, -1, 2**31 - 1, -(2**31), 2**53 - 1, -(2**53 - 1))
 FLOAT_EDGES = (0.0, 0.5, -0.5, 1e-9, 1e15, -1e15)
-
-
-@lru_cache(maxsize=1024)
-def _within(lo: float, hi: float, candidates: tuple[int | float, ...]) -> tuple[int | float, ...]:
-    """The candidate edge values inside [lo, hi], without repeats, in order."""
-    return tuple(dict.fromkeys(e for e in candidates if lo <= e <= hi))
 
 
 class NoValue(Exception):
@@ -131,6 +134,8 @@ class Generator:
             raise NoValue(node.pointer, "the schema admits no value")
         if not d.types:
             raise NoValue(node.pointer, "no type is admitted by every part")
+        if d.enum == ():  # merged enums and consts with no member in common
+            raise NoValue(node.pointer, "no value is in every enum and const")
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
@@ -197,6 +202,8 @@ class Generator:
         names = generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
+        if NUMERIC & node.domain.types and not admits_numbers(node.domain, "number" not in names):
+            names = tuple(name for name in names if name not in NUMERIC)  # bounds that cross
         return names[(self.index + self._attempt + pointer_salt(node.pointer)) % len(names)]
 
     def _choose(self, edges: tuple[int | float, ...], lo: int, hi: int) -> int:
@@ -211,31 +218,39 @@ class Generator:
 
     def _integer(self, node: Node) -> int:
         d = node.domain
-        lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
-        hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        lo, hi = integer_span(d)
+        if lo > hi:  # merged bounds that cross (`allOf` parts, a branch and its node)
+            raise NoValue(node.pointer, "no integer lies within every bound")
         if d.multiples:
             return int(self._multiple(node, lo, hi, integer=True))
-        edges = _within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
+        edges = within(lo, hi, (lo, hi, lo + 1, hi - 1, *INT_EDGES))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             return self.rng.randint(max(lo, min(hi, -1000)), min(hi, max(lo, 1000)))
         return self._choose(edges, lo, hi)
 
     def _number(self, node: Node) -> int | float:
         d = node.domain
-        lo = d.lo if d.lo is not None else -1e15
-        hi = d.hi if d.hi is not None else 1e15
+        lo, hi = span(d.lo, d.hi, DEFAULT_NUMBER)
+        if lo > hi:
+            raise NoValue(node.pointer, "no number lies within every bound")
         if d.multiples:
             return self._multiple(node, lo, hi, integer=False)
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
             return hi
-        edges = _within(lo, hi, (lo, hi, (lo + hi) / 2, *FLOAT_EDGES))
+        middle = (lo + hi) / 2
+        if math.isinf(middle):  # near the ends of the float range the sum overflows
+            middle = lo / 2 + hi / 2
+        edges = within(lo, hi, (lo, hi, middle, *FLOAT_EDGES))
         roll = self.rng.random()
         if roll < EDGE_PROBABILITY:
             return self.rng.choice(edges)
-        if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
-            return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
+        near_low, near_high = math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6))
+        if roll < 0.75 and near_low <= near_high:
+            return self.rng.randint(near_low, near_high)
+        if math.isinf(hi - lo):
+            return middle + (self.rng.random() - 0.5) * (hi / 2 - lo / 2)
         return self.rng.uniform(lo, hi)
 
     def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
@@ -246,7 +261,9 @@ class Generator:
             return 0
         k_range = multiple_range(lo, hi, step)
         low, high = k_range
-        edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
+        if low > high:  # merged bounds and steps (the compiler judges numeric nodes only)
+            raise NoValue(node.pointer, f"no multiple of {step} lies within the bounds")
+        edges = within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))
         else:
@@ -270,7 +287,7 @@ class Generator:
             if matching is None or len(matching.encode("utf-8")) > cap:
                 raise NoValue(node.pointer, "no string matching the pattern was found")
             return matching
-        length = self._choose(_within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
+        length = self._choose(within(lo, hi, (lo, hi, lo + 1, 1)), lo, hi)
         if self.mode == LOW:
             _, alphabet, width = CHARSETS[0]
         elif self.mode == HIGH:
@@ -286,7 +303,7 @@ class Generator:
         lo, hi = count_range(node.domain, cap)
         if hi == 0:
             return []
-        count = self._choose(_within(lo, hi, (lo, hi, lo + 1)), lo, hi)
+        count = self._choose(within(lo, hi, (lo, hi, lo + 1)), lo, hi)
         d = node.domain
         if not (d.prefix_items or d.unique_items or d.contains is not None):
             # every item under one schema and nothing between them: what ItemPlan would do
@@ -375,6 +392,6 @@ def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> J
     when it happens the empty object stands in, and the oracle reports it as the
     engine's own failure (`oracle-disagreement`) rather than the run stopping."""
     try:
-        return generator_for(seed, index, limits).valid(schema.root)
+        return generator_for(seed, index, limits).valid(arguments_node(schema.root))
     except NoValue:
         return {}

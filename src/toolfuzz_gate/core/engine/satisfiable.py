@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from toolfuzz_gate.core.engine.arguments import ROOT_NOT_OBJECT, admits_object, arguments_node
 from toolfuzz_gate.core.engine.generate import Generator, NoValue
 from toolfuzz_gate.core.engine.seeds import stable_int
 from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
@@ -42,30 +43,43 @@ def check_generation(nodes: Iterable[Node], limits: Limits) -> list[SchemaProble
     problems: list[SchemaProblem] = []
     for node in nodes:
         keywords = [name for name, _ in node.keywords if name in COMPOSED]
-        if not keywords or node.never:
-            continue
-        failures = [why for why in _trials(node, limits) if why is not None]
-        if not failures:
-            continue
-        named = ", ".join(dict.fromkeys(keywords))
-        if len(failures) == len(TRIAL_MODES):
-            problems.append(
-                SchemaProblem(
-                    "schema.contradiction",
-                    node.pointer,
-                    f"no value satisfies {named} here ({failures[0]})",
-                    keywords[0],
-                )
-            )
-        else:
-            problems.append(
-                SchemaProblem(
-                    "schema.unsupported-combination",
-                    node.pointer,
-                    f"the engine cannot reliably build values for {named} here "
-                    f"({len(failures)} of {len(TRIAL_MODES)} attempts failed: {failures[0]}); "
-                    "simplify the combination",
-                    keywords[0],
-                )
-            )
+        if keywords and not node.never:
+            problems.extend(_check(node, limits, ", ".join(dict.fromkeys(keywords)), keywords[0]))
     return problems
+
+
+def root_problem(root: Node, limits: Limits) -> SchemaProblem | None:
+    """Why `root` cannot be fuzzed as a tool's arguments (None: it can): it admits no object,
+    or it also admits other values and its objects cannot be built (`type: ["null",
+    "object"]` beside `required` names that `maxProperties` leaves no room for)."""
+    if not admits_object(root):
+        return ROOT_NOT_OBJECT
+    arguments = arguments_node(root)
+    if arguments is root:
+        return None  # the compiler has judged it already
+    return next(iter(_check(arguments, limits, "an object", "type")), None)
+
+
+def _check(node: Node, limits: Limits, named: str, keyword: str) -> list[SchemaProblem]:
+    failures = [why for why in _trials(node, limits) if why is not None]
+    if not failures:
+        return []
+    if len(failures) == len(TRIAL_MODES):
+        return [
+            SchemaProblem(
+                "schema.contradiction",
+                node.pointer,
+                f"no value satisfies {named} here ({failures[0]})",
+                keyword,
+            )
+        ]
+    return [
+        SchemaProblem(
+            "schema.unsupported-combination",
+            node.pointer,
+            f"the engine cannot reliably build values for {named} here "
+            f"({len(failures)} of {len(TRIAL_MODES)} attempts failed: {failures[0]}); "
+            "simplify the combination",
+            keyword,
+        )
+    ]
