@@ -366,3 +366,22 @@ def test_a_lone_surrogate_anywhere_is_refused(schema: Any, pointer: str) -> None
     UTF-8 cannot carry one, so no handler could receive it and no receipt could hold it:
     it is refused like one in a name, with its pointer."""
     assert refusal(schema) == [("schema.lone-surrogate", pointer)]
+
+
+def test_unique_items_over_a_ref_judges_the_target_once_linked() -> None:
+    """Found by `test_schema_fuzzing`: `uniqueItems` over `items: {"$ref": ...}` is judged
+    through the reference once it is linked; before, a `minItems` the target's values could
+    not fill generated arrays too short (an oracle disagreement)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {
+                "type": "array",
+                "uniqueItems": True,
+                "minItems": 3,
+                "items": {"$ref": "#/$defs/C"},
+            }
+        },
+        "$defs": {"C": {"enum": ["r", "g"]}},
+    }
+    assert refusal(schema) == [("schema.contradiction", "/properties/s/uniqueItems")]

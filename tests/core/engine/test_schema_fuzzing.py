@@ -84,6 +84,9 @@ def _keywords(draw: st.DrawFn, depth: int) -> Schema:
     picks = draw(st.sets(st.sampled_from(sorted(_OPTIONS)), max_size=3))
     for name in sorted(picks):
         schema.update(_OPTIONS[name](draw, depth))
+    containers = picks & {"array", "object"}
+    if len(containers) == 1 and "type" not in schema and draw(st.booleans()):
+        schema["type"] = containers.pop()  # what the array and object checks need to run
     return schema
 
 

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toolfuzz_gate.core.engine.consistency import iter_contradictions
+from toolfuzz_gate.core.engine.consistency import iter_contradictions, iter_linked_contradictions
 from toolfuzz_gate.core.engine.estimate import estimate_bytes
 from toolfuzz_gate.core.engine.satisfiable import check_generation
 from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
@@ -135,6 +135,8 @@ def compile_schema(
     state.problems.extend(iter_unsafe_names(document, ""))
     root = _compile_node(state, document, "", 0)
     _link_references(state, document)
+    if not state.problems:
+        state.problems.extend(iter_linked_contradictions(state.compiled.values()))
     if not state.problems:
         state.problems.extend(check_generation(state.compiled.values(), limits))
     if not state.problems:
