@@ -21,8 +21,10 @@ ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's argument
 
 
 def arguments_node(root: Node) -> Node:
-    """`root` where it only admits objects, else `root` and `type: object` together."""
-    if effective(root).domain.types <= OBJECT:
+    """`root` and `type: object` together where `root` admits objects and more; else `root`
+    (a root of no object at all is refused before anything is generated from it)."""
+    types = effective(root).domain.types
+    if types <= OBJECT or "object" not in types:
         return root
     return conjoin(root, _OBJECT_TYPE)
 
