@@ -58,18 +58,7 @@ DRAFTS = {
 }
 
 
-_ZERO_DIVISION = (
-    "engine bug (issue 15): fuzz ends in ZeroDivisionError: integer modulo by zero in "
-    "Generator._cycle, reached from the oneOf two-branch near-miss recipe when the conjoined "
-    "branches leave an empty enum (the branches' `type` members are disjoint const or enum "
-    "values); fails test_compiled_schemas_fuzz_without_oracle_disagreement"
-)
-PENDING: dict[str, str] = {
-    "mcp-census/mongodb-mcp-server/create-index.json": _ZERO_DIVISION,
-    "mcp-census/notionhq-notion-mcp-server/API-move-page.json": _ZERO_DIVISION,
-    "mcp-census/notionhq-notion-mcp-server/API-post-page.json": _ZERO_DIVISION,
-    "mcp-census/workspace-mcp/batch_update_doc.json": _ZERO_DIVISION,
-}
+PENDING: dict[str, str] = {}
 """Corpus files kept out of the manifest, each with the reason (see the module's text)."""
 
 

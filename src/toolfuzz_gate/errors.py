@@ -89,7 +89,7 @@ _SCHEMA_HINTS = {
     ),
     "schema.lone-surrogate": (
         "a lone surrogate (a \\uD800-\\uDFFF escape without its pair) is no character: "
-        "rename the property, or write the character it was meant to be"
+        "rename the property or change the string, writing the character it was meant to be"
     ),
     "schema.unsafe-key": "rename the property: this name is a prototype-pollution vector",
     "schema.contradiction": "the keyword contradicts another one; no value can satisfy both",

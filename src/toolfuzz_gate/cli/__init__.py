@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TextIO, cast
 
 from toolfuzz_gate.app.builtin_run import run_builtin
@@ -22,6 +23,7 @@ from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
 from toolfuzz_gate.app.promote import promote
 from toolfuzz_gate.app.replay import replay
 from toolfuzz_gate.app.requests import (
+    DEFAULT_OUT,
     ActionRequest,
     BaselineRequest,
     BuiltinRunRequest,
@@ -98,10 +100,18 @@ def _run(
     except Exception as error:  # a bug in the gate: a short message, the traceback in a file
         from toolfuzz_gate.cli.internal_error import report_internal_error
 
-        out_dir = getattr(args, "out", None)
         env = os.environ if environ is None else environ
-        report_internal_error(error, list(argv), env, out_dir, stderr)
+        report_internal_error(error, list(argv), env, _output_directory(args), stderr)
         return int(ExitCode.INTERNAL)
+
+
+def _output_directory(args: argparse.Namespace | None) -> Path | None:
+    """Where the command writes its results (None: it has no such place). `fuzz` without
+    `--out` writes to the default directory, or beside the one `--receipt`."""
+    out: Path | None = getattr(args, "out", None)
+    if out is not None or args is None or args.command != "fuzz":
+        return out
+    return args.receipt.parent if args.receipt is not None else DEFAULT_OUT
 
 
 def _run_command(request: RunRequest, out: TextIO) -> ExitCode:

@@ -356,3 +356,80 @@ def test_defined_keywords_the_engine_lacks_are_still_refused_beside_ignored_name
         ("schema.unsupported-keyword", "/dependentSchemas"),
         ("schema.unsupported-keyword", "/id"),
     ]
+
+
+def test_unique_items_beside_items_ref_compiles() -> None:
+    """Issue 15: pydantic's `set[Model]` (`uniqueItems` beside `items: {"$ref": ...}`) ended
+    `lint` and `fuzz` with `AttributeError`: the unique-items check, run before references
+    are linked, followed the `$ref`."""
+    compiled = compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "tags": {"type": "array", "uniqueItems": True, "items": {"$ref": "#/$defs/M"}}
+            },
+            "$defs": {"M": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+        }
+    )
+    assert compiled.node_count == 5
+
+
+@pytest.mark.parametrize("keyword", ["enum", "const"])
+def test_members_are_judged_before_linking_without_following_refs(keyword: str) -> None:
+    """An object `enum`/`const` beside `properties` holding a `$ref` was checked against the
+    node's other keywords before references were linked: a bare `AssertionError`."""
+    member: Any = {"a": 1}
+    compile_schema(
+        {
+            "type": "object",
+            "properties": {
+                "p": {
+                    "type": "object",
+                    "properties": {"a": {"$ref": "#/$defs/N"}},
+                    keyword: [member] if keyword == "enum" else member,
+                }
+            },
+            "$defs": {"N": {"type": "integer"}},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("schema", "pointer"),
+    [
+        ({"type": "object", "required": ["\ud800"]}, "/required/0"),
+        (
+            {"type": "object", "properties": {"a": {"enum": ["b", "\udc00"]}}},
+            "/properties/a/enum/1",
+        ),
+        ({"type": "object", "properties": {"a": {"const": "x\ud800"}}}, "/properties/a/const"),
+        ({"type": "object", "description": "\ud800"}, "/description"),
+        ({"type": "object", "properties": {"a": {"$ref": "#/$defs/\ud800"}}}, "/properties/a/$ref"),
+        ({"type": "object", "properties": {"\ud800": {"type": "string"}}}, "/properties/\\ud800"),
+    ],
+)
+def test_a_lone_surrogate_anywhere_is_refused(schema: Any, pointer: str) -> None:
+    """Issue 15: a lone surrogate in a string (a `required` name, an `enum` member, a
+    `description`) reached the reference validator and the receipt, and ended in exit 3.
+    UTF-8 cannot carry one, so no handler could receive it and no receipt could hold it:
+    it is refused like one in a name, with its pointer."""
+    assert refusal(schema) == [("schema.lone-surrogate", pointer)]
+
+
+def test_unique_items_over_a_ref_judges_the_target_once_linked() -> None:
+    """Found by `test_schema_fuzzing`: `uniqueItems` over `items: {"$ref": ...}` is judged
+    through the reference once it is linked; before, a `minItems` the target's values could
+    not fill generated arrays too short (an oracle disagreement)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "s": {
+                "type": "array",
+                "uniqueItems": True,
+                "minItems": 3,
+                "items": {"$ref": "#/$defs/C"},
+            }
+        },
+        "$defs": {"C": {"enum": ["r", "g"]}},
+    }
+    assert refusal(schema) == [("schema.contradiction", "/properties/s/uniqueItems")]

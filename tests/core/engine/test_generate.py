@@ -24,6 +24,7 @@ from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.errors import SchemaError
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 CASE_INDICES = (0, 1, 2, 3, 5, 11, 64)
@@ -85,6 +86,7 @@ from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.errors import SchemaError
 seed, count = int(sys.argv[1]), int(sys.argv[2])
 compiled = compile_schema(poster.SCHEMA)
 for index in range(count):
@@ -184,3 +186,86 @@ def test_generated_values_are_json_round_trippable() -> None:
     for index in range(50):
         value = generate(compiled, 7, index, DEFAULT_LIMITS)
         assert json.loads(canonical_compact(value)) == value
+
+
+def test_an_empty_merged_enum_is_no_value_not_a_crash() -> None:
+    """Issue 15: `const` and `enum` merged with nothing in common (`allOf`, or an `anyOf`
+    branch with its node's `enum`) were `ZeroDivisionError` in `Generator._cycle` and
+    `ValueError` in the size estimate; the `allOf` is a contradiction, the branch is skipped."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(
+            {"type": "object", "properties": {"k": {"allOf": [{"const": 1}, {"const": 2}]}}}
+        )
+    assert [(p.code, p.pointer) for p in caught.value.problems] == [
+        ("schema.contradiction", "/properties/k")
+    ]
+    assert "no value is in every enum and const" in caught.value.problems[0].message
+    compiled = compile_schema(
+        {
+            "type": "object",
+            "properties": {"k": {"enum": ["a", "b"], "anyOf": [{"const": "c"}, {"const": "a"}]}},
+            "required": ["k"],
+        }
+    )
+    values = [doc(generate(compiled, 41, index, DEFAULT_LIMITS)) for index in range(6)]
+    assert {value["k"] for value in values} == {"a"}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "number", "minimum": 1e308},  # beyond the default upper end
+        {"type": "integer", "minimum": 2**60},
+        {"type": "number", "maximum": -1e300},
+        {"type": "integer", "exclusiveMaximum": -(2**60)},
+        {"type": "number", "minimum": 2e6, "maximum": 3e6},  # past the interior draw's range
+        {"type": "number", "minimum": -1e308, "maximum": 1e308},  # a span that overflows
+        {"type": "number", "minimum": 1e308, "maximum": 1.5e308},  # a midpoint that overflows
+        {"minimum": 1, "maximum": 1, "multipleOf": 2},  # no number, but strings and more
+        {"type": ["integer", "string"], "minimum": 1, "maximum": 1, "multipleOf": 2},
+    ],
+)
+def test_numbers_at_the_ends_of_their_range_are_valid(schema: dict[str, Any]) -> None:
+    """Found by `test_schema_fuzzing`: a lone bound beyond the default range, a float range
+    whose width or midpoint overflows, and a node whose numbers are all excluded crashed the
+    generator (`IndexError`, `ValueError` from `randint`, `inf`)."""
+    document: Any = {"type": "object", "properties": {"n": schema}, "required": ["n"]}
+    compiled = compile_schema(document)
+    validator = Draft202012Validator(document)
+    for index in CASE_INDICES:
+        value = generate(compiled, 41, index, DEFAULT_LIMITS)
+        assert validator.is_valid(value), value
+
+
+def test_bounds_that_cross_once_merged_are_a_contradiction() -> None:
+    """`allOf` parts whose bounds cross (each fine alone) were a `randint` crash; the merged
+    bounds prove it, at the bound."""
+    with pytest.raises(SchemaError) as caught:
+        compile_schema(
+            {
+                "type": "object",
+                "properties": {"n": {"allOf": [{"type": "integer", "minimum": 1}], "maximum": 0}},
+            }
+        )
+    assert [(p.code, p.pointer) for p in caught.value.problems] == [
+        ("schema.contradiction", "/properties/n/minimum")
+    ]
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        {"properties": {"a": {"type": "integer"}}, "required": ["a"]},  # no `type` at all
+        {"type": ["object", "null"], "properties": {"a": {"type": "string"}}},
+        {"$ref": "#/$defs/Args", "$defs": {"Args": {"properties": {"a": {"const": 1}}}}},
+        {"anyOf": [{"type": "object"}, {"type": "string"}]},
+    ],
+)
+def test_the_arguments_are_always_an_object(root: dict[str, Any]) -> None:
+    """A root that also admits other values generated them (`null`, a string) as a tool's
+    arguments, which ended at the handler seam as a bare `AssertionError`."""
+    compiled = compile_schema(doc(root))
+    validator = Draft202012Validator(root)
+    for index in CASE_INDICES:
+        value = generate(compiled, 41, index, DEFAULT_LIMITS)
+        assert isinstance(value, dict) and validator.is_valid(value), value

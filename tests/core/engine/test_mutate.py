@@ -311,3 +311,36 @@ def test_items_of_an_always_empty_array_are_not_mutated() -> None:
     paths = {op.path for op in iter_operators(compiled, DEFAULT_LIMITS)}
     assert "/a/0" not in paths
     assert "/a" in paths
+
+
+def test_two_branches_with_no_member_in_common_are_inapplicable() -> None:
+    """Issue 15: the `oneOf` near-miss that two branches accept at once conjoins them; two
+    `const`s (a MongoDB index spec, a Notion page) leave an empty enum, which proves the pair
+    disjoint. It was `ZeroDivisionError` in `Generator._cycle`; now the mutant is not made."""
+    compiled = compile_schema(
+        doc(
+            {
+                "type": "object",
+                "properties": {"k": {"oneOf": [{"const": "a"}, {"enum": ["b", "c"]}]}},
+                "required": ["k"],
+            }
+        )
+    )
+    base = generate(compiled, 0, 0, DEFAULT_LIMITS)
+    pairs = [op for op in iter_operators(compiled, DEFAULT_LIMITS) if op.keyword == "oneOf"]
+    assert [op.recipe.variant for op in pairs] == ["two-branches:0,1"]
+    maker = generator_for(0, 0, DEFAULT_LIMITS, "hostile")
+    assert apply(pairs[0], base, maker, compiled.root) is None
+
+
+def test_a_near_miss_that_replaces_the_arguments_with_a_non_object_is_inapplicable() -> None:
+    """A root without `type` admits arrays, so its `items` are walked; putting an item there
+    would make the arguments an array, which is no call (it reached the handler seam as a
+    bare `AssertionError`)."""
+    compiled = compile_schema(doc({"items": {"type": "integer"}, "minimum": 3}))
+    base = generate(compiled, 0, 0, DEFAULT_LIMITS)
+    assert isinstance(base, dict)
+    maker = generator_for(0, 0, DEFAULT_LIMITS, "hostile")
+    operators = list(iter_operators(compiled, DEFAULT_LIMITS))
+    assert operators
+    assert all(apply(op, base, maker, compiled.root) is None for op in operators)

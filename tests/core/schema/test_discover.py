@@ -128,3 +128,11 @@ def test_the_file_is_named_once_located() -> None:
         discover([], "x")
     located = caught.value.located("tools.json")
     assert located.message.startswith("tools.json: ") and "(root)" in located.message
+
+
+def test_a_tool_name_with_a_lone_surrogate_is_refused() -> None:
+    """Issue 15: the name reached the console and ended in exit 3."""
+    with pytest.raises(ToolsError) as caught:
+        discover([{"name": "t\ud800", "parameters": {"type": "object"}}], "file")
+    assert caught.value.pointer == "/0/name"
+    assert "lone surrogate" in str(caught.value)

@@ -25,6 +25,7 @@ from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
+from toolfuzz_gate.core.engine.satisfiable import root_problem
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, present
@@ -37,7 +38,6 @@ from toolfuzz_gate.errors import SchemaError, SchemaProblem, UsageError
 
 SEED_RANGE = (-(2**31), 2**31 - 1)
 """The seeds a run accepts: signed 32-bit integers (the action's `seed` input too)."""
-ROOT_NOT_OBJECT = SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,8 @@ def fuzz(
     started = clock() if clock else 0.0
     document, rewrites = normalize(document, config.dialect)
     schema = compile_schema(document, limits=config.limits, options=config.options)
-    if "object" not in schema.root.domain.types:
-        raise SchemaError([ROOT_NOT_OBJECT])
+    if (problem := root_problem(schema.root, config.limits)) is not None:
+        raise SchemaError([problem])
     oracle = build_oracle(document, config.oracle, config.options)
     handler = recoding(handler, tool.rejection_pattern)
     campaign = Campaign(
@@ -159,8 +159,8 @@ def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
         schema = compile_schema(document, limits=config.limits, options=config.options)
     except SchemaError as error:
         return error.problems
-    if "object" not in schema.root.domain.types:
-        return (ROOT_NOT_OBJECT,)
+    if (problem := root_problem(schema.root, config.limits)) is not None:
+        return (problem,)
     return ()
 
 

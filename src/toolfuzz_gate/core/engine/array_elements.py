@@ -34,10 +34,13 @@ SCALAR_KEYWORDS = frozenset(
 
 
 def finite_values(node: Node | None) -> tuple[JSON, ...] | None:
-    """Every value `node` admits, when they are few and the node is simple enough to list."""
+    """Every value `node` admits, when they are few and the node is simple enough to list.
+
+    It reads `node`'s own keywords and never follows a `$ref` (a node with one is not
+    simple enough), so the compiler may ask before references are linked."""
     if node is None:
         return None
-    if effective(node).never:
+    if node.never:
         return ()
     if any(name not in SCALAR_KEYWORDS for name, _ in node.keywords):
         return None

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toolfuzz_gate.core.engine.consistency import iter_contradictions
+from toolfuzz_gate.core.engine.consistency import iter_contradictions, iter_linked_contradictions
 from toolfuzz_gate.core.engine.estimate import estimate_bytes
 from toolfuzz_gate.core.engine.satisfiable import check_generation, prove_empty
 from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
@@ -44,7 +44,6 @@ from toolfuzz_gate.core.schema.references import (
     same_instance_cycles,
     target_pointer,
 )
-from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.core.schema.vocabulary import is_defined
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
@@ -140,6 +139,8 @@ def compile_schema(
     state.problems.extend(iter_unsafe_names(document, ""))
     root = _compile_node(state, document, "", 0)
     _link_references(state, document)
+    if not state.problems:
+        state.problems.extend(iter_linked_contradictions(state.compiled.values()))
     if not state.problems:
         built = check_generation(state.compiled.values(), limits)
         state.problems.extend(_proven(state, problem) for problem in built)
@@ -328,7 +329,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     for index, name in enumerate(d.required):
         child = d.property_node(name)
         patterned = [n for pattern, n in d.pattern_properties if pattern.matches(name)]
-        if not all(validate_node(n, name) for n in names):
+        if not all(_validate_unlinked(n, name) for n in names):
             ctx.problem(
                 "schema.contradiction",
                 "required",
@@ -357,7 +358,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     beyond = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] not in NOT_LOCAL))
     if listed is not None:
         for index, member in enumerate(listed):
-            if not validate_node(beyond, member):
+            if not _validate_unlinked(beyond, member):
                 ctx.problem(
                     "schema.contradiction",
                     "enum",
@@ -365,10 +366,23 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                     index,
                 )
     if constant is not None:
-        if not validate_node(beyond, constant[0]):
+        if not _validate_unlinked(beyond, constant[0]):
             ctx.problem("schema.contradiction", "const", "the constant violates other keywords")
         elif not d.enum:
             ctx.problem("schema.contradiction", "const", "the constant is not among the enum")
+
+
+def _validate_unlinked(node: Node, instance: JSON) -> bool:
+    """`validate_node` before references are linked: a `$ref`, at any depth, is taken as
+    satisfied, so a member is refused only for what the compiled keywords prove."""
+    if node.never:
+        return False
+    for name, argument in node.keywords:
+        check = KEYWORDS[name].check
+        if name != "$ref" and check is not None:
+            if not check(node, argument, instance, _validate_unlinked):
+                return False
+    return True
 
 
 def _admits_no_value(nodes: list[Node]) -> bool:

@@ -9,10 +9,12 @@ Each is reported only when the node admits no other type: `{"minProperties": 3,
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from toolfuzz_gate.core.engine.array_elements import finite_values
+from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES, intersect_types
+from toolfuzz_gate.core.schema.conjoin import effective, expands_reference
 from toolfuzz_gate.core.schema.multiples import (
     SEARCH_STEPS,
     common_multiple,
@@ -20,6 +22,7 @@ from toolfuzz_gate.core.schema.multiples import (
     nearest_agreeing,
 )
 from toolfuzz_gate.core.schema.node import Node
+from toolfuzz_gate.errors import SchemaProblem
 
 Contradiction = tuple[str, str, tuple[str | int, ...]]
 """(keyword, message, pointer tokens below the keyword)."""
@@ -157,6 +160,25 @@ def _arrays(node: Node) -> Iterator[Contradiction]:
         )
     if d.max_items is not None and d.min_contains > d.max_items:
         yield ("minContains", f"minContains {d.min_contains} > maxItems {d.max_items}", ())
+
+
+def iter_linked_contradictions(nodes: Iterable[Node]) -> Iterator[SchemaProblem]:
+    """What `_arrays` judges before linking, judged again through the `$ref` it could not
+    follow then: `uniqueItems` over `items: {"$ref": ...}` (pydantic's `set[Color]`) whose
+    target admits fewer distinct values than `minItems` asks for."""
+    for node in nodes:
+        d = node.domain
+        if node.never or not d.unique_items or d.prefix_items or d.items is None:
+            continue
+        if d.types <= {"array"} and expands_reference(d.items):
+            values = finite_values(effective(d.items))
+            if values is not None and len(values) < d.min_items:
+                yield SchemaProblem(
+                    "schema.contradiction",
+                    jp.join(node.pointer, "uniqueItems"),
+                    f"minItems {d.min_items} distinct items, but items admits only {len(values)}",
+                    "uniqueItems",
+                )
 
 
 def _closed_length(node: Node) -> int | None:

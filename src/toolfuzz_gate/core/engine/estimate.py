@@ -50,7 +50,8 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) ->
             for branch in choice.branches
         )
     if d.enum is not None:
-        return max(len(canonical_compact(m)) for m in d.enum)
+        # an empty enum (merged enums without a common member) admits nothing, as `never`
+        return max((len(canonical_compact(m)) for m in d.enum), default=0)
     simplest = refs > SOFT_REF_DEPTH
     types = generated_types(d.types, depth >= ANY_DEPTH)
     sizes = [8]

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
 from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
@@ -25,6 +26,7 @@ from toolfuzz_gate.core.engine.caps import (
     items_cap,
 )
 from toolfuzz_gate.core.engine.number_edges import within
+from toolfuzz_gate.core.engine.number_range import NUMERIC, admits_numbers
 from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
 from toolfuzz_gate.core.engine.scalars import NoValue, Scalars
 from toolfuzz_gate.core.engine.seeds import (
@@ -119,6 +121,8 @@ class Generator(Scalars):
             raise NoValue(node.pointer, "the schema admits no value", proven=True)
         if not d.types:
             raise NoValue(node.pointer, "no type is admitted by every part", proven=True)
+        if d.enum == ():  # merged enums and consts with no member in common
+            raise NoValue(node.pointer, "no value is in every enum and const", proven=True)
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
@@ -195,6 +199,8 @@ class Generator(Scalars):
         names = generated_types(node.domain.types, depth >= ANY_DEPTH)
         if len(names) == 1:
             return names[0]
+        if NUMERIC & node.domain.types and not admits_numbers(node.domain, "number" not in names):
+            names = tuple(name for name in names if name not in NUMERIC)  # bounds that cross
         return names[(self.index + self._attempt + pointer_salt(node.pointer)) % len(names)]
 
     def _array(self, node: Node, depth: int) -> list[JSON]:
@@ -307,6 +313,6 @@ def generate_traced(
         maker.mode, maker.emptiest = LOW, True
     maker.integer_floats = schema.draft != "draft-04"  # draft 4 counts 1.0 as a number only
     try:
-        return maker.valid(schema.root), maker.dictionary_used
+        return maker.valid(arguments_node(schema.root)), maker.dictionary_used
     except NoValue:
         return {}, []

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.generate import Generator
 from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.jsonutil import pointer as jp
@@ -89,7 +90,7 @@ class Operator:
 
 
 def iter_operators(schema: CompiledSchema, limits: Limits) -> Iterator[Operator]:
-    yield from _walk(schema.root, (), limits, None, frozenset())
+    yield from _walk(arguments_node(schema.root), (), limits, None, frozenset())
 
 
 def _recipes(
@@ -174,9 +175,11 @@ def _children(
 def apply(operator: Operator, base: JSON, maker: Generator, root: Node) -> JSON | None:
     """The mutant, or None when the location cannot exist in a valid value."""
     try:
-        return _apply(operator, base, maker, root)
+        mutant = _apply(operator, base, maker, root)
     except NoValue:
         return None
+    # arguments that are not an object are no call (`core.engine.arguments`)
+    return mutant if isinstance(mutant, dict) else None
 
 
 def _apply(operator: Operator, base: JSON, maker: Generator, root: Node) -> JSON | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from toolfuzz_gate.core.engine.arguments import ROOT_NOT_OBJECT, admits_object, arguments_node
 from toolfuzz_gate.core.engine.generate import Generator
 from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.engine.seeds import stable_int
@@ -49,44 +50,47 @@ def check_generation(nodes: Iterable[Node], limits: Limits) -> list[SchemaProble
     problems: list[SchemaProblem] = []
     for node in nodes:
         keywords = [name for name, _ in node.keywords if name in COMPOSED]
-        if not keywords or node.never:
-            continue
-        failed = [trial for trial in _trials(node, limits) if trial is not None]
-        if not failed:
-            continue
-        failures = [why for why, _ in failed]
-        named = ", ".join(dict.fromkeys(keywords))
-        if len(failed) == len(TRIAL_MODES) and all(proven for _, proven in failed):
-            problems.append(
-                SchemaProblem(
-                    "schema.contradiction",
-                    node.pointer,
-                    f"no value satisfies {named} here ({failures[0]})",
-                    keywords[0],
-                )
-            )
-        elif len(failed) == len(TRIAL_MODES):
-            problems.append(
-                SchemaProblem(
-                    "schema.unbuildable",
-                    node.pointer,
-                    f"the engine could not build any value for {named} here ({failures[0]}); "
-                    "the schema may well be satisfiable, but it cannot be fuzzed as written",
-                    keywords[0],
-                )
-            )
-        else:
-            problems.append(
-                SchemaProblem(
-                    "schema.unsupported-combination",
-                    node.pointer,
-                    f"the engine cannot reliably build values for {named} here "
-                    f"({len(failures)} of {len(TRIAL_MODES)} attempts failed: {failures[0]}); "
-                    "simplify the combination",
-                    keywords[0],
-                )
-            )
+        if keywords and not node.never:
+            problems.extend(_check(node, limits, ", ".join(dict.fromkeys(keywords)), keywords[0]))
     return problems
+
+
+def root_problem(root: Node, limits: Limits) -> SchemaProblem | None:
+    """Why `root` cannot be fuzzed as a tool's arguments (None: it can): it admits no object,
+    or it also admits other values and its objects cannot be built (`type: ["null",
+    "object"]` beside `required` names that `maxProperties` leaves no room for)."""
+    if not admits_object(root):
+        return ROOT_NOT_OBJECT
+    arguments = arguments_node(root)
+    if arguments is root:
+        return None  # the compiler has judged it already
+    return next(iter(_check(arguments, limits, "an object", "type")), None)
+
+
+def _check(node: Node, limits: Limits, named: str, keyword: str) -> list[SchemaProblem]:
+    """A contradiction only when every trial failed and each failure proves the node empty;
+    `schema.unbuildable` when every trial failed without a proof; an unsupported combination
+    when only some did."""
+    failed = [trial for trial in _trials(node, limits) if trial is not None]
+    if not failed:
+        return []
+    failures = [why for why, _ in failed]
+    if len(failed) == len(TRIAL_MODES) and all(proven for _, proven in failed):
+        code, message = "schema.contradiction", f"no value satisfies {named} here ({failures[0]})"
+    elif len(failed) == len(TRIAL_MODES):
+        code = "schema.unbuildable"
+        message = (
+            f"the engine could not build any value for {named} here ({failures[0]}); "
+            "the schema may well be satisfiable, but it cannot be fuzzed as written"
+        )
+    else:
+        code = "schema.unsupported-combination"
+        message = (
+            f"the engine cannot reliably build values for {named} here "
+            f"({len(failures)} of {len(TRIAL_MODES)} attempts failed: {failures[0]}); "
+            "simplify the combination"
+        )
+    return [SchemaProblem(code, node.pointer, message, keyword)]
 
 
 def prove_empty(node: Node, merged: Node) -> SchemaProblem | None:

@@ -24,6 +24,7 @@ from toolfuzz_gate.core.engine.number_edges import (
     SPECIAL_PROBABILITY,
     within,
 )
+from toolfuzz_gate.core.engine.number_range import DEFAULT_NUMBER, integer_span, span
 from toolfuzz_gate.core.engine.seeds import pointer_salt
 from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import make_string as make_format_string
@@ -86,8 +87,9 @@ class Scalars:
 
     def _integer(self, node: Node) -> int | float:
         d = node.domain
-        lo = math.ceil(d.lo) if d.lo is not None else -(2**53 - 1)
-        hi = math.floor(d.hi) if d.hi is not None else 2**53 - 1
+        lo, hi = integer_span(d)
+        if lo > hi:  # merged bounds that cross (`allOf` parts, a branch and its node)
+            raise NoValue(node.pointer, "no integer lies within every bound")
         if d.multiples:
             return int(self._multiple(node, lo, hi, integer=True))
         # An unbounded side also reaches just past 2**53, where a double stops counting by one.
@@ -106,15 +108,19 @@ class Scalars:
 
     def _number(self, node: Node) -> int | float:
         d = node.domain
-        lo = d.lo if d.lo is not None else -1e15
-        hi = d.hi if d.hi is not None else 1e15
+        lo, hi = span(d.lo, d.hi, DEFAULT_NUMBER)
+        if lo > hi:
+            raise NoValue(node.pointer, "no number lies within every bound")
         if d.multiples:
             return self._multiple(node, lo, hi, integer=False)
         if self.mode == LOW:
             return lo
         if self.mode == HIGH:
             return hi
-        edges = _within(lo, hi, (lo, hi, (lo + hi) / 2, *FLOAT_EDGES))
+        middle = (lo + hi) / 2
+        if math.isinf(middle):  # near the ends of the float range the sum overflows
+            middle = lo / 2 + hi / 2
+        edges = _within(lo, hi, (lo, hi, middle, *FLOAT_EDGES))
         roll = self.rng.random()
         if roll < SPECIAL_PROBABILITY:
             special = self.rng.choice(SPECIAL_FLOATS)
@@ -124,8 +130,11 @@ class Scalars:
             edge = self.rng.choice(edges)
             # -0.0 is valid wherever 0 is (it compares equal); its sign is what code trips on
             return -0.0 if edge == 0 and self.rng.random() < 0.5 else edge
-        if roll < 0.75 and math.ceil(lo) <= math.floor(hi):
-            return self.rng.randint(math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6)))
+        near_low, near_high = math.ceil(max(lo, -1e6)), math.floor(min(hi, 1e6))
+        if roll < 0.75 and near_low <= near_high:
+            return self.rng.randint(near_low, near_high)
+        if math.isinf(hi - lo):
+            return middle + (self.rng.random() - 0.5) * (hi / 2 - lo / 2)
         return self.rng.uniform(lo, hi)
 
     def _multiple(self, node: Node, lo: float, hi: float, integer: bool) -> int | float:
@@ -136,6 +145,8 @@ class Scalars:
             return 0
         k_range = multiple_range(lo, hi, step)
         low, high = k_range
+        if low > high:  # merged bounds and steps (the compiler judges numeric nodes only)
+            raise NoValue(node.pointer, f"no multiple of {step} lies within the bounds")
         edges = _within(low, high, (low, high, low + 1, high - 1, 0, 1, -1))
         if self.mode == MIXED and self.rng.random() >= EDGE_PROBABILITY:
             start = self.rng.randint(max(low, min(high, -1000)), min(high, max(low, 1000)))

@@ -1,5 +1,5 @@
 """Refusals over the raw schema document, before any keyword is read (pure): names a
-JavaScript handler may take for a prototype, anywhere, and names no UTF-8 can carry.
+JavaScript handler may take for a prototype, anywhere, and names and strings no UTF-8 can carry.
 
 `core.engine.compile` reports them with every other problem (the surrogates alone,
 first: nothing else about such a document can be printed).
@@ -40,16 +40,18 @@ def iter_unsafe_names(document: Any, where: str) -> Iterator[SchemaProblem]:
 
 
 def iter_lone_surrogates(document: Any, where: str) -> Iterator[SchemaProblem]:
-    """Names holding a lone surrogate, anywhere: JSON can spell one, UTF-8 cannot carry it
-    (no handler could receive the argument, validators refuse it, no report could print
-    the name), so they are refused before anything else is read."""
+    """Names and strings holding a lone surrogate, anywhere: JSON can spell one, UTF-8
+    cannot carry it (no handler could receive the argument, validators refuse a schema
+    holding one, no receipt or report could print it), so they are refused before anything
+    else is read. A string counts as much as a name: a `required` entry, an `enum` member, a
+    `$ref` or a `description` with one stops the reference validator as surely."""
     if isinstance(document, dict):
         for key, value in document.items():
             here = jp.join(where, key)
             if _has_lone_surrogate(key):
                 yield SchemaProblem(
                     "schema.lone-surrogate",
-                    here.encode("utf-8", "backslashreplace").decode("utf-8"),
+                    _printable(here),
                     f"the name {key!r} holds a lone surrogate, which UTF-8 cannot carry",
                 )
             else:
@@ -57,6 +59,18 @@ def iter_lone_surrogates(document: Any, where: str) -> Iterator[SchemaProblem]:
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from iter_lone_surrogates(value, jp.join(where, index))
+    elif isinstance(document, str) and _has_lone_surrogate(document):
+        shown = repr(document[:40]) + ("..." if len(document) > 40 else "")
+        yield SchemaProblem(
+            "schema.lone-surrogate",
+            _printable(where),
+            f"the string {shown} holds a lone surrogate, which UTF-8 cannot carry",
+        )
+
+
+def _printable(pointer: str) -> str:
+    """`pointer` with any lone surrogate spelled as its escape (`\\ud800`)."""
+    return pointer.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _has_lone_surrogate(text: str) -> bool:

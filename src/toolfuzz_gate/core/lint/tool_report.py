@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.engine.satisfiable import root_problem
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
 from toolfuzz_gate.core.jsonutil.locate import line_of
 from toolfuzz_gate.core.lint.documentation import lint
 from toolfuzz_gate.core.schema.dialects import normalize
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
@@ -97,10 +99,8 @@ def report_tool(
     except SchemaError as error:
         problems = list(error.problems)
     else:
-        if "object" not in compiled.root.domain.types:
-            problems = [
-                SchemaProblem("schema.root-not-object", "", "a tool's arguments are an object")
-            ]
+        if (problem := root_problem(compiled.root, DEFAULT_LIMITS)) is not None:
+            problems = [problem]
     entries = []
 
     def entry(severity: str, code: str, pointer: str, message: str, keyword: str = "") -> Entry:

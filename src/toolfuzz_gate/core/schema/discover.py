@@ -92,6 +92,11 @@ def _declaration(item: dict[str, Any], form: str, where: str) -> ToolDeclaration
             f"a tool name must be a string of 1..{MAX_NAME_LENGTH} characters",
             pointer=jp.join(body_at, "name"),
         )
+    if not _utf8(name):  # a lone surrogate: no report, receipt or MCP call can carry it
+        raise ToolsError(
+            f"the tool name {name!r} holds a lone surrogate, which UTF-8 cannot carry",
+            pointer=jp.join(body_at, "name"),
+        )
     member = _SCHEMA_MEMBER[form]
     schema_at = jp.join(body_at, member)
     if member not in body or (body[member] is None and form in _OPTIONAL_SCHEMA):
@@ -172,3 +177,11 @@ def discover(document: JSON, default_name: str) -> list[ToolDeclaration]:
     if not isinstance(document, dict | bool):
         raise ToolsError("neither a schema nor tool declarations", pointer="")
     return [ToolDeclaration(default_name, document, "", "schema")]
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
