@@ -75,10 +75,17 @@ def test_node_limit_is_1024() -> None:
     assert refusal(schema(32)) == [("schema.limit-nodes", "/properties/p31")]
 
 
-def test_property_limit_is_32() -> None:
-    compile_schema(obj(**{f"p{i}": {} for i in range(32)}))
-    nested = obj(inner=obj(**{f"p{i}": {} for i in range(33)}))
+def test_property_limit_is_128() -> None:
+    compile_schema(obj(**{f"p{i}": {} for i in range(128)}))
+    nested = obj(inner=obj(**{f"p{i}": {} for i in range(129)}))
     assert refusal(nested) == [("schema.limit-properties", "/properties/inner/properties")]
+
+
+def test_a_required_name_of_properties_past_the_limit_is_not_called_undefined() -> None:
+    # The refused `properties` is not read: its names are unknown, not absent.
+    closed = obj(**{f"p{i}": {} for i in range(129)})
+    closed.update(required=["p0"], additionalProperties=False)
+    assert refusal(closed) == [("schema.limit-properties", "/properties")]
 
 
 def test_enum_limit_is_1024() -> None:

@@ -321,6 +321,8 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
     elif pattern is not None and (reason := unbuildable(pattern, d, ctx.limits)) is not None:
         ctx.problem("schema.unbuildable", "pattern", reason)
     known = {name for name, _ in d.properties}
+    refused = (jp.join(ctx.pointer, "properties"), jp.join(ctx.pointer, "patternProperties"))
+    members_read = not any(p.pointer in refused for p in ctx.state.problems)  # else unknown
     # References are not linked yet: names and members are judged by local keywords only.
     names = [
         replace(n, keywords=tuple(kv for kv in n.keywords if kv[0] not in LINKED))
@@ -336,7 +338,7 @@ def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
                 f"{name!r} is required but propertyNames forbids it",
                 index,
             )
-        elif not d.additional and name not in known and not patterned:
+        elif not d.additional and name not in known and not patterned and members_read:
             ctx.problem(
                 "schema.contradiction",
                 "required",

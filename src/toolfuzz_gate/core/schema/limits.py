@@ -23,7 +23,7 @@ class Limits:
     max_schema_bytes: int = 64 * 1024
     max_depth: int = 32
     max_nodes: int = 1024
-    max_properties: int = 32
+    max_properties: int = 128
     max_enum: int = 1024
     max_items: int = 32
     max_string_bytes: int = 4096
