@@ -109,12 +109,10 @@ def _expanded(tool: ToolPolicy, loaded: LoadedPolicy) -> list[ToolPolicy]:
     declared = [item.name for item in load_declarations(Path(tool.tools)).tools]
     for index, name in enumerate(tool.exclude):
         if name not in declared:
-            key = f"{tool.pointer}/exclude_tools/{index}"
-            raise PolicyError(
+            raise loaded.error_at(
+                f"{tool.pointer}/exclude_tools/{index}",
                 f"exclude_tools: the tools file declares no tool named {name!r}",
-                file=loaded.file,
-                line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
-                key=key[1:],
+                near=tool.pointer,
                 hint=f"it declares: {', '.join(declared)[:300]}",
             )
     return [replace(tool, name=name, pick=name) for name in declared if name not in tool.exclude]

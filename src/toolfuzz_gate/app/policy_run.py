@@ -34,7 +34,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.errors import HandlerError, PolicyError
+from toolfuzz_gate.errors import HandlerError
 
 
 def run_policy(
@@ -118,11 +118,9 @@ def _check_fixed(
     )
     problem = fixed_not_admitted(schema, spec, config)
     if problem is not None:
-        key = f"{tool.pointer}/fixed_arguments"
-        raise PolicyError(
+        raise loaded.error_at(
+            f"{tool.pointer}/fixed_arguments",
             f"{tool.name}: {problem}",
-            file=loaded.file,
-            line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
-            key=key[1:],
+            near=tool.pointer,
             hint="fix a value so the tool's schema admits it, or drop it",
         )

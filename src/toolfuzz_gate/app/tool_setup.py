@@ -22,7 +22,7 @@ from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
-from toolfuzz_gate.errors import HandlerError, PolicyError
+from toolfuzz_gate.errors import HandlerError
 
 Listings = dict[HandlerConfig, list[dict[str, Any]] | HandlerError]
 """Each MCP server's `tools/list` (or why it failed), asked once per run."""
@@ -175,12 +175,10 @@ def tool_schema(
     known = ", ".join(name for name, _ in listed)[:200] or "none"
     if tool.tools is None:
         raise HandlerError(f"the {where} lists no tool named {wanted!r}; it has: {known}")
-    key = f"{tool.pointer}/tool" if tool.tools is not None else f"{tool.pointer}/handler"
-    raise PolicyError(
+    raise loaded.error_at(
+        f"{tool.pointer}/tool",
         f"the {where} declares no tool named {wanted!r}; it has: {known}",
-        file=loaded.file,
-        line=loaded.lines.get(key, loaded.lines.get(tool.pointer, 1)),
-        key=key[1:],
+        near=tool.pointer,
     )
 
 

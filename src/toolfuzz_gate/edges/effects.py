@@ -11,16 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.helper_command import run_helper
 from toolfuzz_gate.errors import HandlerError
 
 MAX_FILES = 10_000
@@ -89,24 +88,10 @@ class CommandProbe:
         self.env = checkout.environment(passthrough)
 
     def snapshot(self) -> JSON:
-        try:
-            done = subprocess.run(
-                self.argv,
-                cwd=self.cwd,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=COMMAND_TIMEOUT_S,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise HandlerError(f"effects command {self.argv[0]!r} failed: {error}") from None
-        if done.returncode != 0:
-            tail = bounded_message(done.stderr.decode("utf-8", "replace")[-300:])
-            raise HandlerError(
-                f"effects command {self.argv[0]!r} exited with {done.returncode}: {tail}"
-            )
-        text = done.stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
+        stdout = run_helper(
+            "effects command", self.argv, cwd=self.cwd, env=self.env, timeout_s=COMMAND_TIMEOUT_S
+        )
+        text = stdout[:MAX_COMMAND_OUTPUT].decode("utf-8", "replace").strip()
         try:
             value: JSON = json.loads(text)
         except ValueError:

@@ -46,6 +46,12 @@ class LoadedPolicy:
     """On the base side, the head's root: handlers read its absolute paths from `root`
     (`edges.handlers.checkout`)."""
 
+    def error_at(self, key: str, message: str, *, near: str, hint: str = "") -> PolicyError:
+        """The policy's error at the member `key` (a JSON Pointer), on its line, else on the
+        line of `near` (the entry it belongs to), else on the first."""
+        line = self.lines.get(key, self.lines.get(near, 1))
+        return PolicyError(message, file=self.file, line=line, key=key[1:], hint=hint)
+
 
 def policy_schema() -> JSONObject:
     """The JSON Schema of the policy that ships in the package."""

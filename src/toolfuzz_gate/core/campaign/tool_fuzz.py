@@ -131,12 +131,7 @@ def fuzz(
         "underSpecified": [_describe(c, config) for c in notes],
         "replayCommand": replay_command,
     }
-    if tool.fixed:
-        body["fixedArguments"] = tool.fixed_json()
-    if tool.output_schema is not None:
-        body["outputSchema"] = tool.output_schema.as_json()
-    if tool.annotations:
-        body["annotations"] = tool.annotations_json()
+    body.update(_declared(tool))
     if campaign.breaker is not None:
         body["breaker"] = campaign.breaker
     if config.dialect is not None:
@@ -238,12 +233,7 @@ def refused_receipt(
         "underSpecified": [],
         "replayCommand": replay_command,
     }
-    if tool.fixed:
-        body["fixedArguments"] = tool.fixed_json()
-    if tool.output_schema is not None:
-        body["outputSchema"] = tool.output_schema.as_json()
-    if tool.annotations:
-        body["annotations"] = tool.annotations_json()
+    body.update(_declared(tool))
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     return seal(body)
@@ -325,6 +315,19 @@ def _contract(tool: ToolSpec) -> JSONObject:
     if tool.rejection_code is not None:
         contract["rejectionCode"] = tool.rejection_code
     return contract
+
+
+def _declared(tool: ToolSpec) -> JSONObject:
+    """What the tool declares beyond its contract, only where it declares it (so receipts of
+    tools without it keep their bytes): pinned arguments, an output schema, MCP hints."""
+    members: JSONObject = {}
+    if tool.fixed:
+        members["fixedArguments"] = tool.fixed_json()
+    if tool.output_schema is not None:
+        members["outputSchema"] = tool.output_schema.as_json()
+    if tool.annotations:
+        members["annotations"] = tool.annotations_json()
+    return members
 
 
 def _limits(config: FuzzConfig, tool: ToolSpec) -> JSONObject:

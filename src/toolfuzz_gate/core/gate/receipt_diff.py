@@ -324,8 +324,10 @@ def _not_checked(receipt: JSONObject | None) -> list[JSON]:
     """The invariants head's campaign did not check: contract checks the tool did not
     declare, left out of its `invariants` ledger (none for a refused or missing tool, and
     none for a receipt from before the ledger could leave one out)."""
-    ledger = receipt.get("invariants") if receipt is not None else None
-    if not isinstance(ledger, dict) or not ledger or reasons_of(receipt or {}):
+    if receipt is None:
+        return []
+    ledger = receipt.get("invariants")
+    if not isinstance(ledger, dict) or not ledger or reasons_of(receipt):
         return []
     return [inv.name for inv in INVARIANTS if inv.name not in ledger]
 

@@ -11,7 +11,6 @@ fuzzed on a state nobody chose.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -19,6 +18,7 @@ from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.helper_command import run_helper
 from toolfuzz_gate.errors import HandlerError, TaskRequiredError
 
 RESET_TIMEOUT_S = 60.0
@@ -34,22 +34,13 @@ def reset(config: HandlerConfig, start: Callable[[HandlerConfig], ManagedHandler
 
 def _run(config: HandlerConfig) -> None:
     checkout = config.checkout
-    argv = checkout.argv(config.reset_command, config.cwd)
-    try:
-        done = subprocess.run(
-            argv,
-            cwd=config.cwd or checkout.root,
-            env=checkout.environment(config.env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=RESET_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise HandlerError(f"reset command {argv[0]!r} failed: {error}") from None
-    if done.returncode != 0:
-        tail = bounded_message(done.stderr.decode("utf-8", "replace")[-300:])
-        raise HandlerError(f"reset command {argv[0]!r} exited with {done.returncode}: {tail}")
+    run_helper(
+        "reset command",
+        checkout.argv(config.reset_command, config.cwd),
+        cwd=config.cwd or str(checkout.root),
+        env=checkout.environment(config.env),
+        timeout_s=RESET_TIMEOUT_S,
+    )
 
 
 def _call(
