@@ -47,8 +47,8 @@ from toolfuzz_gate.core.schema.references import (
 from toolfuzz_gate.core.schema.vocabulary import is_defined
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
-NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf"})
-LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf"})
+NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf", "if"})
+LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "if"})
 
 
 @dataclass

@@ -20,7 +20,7 @@ from toolfuzz_gate.core.engine.caps import (
 )
 from toolfuzz_gate.core.engine.object_members import EXTRA_KEY
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
-from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without_choices
 from toolfuzz_gate.core.schema.formats import longest as longest_format
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
@@ -43,7 +43,7 @@ def estimate_bytes(node: Node, limits: Limits, depth: int = 0, refs: int = 0) ->
     if node.never:
         return 0
     if d.choices:
-        base = without(node, "anyOf", "oneOf")
+        base = without_choices(node)
         return max(
             estimate_bytes(conjoin(base, branch), limits, depth, refs + expands_reference(branch))
             for choice in d.choices

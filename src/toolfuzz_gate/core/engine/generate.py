@@ -38,7 +38,12 @@ from toolfuzz_gate.core.engine.seeds import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types
-from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without
+from toolfuzz_gate.core.schema.conjoin import (
+    conjoin,
+    effective,
+    expands_reference,
+    without_choices,
+)
 from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Choice, CompiledSchema, Domain, Node
@@ -145,34 +150,63 @@ class Generator(Scalars):
         return self._object(node, depth)
 
     def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
-        """One branch of every `anyOf`/`oneOf` merged with the node's other keywords; the
-        result is re-checked against the whole node, and other branches tried if it fails."""
-        base = without(node, "anyOf", "oneOf")
+        """One branch of every choice (`anyOf`, `oneOf`, a side of an `if` or of a dependent
+        schema) merged with the node's other keywords; the result is re-checked against the
+        whole node, and other branches tried if it fails. A value that meets a choice's
+        `condition` (matches `if`, has the trigger) on the other side is made again with that
+        choice on its first side, before the next combination is tried."""
+        base = without_choices(node)
         failure = "no branch could be satisfied"
+        choices = node.domain.choices
+        conditional = any(choice.condition is not None for choice in choices)
         # Proven empty only when every combination of branches was tried and proven empty.
-        proven = math.prod(len(c.branches) for c in node.domain.choices) <= BRANCH_ATTEMPTS
+        combinations = math.prod(len(c.branches) for c in choices)
+        proven = combinations <= (BRANCH_ATTEMPTS // 2 if conditional else BRANCH_ATTEMPTS)
         for attempt in range(BRANCH_ATTEMPTS):
-            candidate, stride, through_ref = base, 1, False
-            for choice in node.domain.choices:  # attempts count through the combinations
-                pick = self._branch(node, choice, force_type, attempt // stride, depth)
-                candidate = conjoin(candidate, pick)
-                stride *= len(choice.branches)
-                through_ref = through_ref or expands_reference(pick)
-            saved = self._attempt, self.mode
-            self._attempt += attempt
-            if attempt >= len(node.domain.choices[0].branches):
-                self.mode = MIXED  # every branch failed at its edge: try the interiors
-            try:
-                value = self._expanding(node, candidate, force_type, depth, through_ref)
-            except NoValue as error:
-                failure, proven = error.why, proven and error.proven
-                continue
-            finally:
-                self._attempt, self.mode = saved
-            if validate_node(node, value):
-                return value
-            proven = False
+            forced: dict[int, Node] = {}
+            drawn = attempt // 2 if conditional else attempt  # odd attempts: `_side`
+            while True:
+                candidate, stride, through_ref = base, 1, False
+                picks: list[Node] = []
+                for index, choice in enumerate(choices):  # attempts count through combinations
+                    pick = (
+                        forced.get(index)
+                        or self._side(choice, attempt)
+                        or self._branch(node, choice, force_type, drawn // stride, depth)
+                    )
+                    picks.append(pick)
+                    candidate = conjoin(candidate, pick)
+                    stride *= len(choice.branches)
+                    through_ref = through_ref or expands_reference(pick)
+                saved = self._attempt, self.mode
+                self._attempt += attempt
+                if attempt >= len(choices[0].branches):
+                    self.mode = MIXED  # every branch failed at its edge: try the interiors
+                try:
+                    value = self._expanding(node, candidate, force_type, depth, through_ref)
+                except NoValue as error:
+                    failure, proven = error.why, proven and error.proven
+                    break
+                finally:
+                    self._attempt, self.mode = saved
+                if validate_node(node, value):
+                    return value
+                proven = False
+                owed = _owed_sides(choices, picks, value)
+                if owed.keys() <= forced.keys():
+                    break
+                forced.update(owed)
         raise NoValue(node.pointer, failure, proven=proven)
+
+    def _side(self, choice: Choice, attempt: int) -> Node | None:
+        """On odd attempts a conditional choice starts on its other side (an `if`'s `else`, a
+        trigger absent), which asks least of the value, and is moved to its first side only
+        when the value meets its condition: many `if`s over one member (one per value of an
+        `action`) rarely leave a value when their sides are drawn independently."""
+        other = choice.branches[-1]
+        if choice.condition is None or attempt % 2 == 0 or effective(other).never:
+            return None
+        return other
 
     def _branch(
         self, node: Node, choice: Choice, force_type: str | None, attempt: int, depth: int
@@ -289,6 +323,17 @@ class Generator(Scalars):
 
 def _always() -> bool:
     return True
+
+
+def _owed_sides(choices: Sequence[Choice], picks: list[Node], value: JSON) -> dict[int, Node]:
+    """The choices whose `condition` `value` meets, taken on a side other than the first."""
+    return {
+        index: choice.branches[0]
+        for index, choice in enumerate(choices)
+        if choice.condition is not None
+        and picks[index] is not choice.branches[0]
+        and validate_node(choice.condition, value)
+    }
 
 
 def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") -> Generator:

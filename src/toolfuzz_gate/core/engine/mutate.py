@@ -123,6 +123,8 @@ def _walk(
     yield from _children(base, base, steps, limits, site, seen)
     path = jp.from_parts(token for token, _ in steps if not isinstance(token, Branch))
     for choice in merged.domain.choices:
+        if choice.keyword not in CHOICES:
+            continue  # a side of `if` or of a dependent schema: its keyword's own recipes
         for index, branch in enumerate(choice.branches):
             own = effective(branch)
             if own.never:

@@ -1,10 +1,10 @@
 """Compile-time proof that merged nodes can be generated: build a few, check them (pure).
 
-`allOf`, `$ref`, `anyOf` and `oneOf` are merged by folding keyword domains (see
-`core.schema.conjoin`), which is exact for most real schemas but not all: a closed object
-in one `allOf` branch and a property in another, say. Rather than discover that as
-oracle disagreements mid-run, the compiler builds values for every such node at
-its low end, its high end and a few seeded mixes, and checks each with the
+`allOf`, `$ref`, `anyOf`, `oneOf` and the sides of `if` and of dependent schemas are merged
+by folding keyword domains (see `core.schema.conjoin`), which is exact for most real schemas
+but not all: a closed object in one `allOf` branch and a property in another, say. Rather
+than discover that as oracle disagreements mid-run, the compiler builds values for every
+such node at its low end, its high end and a few seeded mixes, and checks each with the
 engine's own validator. None valid, each for a reason that proves the node empty (a part
 compiled as empty, no type every part admits, no usable branch), is a contradiction; none
 valid otherwise is `schema.unbuildable` (the engine could not build a value, which says
@@ -49,7 +49,8 @@ def _trials(node: Node, limits: Limits) -> Iterator[tuple[str, bool] | None]:
 def check_generation(nodes: Iterable[Node], limits: Limits) -> list[SchemaProblem]:
     problems: list[SchemaProblem] = []
     for node in nodes:
-        keywords = [name for name, _ in node.keywords if name in COMPOSED]
+        chosen = {choice.keyword for choice in node.domain.choices}
+        keywords = [name for name, _ in node.keywords if name in COMPOSED | chosen]
         if keywords and not node.never:
             problems.extend(_check(node, limits, ", ".join(dict.fromkeys(keywords)), keywords[0]))
     return problems

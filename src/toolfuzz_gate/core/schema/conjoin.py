@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from toolfuzz_gate.core.schema.keywords import KEYWORDS
+from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 CACHE_SIZE = 8192
@@ -84,6 +84,23 @@ def without(node: Node, *names: str) -> Node:
     if len(kept) == len(merged.keywords):
         return merged
     return Node(merged.pointer, kept, _narrowed(kept), merged.never)
+
+
+def without_choices(node: Node) -> Node:
+    """`node` merged, without what its `Choice`s stand for (`anyOf`, `oneOf`, `if`, dependent
+    schemas: each keyword's `unchosen`); itself when it has none."""
+    merged = effective(node)
+    kept: list[tuple[str, Any]] = []
+    changed = False
+    for name, argument in merged.keywords:
+        unchosen = KEYWORDS[name].unchosen
+        rest = argument if unchosen is None else unchosen(argument)
+        changed = changed or rest is not argument
+        if rest is not INVALID:
+            kept.append((name, rest))
+    if not changed:
+        return merged
+    return Node(merged.pointer, tuple(kept), _narrowed(kept), merged.never)
 
 
 @lru_cache(maxsize=CACHE_SIZE)

@@ -18,10 +18,14 @@ from toolfuzz_gate.core.schema.regex import Pattern
 
 @dataclass(frozen=True)
 class Choice:
-    """An `anyOf` or `oneOf`: a valid value satisfies one branch (`oneOf`: exactly one)."""
+    """An `anyOf` or `oneOf`: a valid value satisfies one branch (`oneOf`: exactly one); or
+    the two sides of an `if` or of a dependent schema (`core.schema.keywords.conditional`)."""
 
     keyword: str
     branches: tuple[Node, ...]
+    condition: Node | None = None
+    """A value satisfying it can only be valid through `branches[0]` (the `if` schema; a
+    dependent schema's trigger, required)."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from toolfuzz_gate.core.schema.keywords import (
     arrays,
     compose,
+    conditional,
     contains,
     formats,
     generic,
@@ -71,10 +72,14 @@ KEYWORDS: dict[str, Keyword] = {
         compose.REF,
         compose.DEFS,
         compose.DEFINITIONS,
+        conditional.IF,
+        conditional.THEN,
+        conditional.ELSE,
         members.MIN_PROPERTIES,
         members.MAX_PROPERTIES,
         members.DEPENDENT_REQUIRED,
         members.DEPENDENCIES,
+        conditional.DEPENDENT_SCHEMAS,
         *(generic.annotation(name) for name in generic.ANNOTATIONS),
     )
 }

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.keywords import conditional
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
@@ -24,6 +25,7 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     Recipe,
     RecipeContext,
     Recurse,
+    none_left,
 )
 from toolfuzz_gate.core.schema.node import Choice, Domain, Node
 
@@ -133,12 +135,22 @@ def same_instance_parts(node: Node) -> Iterator[Node]:
             yield from argument
         elif name == "$ref" and argument.node is not None:
             yield argument.node
+        else:
+            yield from conditional.same_instance(name, argument)
 
 
 ALL_OF = Keyword("allOf", _parse_branches("allOf"), check=_check_all)
-ANY_OF = Keyword("anyOf", _parse_branches("anyOf"), _narrow_choice("anyOf"), _check_any)
+ANY_OF = Keyword(
+    "anyOf", _parse_branches("anyOf"), _narrow_choice("anyOf"), _check_any, unchosen=none_left
+)
 ONE_OF = Keyword(
-    "oneOf", _parse_branches("oneOf"), _narrow_choice("oneOf"), _check_one, FAMILY, _one_of_recipes
+    "oneOf",
+    _parse_branches("oneOf"),
+    _narrow_choice("oneOf"),
+    _check_one,
+    FAMILY,
+    _one_of_recipes,
+    unchosen=none_left,
 )
 REF = Keyword("$ref", _parse_ref, check=_check_ref)
 DEFS = Keyword("$defs", _parse_definitions("$defs"))

@@ -140,6 +140,9 @@ class Keyword:
     on `properties`) captures them in `bind`, called once every keyword of the
     object is parsed, with the parsed siblings by name. `drafts` lists the drafts in
     which the keyword exists; elsewhere it is refused like an unknown keyword.
+    `unchosen`, for a keyword whose `narrow` adds a `Choice`, gives its argument without
+    the part the choice stands for (INVALID when nothing is left): the generator conjoins
+    one branch of each choice with what remains (`core.schema.conjoin.without_choices`).
     """
 
     name: str
@@ -150,6 +153,12 @@ class Keyword:
     recipes: Callable[[Node, Any, RecipeContext], Iterable[Recipe]] = _no_recipes
     bind: Bind | None = None
     drafts: frozenset[str] = frozenset(DRAFTS)
+    unchosen: Callable[[Any], Any] | None = None
+
+
+def none_left(argument: Any) -> Any:
+    """`unchosen` for a keyword that is nothing but its choice (`anyOf`, `if`)."""
+    return INVALID
 
 
 def parse_any(argument: Any, ctx: ParseContext) -> Any:

@@ -1,8 +1,8 @@
 """Object member counts and dependencies: `minProperties`, `maxProperties`,
-`dependentRequired` (2020-12) and the array form of `dependencies` (draft-07) (pure).
+`dependentRequired` (2020-12) and `dependencies` (draft-07) (pure).
 
-The schema form of `dependencies` (and `dependentSchemas`) would make generation
-merge a second schema into the object whenever a key is present; it is refused."""
+A `dependencies` entry may list names or give a schema; the schema form is read as
+`dependentSchemas` is (`core.schema.keywords.conditional`), the lists as `dependentRequired`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.keywords import conditional
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     CountBound,
@@ -20,6 +21,7 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     ParseContext,
     Recipe,
     RecipeContext,
+    Recurse,
 )
 from toolfuzz_gate.core.schema.keywords.objects import unknown_key
 from toolfuzz_gate.core.schema.limits import UNSAFE_NAMES
@@ -89,16 +91,12 @@ def _parse_dependents(keyword: str) -> Any:
         if not isinstance(argument, dict):
             ctx.problem("schema.invalid-keyword-value", keyword, f"{keyword} must be an object")
             return INVALID
-        pairs: list[tuple[str, tuple[str, ...]]] = []
+        pairs: list[tuple[str, Any]] = []
         for name, names in argument.items():
             if keyword == "dependencies" and isinstance(names, dict | bool):
-                ctx.problem(
-                    "schema.unsupported-keyword",
-                    keyword,
-                    "the schema form of dependencies is not supported; only lists of names",
-                    name,
-                )
-                return INVALID
+                schema = ctx.subschema(names, keyword, name)
+                pairs.append((name, conditional.dependent(name, schema, ctx.pointer)))
+                continue
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 ctx.problem(
                     "schema.invalid-keyword-value", keyword, f"{keyword} must list names", name
@@ -181,12 +179,60 @@ DEPENDENT_REQUIRED = Keyword(
     _dependent_recipes("dependentRequired"),
     drafts=frozenset({DRAFT_2020_12}),
 )
+Entries = tuple[tuple[str, "tuple[str, ...] | conditional.Dependent"], ...]
+"""The draft-07 `dependencies` argument: each name with the names or the schema it needs."""
+
+
+def _names(argument: Entries) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((name, needs) for name, needs in argument if isinstance(needs, tuple))
+
+
+def _schemas(argument: Entries) -> list[conditional.Dependent]:
+    return [needs for _, needs in argument if isinstance(needs, conditional.Dependent)]
+
+
+def _narrow_dependencies(domain: Domain, argument: Entries, merge: Merge) -> Domain:
+    named = _narrow_dependents(domain, _names(argument), merge)
+    return conditional.narrow_dependents(named, _schemas(argument), "dependencies")
+
+
+def _check_dependencies(node: Node, argument: Entries, instance: JSON, recurse: Recurse) -> bool:
+    return _check_dependents(
+        node, _names(argument), instance, recurse
+    ) and conditional.check_dependents(_schemas(argument), instance, recurse)
+
+
+_named_recipes = _dependent_recipes("dependencies")
+
+
+def _dependencies_recipes(node: Node, argument: Entries, ctx: RecipeContext) -> Iterable[Recipe]:
+    names = _names(argument)
+    entries = [
+        (d, tuple(pair for pair in argument if pair[1] is not d) or INVALID)
+        for d in _schemas(argument)
+    ]
+    # The names' near-misses read the names only, but `dependencies` is the keyword they break.
+    return [
+        *_named_recipes(node, names, ctx),
+        *conditional.dependent_recipes(node, argument, entries, ctx),
+    ]
+
+
+def _names_only(argument: Entries) -> Any:
+    """What remains of `dependencies` beside the choices its schemas make (the lists)."""
+    names = _names(argument)
+    if len(names) == len(argument):
+        return argument
+    return names or INVALID
+
+
 DEPENDENCIES = Keyword(
     "dependencies",
     _parse_dependents("dependencies"),
-    _narrow_dependents,
-    _check_dependents,
+    _narrow_dependencies,
+    _check_dependencies,
     DEPENDENCY,
-    _dependent_recipes("dependencies"),
+    _dependencies_recipes,
     drafts=frozenset({DRAFT_07}),
+    unchosen=_names_only,
 )
