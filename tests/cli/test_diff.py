@@ -231,7 +231,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     sh(repo, "commit", "-q", "-m", "two correct tools")
     base = sh(repo, "rev-parse", "HEAD")
     shutil.copy(FAULTS / "lax_width.py", tools / "poster.py")
-    write_document(tools / "echo_schema.json", {**ECHO_SCHEMA, "dependentSchemas": {"name": {}}})
+    write_document(tools / "echo_schema.json", {**ECHO_SCHEMA, "unevaluatedItems": False})
     sh(repo, "commit", "-q", "-am", "a width bug and an unsupported keyword")
     return repo, base, sh(repo, "rev-parse", "HEAD")
 
@@ -257,7 +257,7 @@ def receipts_at(repo: Path, sha: str, out: Path) -> Path:
             str(out),
         )
         if code == 1:  # refused: `fuzz` writes the receipt that says why
-            assert "schema.unsupported-keyword at /dependentSchemas" in out_text, err
+            assert "schema.unsupported-keyword at /unevaluatedItems" in out_text, err
             assert "refused" in json.loads((out / "echo.json").read_text(encoding="utf-8"))
         else:
             assert code == 0, err
@@ -286,7 +286,7 @@ def test_acceptance_in_a_real_git_repository(
     [new] = tools["renderPoster"]["counterexamples"]["new"]
     assert (new["failure"], new["path"]) == ("hostile-accepted", "/width")
     assert tools["echo"]["unsupported"]["added"] == [
-        {"keyword": "dependentSchemas", "path": "/dependentSchemas"}
+        {"keyword": "unevaluatedItems", "path": "/unevaluatedItems"}
     ]
 
     code, backward = _diff(head, base)

@@ -210,7 +210,7 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
                 "type": "object",
                 "properties": {
                     "name": {"type": "string", "not": {"const": "a"}, "pattern": "(?i)^a"},
-                    "tags": {"type": "array", "items": {"type": "string", "if": {}}},
+                    "tags": {"type": "array", "items": {"type": "string", "contentSchema": {}}},
                 },
                 "unevaluatedProperties": False,
             }
@@ -230,7 +230,7 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
     assert code == 1, err  # refused: the verdict fails, the run did not stop
     assert "schema.unsupported-keyword at /properties/name/not (line 1)" in out
     assert "schema.unsupported-pattern at /properties/name/pattern" in out
-    assert "schema.unsupported-keyword at /properties/tags/items/if" in out
+    assert "schema.unsupported-keyword at /properties/tags/items/contentSchema" in out
     assert "schema.unsupported-keyword at /unevaluatedProperties" in out
     assert str(receipt) in out
     assert "hint:" in out

@@ -8,7 +8,8 @@ valid and every hostile near-miss invalid under the reference validator (the `js
 library) and the engine's own oracle never disagrees with its generator. Any other
 exception is a bug. The strategy leans on what broke on real schemas: `const`/`enum` inside
 `oneOf` branches with nothing in common, `uniqueItems` beside `items: {"$ref": ...}`,
-`$ref` cycles, bounds at the ends of the float range, patterns and names in odd Unicode.
+`$ref` cycles, bounds at the ends of the float range, patterns and names in odd Unicode,
+`if`/`then`/`else` (often on one tagged member) and `dependentSchemas`.
 """
 
 from __future__ import annotations
@@ -179,6 +180,20 @@ def _composition(draw: st.DrawFn, depth: int, name: str) -> Schema:
                 for value in values
             ]
         }
+    if name == "conditional":  # CrewAI's Daytona tools: `if` on one member, `then` requiring others
+        found: dict[str, Any] = {}
+        if draw(st.booleans()):
+            tag = draw(NAMES)
+            found["if"] = {"properties": {tag: {"const": draw(MEMBERS)}}, "required": [tag]}
+        elif draw(st.integers(0, 4)):
+            found["if"] = draw(_schemas(depth + 1))
+        for side in ("then", "else"):
+            if draw(st.booleans()):
+                found[side] = draw(_schemas(depth + 1))
+        return found
+    if name == "dependentSchemas":
+        names = draw(st.lists(NAMES, min_size=1, max_size=2, unique=True))
+        return {"dependentSchemas": {n: draw(_schemas(depth + 1)) for n in names}}
     if name == "choice" and depth + 1 < MAX_DEPTH:  # branches of enums and consts
         options = st.sampled_from(["enum", "const"]).map(lambda k: _OPTIONS[k](draw, depth))
         return {draw(st.sampled_from(["oneOf", "anyOf"])): draw(st.lists(options, min_size=2))}
@@ -206,6 +221,8 @@ _OPTIONS = {
     "$ref": lambda draw, depth: _composition(draw, depth, "$ref"),
     "union": lambda draw, depth: _composition(draw, depth, "union"),
     "choice": lambda draw, depth: _composition(draw, depth, "choice"),
+    "conditional": lambda draw, depth: _composition(draw, depth, "conditional"),
+    "dependentSchemas": lambda draw, depth: _composition(draw, depth, "dependentSchemas"),
 }
 MAX_DEPTH = 3
 

@@ -176,16 +176,19 @@ Holds = Callable[[JSON], bool]
 def _breakers(
     family: str,
     label: str,
+    node: Node,
     inner: Node,
     ctx: RecipeContext,
     start: Callable[[JSON, Maker], JSON],
     holds: Holds,
 ) -> Iterator[Recipe]:
     """For each near-miss of `inner`'s own keywords: a recipe that applies it to a value
-    `start` gives, kept only when `inner` then fails at that keyword alone and `holds`."""
-    merged = ctx.without(inner)
+    `start` gives, kept only when `inner` then fails at that keyword alone and `holds`. The
+    near-misses are made for `node` and `inner` merged, so that they keep to the node's other
+    keywords (`maxProperties` grows an object with the node's own properties, say)."""
+    merged, context = ctx.without(inner), ctx.conjoin(node, inner)
     for name, argument in merged.keywords:
-        for recipe in ctx.keyword_recipes(merged, name, argument):
+        for recipe in ctx.keyword_recipes(context, name, argument):
             yield Recipe(
                 family,
                 recipe.keyword,
@@ -239,10 +242,12 @@ def _if_recipes(node: Node, argument: Conditional, ctx: RecipeContext) -> Iterab
     recipes: list[Recipe] = []
     if argument.then is not None:
         holds_then: Holds = lambda m: ctx.is_valid(condition, m) and ctx.is_valid(others, m)  # noqa: E731
-        recipes.extend(_breakers(FAMILY, "then", argument.then, ctx, matching, holds_then))
+        recipes.extend(_breakers(FAMILY, "then", node, argument.then, ctx, matching, holds_then))
     if argument.otherwise is not None:
         holds_else: Holds = lambda m: not ctx.is_valid(condition, m) and ctx.is_valid(others, m)  # noqa: E731
-        recipes.extend(_breakers(FAMILY, "else", argument.otherwise, ctx, unmatched, holds_else))
+        recipes.extend(
+            _breakers(FAMILY, "else", node, argument.otherwise, ctx, unmatched, holds_else)
+        )
     return recipes
 
 
@@ -266,7 +271,7 @@ def dependent_recipes(
             )
 
         label = f"{entry.name}"
-        recipes.extend(_breakers(DEPENDENT_FAMILY, label, entry.schema, ctx, start, holds))
+        recipes.extend(_breakers(DEPENDENT_FAMILY, label, node, entry.schema, ctx, start, holds))
     return recipes
 
 
