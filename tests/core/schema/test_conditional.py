@@ -109,7 +109,7 @@ def test_problems_inside_then_and_else_are_reported_even_without_if() -> None:
 def test_generated_values_take_both_sides(schema: dict[str, Any]) -> None:
     compiled = compile_schema(schema)
     reference = jsonschema.Draft202012Validator(schema)
-    values = [generate(compiled, 5, index, DEFAULT_LIMITS) for index in range(40)]
+    values: list[Any] = [generate(compiled, 5, index, DEFAULT_LIMITS) for index in range(40)]
     assert all(reference.is_valid(value) for value in values), values
     if schema is KIND:
         sides = {value["kind"] == "link" for value in values}
@@ -124,7 +124,7 @@ def test_a_daytona_tool_with_one_if_per_action_generates_every_action() -> None:
     schema = json.loads(DAYTONA.read_text(encoding="utf-8"))
     compiled = compile_schema(schema)
     reference = jsonschema.Draft202012Validator(schema)
-    values = [generate(compiled, 41, index, DEFAULT_LIMITS) for index in range(60)]
+    values: list[Any] = [generate(compiled, 41, index, DEFAULT_LIMITS) for index in range(60)]
     assert all(reference.is_valid(value) for value in values)
     actions = {value["action"] for value in values}
     assert actions == set(schema["properties"]["action"]["enum"])
@@ -173,37 +173,38 @@ def test_dependent_schema_near_misses_keep_the_trigger() -> None:
     confirmed = _near_misses(DEPENDENT, "dependentSchemas")
     assert confirmed.get("card:missing:billing", 0) > 0, confirmed
     assert not any("maxLength" in variant for variant in confirmed)  # nested: `billing`'s own
-    draft07 = {
+    draft07: dict[str, Any] = {
         "$schema": DRAFT_07,
         "type": "object",
         "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {}},
         "dependencies": {"a": {"required": ["b"], "maxProperties": 2}, "c": ["a"]},
     }
-    confirmed = check_laws(draft07, 3, cases=12)
-    assert ("required", "") in confirmed
-    assert ("dependencies", "") in confirmed
+    laws = check_laws(draft07, 3, cases=12)
+    assert ("required", "") in laws
+    assert ("dependencies", "") in laws
 
 
 def test_a_combination_that_cannot_be_built_is_unbuildable_not_a_contradiction() -> None:
     """Every object matches `if`, whose `then` is false: no value, but the engine only knows
     it could not build one (the `else` side's values all matched `if`)."""
-    for schema in (
+    schemas: list[Any] = [
         {"type": "object", "if": {"type": "object"}, "then": False},
         {"type": "object", "required": ["a"], "dependentSchemas": {"a": False}},
-    ):
+    ]
+    for schema in schemas:
         with pytest.raises(SchemaError) as error:
             compile_schema(schema)
         assert [p.code for p in error.value.problems] == ["schema.unbuildable"], schema
 
 
 def test_a_reference_cycle_through_if_is_refused() -> None:
-    schema = {"$defs": {"a": {"if": {"$ref": "#/$defs/a"}, "then": {}}}, "$ref": "#/$defs/a"}
+    schema: Any = {"$defs": {"a": {"if": {"$ref": "#/$defs/a"}, "then": {}}}, "$ref": "#/$defs/a"}
     with pytest.raises(SchemaError) as error:
         compile_schema(schema)
     assert {p.code for p in error.value.problems} == {"schema.ref-cycle"}
 
 
-LEAVES: list[dict[str, Any]] = [
+LEAVES: list[Any] = [
     {"required": ["b"]},
     {"properties": {"b": {"type": "string", "maxLength": 2}}},
     {"maxProperties": 2},
