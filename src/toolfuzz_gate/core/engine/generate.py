@@ -352,12 +352,16 @@ def generate_traced(
 
     Compiling tried every merged node (`core.engine.satisfiable`), so `NoValue` is rare here;
     when it happens the empty object stands in, and the oracle reports it as the
-    engine's own failure (`oracle-disagreement`) rather than the run stopping."""
-    maker = generator_for(seed, index, limits)
-    if is_emptiest(index):
-        maker.mode, maker.emptiest = LOW, True
-    maker.integer_floats = schema.draft != "draft-04"  # draft 4 counts 1.0 as a number only
-    try:
-        return maker.valid(arguments_node(schema.root)), maker.dictionary_used
-    except NoValue:
-        return {}, []
+    engine's own failure (`oracle-disagreement`) rather than the run stopping. An emptiest
+    case that cannot have every member (a conditional forbids one when another is present)
+    is made as the ordinary case of its index instead."""
+    for emptiest in (True, False) if is_emptiest(index) else (False,):
+        maker = generator_for(seed, index, limits)
+        if emptiest:
+            maker.mode, maker.emptiest = LOW, True
+        maker.integer_floats = schema.draft != "draft-04"  # draft 4 counts 1.0 as a number only
+        try:
+            return maker.valid(arguments_node(schema.root)), maker.dictionary_used
+        except NoValue:
+            continue
+    return {}, []
