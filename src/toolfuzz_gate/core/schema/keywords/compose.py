@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords import conditional
+from toolfuzz_gate.core.schema.keywords.conditional import same_instance
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
@@ -136,7 +136,7 @@ def same_instance_parts(node: Node) -> Iterator[Node]:
         elif name == "$ref" and argument.node is not None:
             yield argument.node
         else:
-            yield from conditional.same_instance(name, argument)
+            yield from same_instance(name, argument)
 
 
 ALL_OF = Keyword("allOf", _parse_branches("allOf"), check=_check_all)

@@ -100,7 +100,7 @@ def _check_if(node: Node, argument: Conditional, instance: JSON, recurse: Recurs
     return applies is None or recurse(applies, instance)
 
 
-def dependent(name: str, schema: Node, pointer: str) -> Dependent:
+def dependent_schema(name: str, schema: Node, pointer: str) -> Dependent:
     """The reading of one dependent schema of the object schema at `pointer`."""
     required = Domain(required=(name,))
     trigger = Node(pointer, (("required", (name,)),), required)
@@ -117,7 +117,7 @@ def _parse_dependent_schemas(argument: Any, ctx: ParseContext) -> Any:
         )
         return INVALID
     return tuple(
-        dependent(name, ctx.subschema(sub, "dependentSchemas", name), ctx.pointer)
+        dependent_schema(name, ctx.subschema(sub, "dependentSchemas", name), ctx.pointer)
         for name, sub in argument.items()
     )
 

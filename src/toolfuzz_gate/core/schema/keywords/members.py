@@ -11,7 +11,13 @@ from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords import conditional
+from toolfuzz_gate.core.schema.keywords.conditional import (
+    Dependent,
+    check_dependents,
+    dependent_recipes,
+    dependent_schema,
+    narrow_dependents,
+)
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     CountBound,
@@ -95,7 +101,7 @@ def _parse_dependents(keyword: str) -> Any:
         for name, names in argument.items():
             if keyword == "dependencies" and isinstance(names, dict | bool):
                 schema = ctx.subschema(names, keyword, name)
-                pairs.append((name, conditional.dependent(name, schema, ctx.pointer)))
+                pairs.append((name, dependent_schema(name, schema, ctx.pointer)))
                 continue
             if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
                 ctx.problem(
@@ -179,7 +185,7 @@ DEPENDENT_REQUIRED = Keyword(
     _dependent_recipes("dependentRequired"),
     drafts=frozenset({DRAFT_2020_12}),
 )
-Entries = tuple[tuple[str, "tuple[str, ...] | conditional.Dependent"], ...]
+Entries = tuple[tuple[str, "tuple[str, ...] | Dependent"], ...]
 """The draft-07 `dependencies` argument: each name with the names or the schema it needs."""
 
 
@@ -187,19 +193,19 @@ def _names(argument: Entries) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((name, needs) for name, needs in argument if isinstance(needs, tuple))
 
 
-def _schemas(argument: Entries) -> list[conditional.Dependent]:
-    return [needs for _, needs in argument if isinstance(needs, conditional.Dependent)]
+def _schemas(argument: Entries) -> list[Dependent]:
+    return [needs for _, needs in argument if isinstance(needs, Dependent)]
 
 
 def _narrow_dependencies(domain: Domain, argument: Entries, merge: Merge) -> Domain:
     named = _narrow_dependents(domain, _names(argument), merge)
-    return conditional.narrow_dependents(named, _schemas(argument), "dependencies")
+    return narrow_dependents(named, _schemas(argument), "dependencies")
 
 
 def _check_dependencies(node: Node, argument: Entries, instance: JSON, recurse: Recurse) -> bool:
-    return _check_dependents(
-        node, _names(argument), instance, recurse
-    ) and conditional.check_dependents(_schemas(argument), instance, recurse)
+    return _check_dependents(node, _names(argument), instance, recurse) and check_dependents(
+        _schemas(argument), instance, recurse
+    )
 
 
 _named_recipes = _dependent_recipes("dependencies")
@@ -214,7 +220,7 @@ def _dependencies_recipes(node: Node, argument: Entries, ctx: RecipeContext) -> 
     # The names' near-misses read the names only, but `dependencies` is the keyword they break.
     return [
         *_named_recipes(node, names, ctx),
-        *conditional.dependent_recipes(node, argument, entries, ctx),
+        *dependent_recipes(node, argument, entries, ctx),
     ]
 
 
