@@ -239,15 +239,19 @@ def _if_recipes(node: Node, argument: Conditional, ctx: RecipeContext) -> Iterab
         nothing: JSON = INAPPLICABLE
         return nothing
 
+    def still_matching(mutant: JSON) -> bool:
+        return ctx.is_valid(condition, mutant) and ctx.is_valid(others, mutant)
+
+    def still_unmatched(mutant: JSON) -> bool:
+        return not ctx.is_valid(condition, mutant) and ctx.is_valid(others, mutant)
+
     recipes: list[Recipe] = []
     if argument.then is not None:
-        holds_then: Holds = lambda m: ctx.is_valid(condition, m) and ctx.is_valid(others, m)  # noqa: E731
-        recipes.extend(_breakers(FAMILY, "then", node, argument.then, ctx, matching, holds_then))
+        then = argument.then
+        recipes.extend(_breakers(FAMILY, "then", node, then, ctx, matching, still_matching))
     if argument.otherwise is not None:
-        holds_else: Holds = lambda m: not ctx.is_valid(condition, m) and ctx.is_valid(others, m)  # noqa: E731
-        recipes.extend(
-            _breakers(FAMILY, "else", node, argument.otherwise, ctx, unmatched, holds_else)
-        )
+        otherwise = argument.otherwise
+        recipes.extend(_breakers(FAMILY, "else", node, otherwise, ctx, unmatched, still_unmatched))
     return recipes
 
 
@@ -270,8 +274,8 @@ def dependent_recipes(
                 isinstance(mutant, dict) and entry.name in mutant and ctx.is_valid(others, mutant)
             )
 
-        label = f"{entry.name}"
-        recipes.extend(_breakers(DEPENDENT_FAMILY, label, node, entry.schema, ctx, start, holds))
+        schema = entry.schema
+        recipes.extend(_breakers(DEPENDENT_FAMILY, entry.name, node, schema, ctx, start, holds))
     return recipes
 
 
