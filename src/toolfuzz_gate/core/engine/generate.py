@@ -86,6 +86,10 @@ class Generator(Scalars):
     """Mixed integers may be given as floats (`1.0`): the draft counts them as integers."""
     dictionary_used: list[str] = field(default_factory=list)
     """The ids of the dictionary entries this generator drew, in order."""
+    _empty: dict[tuple[int, int], tuple[Node, str]] = field(default_factory=dict)
+    """Merged sides of conditionals a proven `NoValue` showed empty, by (identity, `$ref`
+    depth): a recursive schema meets the same ones at every level, and trying each again
+    multiplies the work by the levels."""
 
     def valid(self, node: Node) -> JSON:
         """A valid value for `node`; raises `NoValue` when none could be built."""
@@ -178,6 +182,10 @@ class Generator(Scalars):
                     candidate = conjoin(candidate, pick)
                     stride *= len(choice.branches)
                     through_ref = through_ref or expands_reference(pick)
+                known = (id(candidate), self._ref_depth)
+                if conditional and known in self._empty:
+                    failure = self._empty[known][1]
+                    break  # proven empty already: repeating it would only cost
                 saved = self._attempt, self.mode
                 self._attempt += attempt
                 if attempt >= len(choices[0].branches):
@@ -186,6 +194,8 @@ class Generator(Scalars):
                     value = self._expanding(node, candidate, force_type, depth, through_ref)
                 except NoValue as error:
                     failure, proven = error.why, proven and error.proven
+                    if conditional and error.proven:
+                        self._empty[known] = (candidate, error.why)  # held: its id stays its own
                     break
                 finally:
                     self._attempt, self.mode = saved

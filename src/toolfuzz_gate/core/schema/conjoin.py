@@ -86,6 +86,7 @@ def without(node: Node, *names: str) -> Node:
     return Node(merged.pointer, kept, _narrowed(kept), merged.never)
 
 
+@lru_cache(maxsize=CACHE_SIZE)
 def without_choices(node: Node) -> Node:
     """`node` merged, without what its `Choice`s stand for (`anyOf`, `oneOf`, `if`, dependent
     schemas: each keyword's `unchosen`); itself when it has none."""
