@@ -10,9 +10,9 @@ Identity-like, by rule: a string member of case 0 (in objects at any depth, not 
 arrays) whose schema lists no values (`enum`, `const`) and fixes no meaning (`format`: a
 date or an address is a value, not a name), that is not a fixed argument, and that no
 `anyOf`/`oneOf` on the way to it governs. Names, ids, paths, slugs and titles are such
-members. A fresh value is as simple as case 0's: letters and digits only, as short as
-the member's bounds allow (one character where `minLength` is 0), matching its `pattern`;
-one character longer when short values run out. Everything else keeps case 0's value.
+members. A fresh value is as simple as case 0's: letters and digits (where its `pattern`
+allows them), as long as case 0's value (one character where that is empty), and one
+character longer when values of that length run out. Everything else keeps case 0's value.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from toolfuzz_gate.core.engine.seeds import stable_int
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.conjoin import effective
-from toolfuzz_gate.core.schema.draw_modes import LOW
+from toolfuzz_gate.core.schema.draw_modes import MIXED
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.core.schema.regex import sample_all
@@ -99,7 +99,9 @@ class FreshBases:
         fresh, changed = self.base, False
         for at, node in self._members:
             used = self._used[at]
-            value = fresh_string(node, rng, used, self.limits)
+            simplest = jp.member_at(self.base, at)
+            shortest = len(simplest) if isinstance(simplest, str) else 1
+            value = fresh_string(node, rng, used, self.limits, shortest)
             if value is None:
                 continue
             used.add(value)
@@ -107,16 +109,22 @@ class FreshBases:
         return fresh if changed else None
 
 
-def fresh_string(node: Node, rng: Random, used: set[str], limits: Limits) -> str | None:
-    """A string valid for `node`, not in `used`, as short and plain as the rule says."""
+def fresh_string(
+    node: Node, rng: Random, used: set[str], limits: Limits, shortest: int = 1
+) -> str | None:
+    """A string valid for `node`, not in `used`, as plain as the rule says: letters and
+    digits where its `pattern` allows them, `shortest` characters long (case 0's length,
+    at least one), one more after every `GROW_EVERY` draws that were taken or invalid."""
     d = node.domain
-    low, high = d.min_length, string_cap(node, limits)
+    first, high = max(shortest, d.min_length, 1), string_cap(node, limits)
     for attempt in range(ATTEMPTS):
-        length = max(low, 1) + attempt // GROW_EVERY
+        length = first + attempt // GROW_EVERY
         if length > high:
             return None
         if d.patterns:
-            text = sample_all(d.patterns, rng, length, high, LOW)
+            # mixed draws pick a pattern's characters at random (ASCII letters and digits
+            # first); the length is held, so the value stays as short as case 0's
+            text = sample_all(d.patterns, rng, length, length, MIXED)
         else:
             text = random_text(rng, LETTERS_AND_DIGITS, length)
         if text is not None and text not in used and validate_node(node, text):
