@@ -40,7 +40,7 @@ from toolfuzz_gate.cli.commands_receipts import (
 from toolfuzz_gate.cli.commands_run import RunRequest, build_fuzz_request, build_run_request
 from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser, split_tail
-from toolfuzz_gate.errors import ToolfuzzError, UsageError
+from toolfuzz_gate.errors import LlmError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 __all__ = ["build_parser", "interrupt_on_terminate", "main", "run"]
@@ -91,6 +91,9 @@ def _run(
             request = ActionRequest(os.environ if environ is None else environ)
             return int(run_action(request, stdout))
         return int(_run_command(build_run_request(args, argv), stdout))
+    except LlmError as error:
+        print(error.render(), file=stderr)
+        return int(ExitCode.MODEL)
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.USAGE)
