@@ -30,6 +30,7 @@ from toolfuzz_gate.app.requests import (
     ShardRequest,
 )
 from toolfuzz_gate.app.shard import run_shard
+from toolfuzz_gate.cli.commands_agent import build_agent_request
 from toolfuzz_gate.cli.commands_lint import build_lint_request
 from toolfuzz_gate.cli.commands_receipts import (
     build_diff_request,
@@ -85,6 +86,11 @@ def _run(
             return int(promote(build_promote_request(args), stdout))
         if args.command == "replay":
             return int(replay(build_replay_request(args), stdout))
+        if args.command == "agent":
+            from toolfuzz_gate.app.agent import agent  # loads the model's HTTP client: only here
+
+            env = os.environ if environ is None else environ
+            return int(agent(build_agent_request(args, env), stdout))
         if args.command == "action":
             from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
 

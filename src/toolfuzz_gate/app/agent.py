@@ -1,0 +1,192 @@
+"""`agent --policy FILE --receipts DIR`: are the schema campaign's runtime failures
+reachable by an agent? One agent receipt per schema receipt, beside them in `agent/`.
+
+The counterexamples come from the receipts a `run --policy` (or `fuzz`) wrote; each tool's
+handler is its policy entry, run through the same adapters and judged as `replay` judges
+a case. The model is the policy's `llm` section: answered from the cassette in `replay`
+mode, asked (and recorded) in `record`, asked in `live`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
+from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
+from toolfuzz_gate.core.agent.reachability import (
+    REACHABLE,
+    agent_case,
+    failure_record,
+    prompt_messages,
+    read_prompt,
+)
+from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.registry import build_handler
+from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.errors import ReceiptError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+AGENT_DIRECTORY = "agent"
+"""Where agent receipts go by default: this directory under the receipts' directory."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    policy: Path
+    receipts: Path
+    out: Path | None = None
+    """Where the agent receipts go (None: `agent/` under `receipts`)."""
+    root: Path | None = None
+    environ: Mapping[str, str] = field(default_factory=dict)
+    """Where the API key is read from (only the variable `llm.api_key_env` names)."""
+    sleep: Callable[[float], None] = time.sleep
+    """How the client waits between retries (tests pass one that does not)."""
+
+
+def agent(request: AgentRequest, out: TextIO) -> ExitCode:
+    """Exit 1 when a counterexample is agent-reachable, else 0."""
+    loaded = load_policy(request.policy, request.root)
+    settings = loaded.policy.llm
+    if settings is None:
+        raise UsageError(
+            f"the policy {request.policy} has no llm section",
+            hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
+        )
+    found = load_receipts(request.receipts)
+    session, client = open_session(settings, request.environ, request.sleep)
+    done: list[tuple[str, ToolResults]] = []
+    try:
+        for key in sorted(found.receipts):
+            receipt, file = found.receipts[key], found.files[key]
+            tool = _policy_tool(loaded, str(receipt["tool"]))
+            if tool is None:
+                print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
+                continue
+            done.append((file, _try_tool(session, loaded, tool, receipt, file)))
+    finally:
+        if client is not None:
+            client.close()
+        if settings.mode == "record" and settings.cassette is not None:
+            write_cassette(Path(settings.cassette), session.cassette)
+    directory = request.out or request.receipts / AGENT_DIRECTORY
+    digest = None if settings.mode == "live" else session.cassette.digest()
+    model = model_record(settings)
+    reachable = total = 0
+    for file, results in done:
+        document = build_agent_receipt(
+            results.tool,
+            results.source,
+            model,
+            digest,
+            results.budget,
+            results.findings,
+            results.skipped,
+        )
+        write_document(directory / file, document)
+        for entry in results.findings:
+            total += 1
+            reachable += entry["outcome"] == REACHABLE
+            print(_line(results.tool, entry), file=out)
+    print(f"agent: {reachable} of {total} counterexample(s) agent-reachable; {directory}", file=out)
+    return ExitCode.FAILED if reachable else ExitCode.PASSED
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    """One schema receipt's counterexamples tried through the agent."""
+
+    tool: str
+    source: JSONObject
+    budget: JSONObject
+    findings: list[JSONObject]
+    skipped: list[JSONObject]
+
+
+def _line(tool: str, entry: JSONObject) -> str:
+    prompt = bounded_message(str(entry["prompt"]), 120)
+    return (
+        f"{entry['outcome']}: {tool} {entry['failure']} at {entry['path'] or '/'} "
+        f"({entry['fingerprint']}); prompt: {prompt!r}"
+    )
+
+
+def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
+    return next((tool for tool in loaded.policy.tools if tool.name == name), None)
+
+
+def _try_tool(
+    session: ModelSession, loaded: LoadedPolicy, tool: ToolPolicy, receipt: JSONObject, file: str
+) -> ToolResults:
+    """The receipt's counterexamples, each tried through the agent."""
+    listings: Listings = {}
+    setup = replay_setup(tool, tool.options, loaded, listings)
+    schema = tool_schema(tool, setup.handler, loaded, listings)
+    description = schema.get("description") if isinstance(schema, dict) else None
+    function = FunctionTool(tool.name, description if isinstance(description, str) else "", schema)
+    cases, skipped = _cases(receipt)
+    before = session.budget.spent()
+    findings: list[JSONObject] = []
+    if cases:
+        with build_handler(setup.handler) as running:
+            for case in cases:
+                prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
+                run: AgentRun | None = None
+                if prompt:
+                    run = run_agent(prompt, function, session.ask, _caller(case, running, setup))
+                findings.append(finding_entry(case, prompt, run))
+    after = session.budget.spent()
+    budget: JSONObject = {
+        "maxRequests": after["maxRequests"],
+        "maxTokens": after["maxTokens"],
+        "requests": after["requests"] - before["requests"],
+        "tokens": after["tokens"] - before["tokens"],
+    }
+    source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
+    return ToolResults(tool.name, source, budget, findings, skipped)
+
+
+def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
+    """The receipt's counterexamples as cases, and those that cannot be replayed, why."""
+    cases: list[RegressionCase] = []
+    skipped: list[JSONObject] = []
+    examples = receipt.get("counterexamples")
+    for example in examples if isinstance(examples, list) else []:
+        if not isinstance(example, dict):
+            continue
+        try:
+            cases.append(parse_case(build_case(receipt, example)))
+        except (ReceiptError, ValueError) as error:
+            reason = error.message if isinstance(error, ReceiptError) else str(error)
+            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
+    return cases, skipped
+
+
+def _caller(
+    case: RegressionCase, running: Handler, setup: ReplaySetup
+) -> Callable[[JSONObject], ToolResult]:
+    """Runs one agent call on the handler and judges it as the counterexample was."""
+
+    def call(arguments: JSONObject) -> ToolResult:
+        valid = setup.judge(arguments) if setup.judge is not None else case.valid
+        replayed = replay_case(agent_case(case, arguments, valid), running, setup.spec)
+        said = bounded_message(" ".join(replayed.said.split()), 200)
+        failures: list[JSON] = list(failure_record(replayed.findings))
+        record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
+        if said:
+            record["said"] = said
+        return ToolResult(replayed.observed + (f": {said}" if said else ""), record)
+
+    return call
