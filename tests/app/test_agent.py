@@ -91,6 +91,11 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         assert code == ExitCode.FAILED, err
         recorded_requests = len(model.requests)
         assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in model.requests)
+        offered = [r.body["tools"][0]["function"] for r in model.requests if "tools" in r.body]
+        assert offered and all(
+            f["description"] == "Find the coordinates of a city." and f["name"] == "geocode"
+            for f in offered
+        )
         _replay_policy(root)
         replays = []
         for attempt in ("one", "two"):

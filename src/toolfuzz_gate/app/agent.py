@@ -31,6 +31,7 @@ from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.handlers.registry import build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
@@ -134,8 +135,8 @@ def _try_tool(
     listings: Listings = {}
     setup = replay_setup(tool, tool.options, loaded, listings)
     schema = tool_schema(tool, setup.handler, loaded, listings)
-    description = schema.get("description") if isinstance(schema, dict) else None
-    function = FunctionTool(tool.name, description if isinstance(description, str) else "", schema)
+    documented = _description(tool, setup.handler.target, schema, listings)
+    function = FunctionTool(tool.name, documented, schema)
     cases, skipped = _cases(receipt)
     before = session.budget.spent()
     findings: list[JSONObject] = []
@@ -156,6 +157,23 @@ def _try_tool(
     }
     source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
     return ToolResults(tool.name, source, budget, findings, skipped)
+
+
+def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
+    """The tool's documentation as an agent would read it: the MCP server's or the tools
+    file's description of the tool, else the schema's own `description`."""
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools)).tools
+        said = next((d.description for d in declared if d.name == (tool.pick or tool.name)), "")
+        if said:
+            return said
+    for listed in listings.values():
+        for item in listed if isinstance(listed, list) else []:
+            listed_said = item.get("description")
+            if item.get("name") == (tool.pick or target) and isinstance(listed_said, str):
+                return listed_said
+    given = schema.get("description") if isinstance(schema, dict) else None
+    return given if isinstance(given, str) else ""
 
 
 def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
