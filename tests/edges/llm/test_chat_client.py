@@ -111,3 +111,11 @@ def _never(seconds: float) -> None:
 
 def _ignore(seconds: float) -> None:
     pass
+
+
+@pytest.mark.parametrize("text", ['{"choices": NaN}', '{"usage": 1e400}', "[" * 100_000 + "]" * 100_000])
+def test_an_answer_canonical_json_cannot_hold_is_malformed(text: str) -> None:
+    with LoopbackModel(sequence([Canned(200, text)])) as model:
+        with pytest.raises(LlmError) as raised:
+            ChatClient(model.url, KEY, sleep=_never)(BODY)
+    assert raised.value.code == "llm.malformed-response"

@@ -123,10 +123,10 @@ def _tool_call(call: JSON, index: int) -> ToolCall:
     name, arguments = function.get("name"), function.get("arguments")
     if not isinstance(name, str):
         raise _malformed(f"tool call {index} has no function name")
-    if isinstance(arguments, dict):  # some servers send the object itself
+    if arguments is None:
+        arguments = ""
+    elif not isinstance(arguments, str):  # some servers send the object itself
         arguments = canonical_compact(arguments)
-    if not isinstance(arguments, str):
-        arguments = "" if arguments is None else repr(arguments)
     ident = call.get("id")
     return ToolCall(
         ident if isinstance(ident, str) else f"call_{index}", name[:200], arguments[:MAX_TEXT]

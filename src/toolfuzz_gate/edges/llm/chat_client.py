@@ -11,6 +11,7 @@ API key is sent as a bearer token and removed from any text the client reports.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -125,7 +126,9 @@ class ChatClient:
             ) from None
         if status == 200:
             try:
-                answer: JSON = json.loads(content.decode("utf-8"))
+                answer: JSON = json.loads(
+                    content.decode("utf-8"), parse_constant=_refuse, parse_float=_finite
+                )
                 return answer
             except (ValueError, RecursionError):
                 raise LlmError(
@@ -164,6 +167,19 @@ class _Retry(Exception):
         super().__init__(error.message)
         self.error = error
         self.wait = wait
+
+
+def _refuse(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when it overflows to infinity (which canonical
+    JSON, and so the cassette, cannot hold)."""
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
 
 
 def _seconds(header: str) -> float:
