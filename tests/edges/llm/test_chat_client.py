@@ -113,7 +113,10 @@ def _ignore(seconds: float) -> None:
     pass
 
 
-@pytest.mark.parametrize("text", ['{"choices": NaN}', '{"usage": 1e400}', "[" * 100_000 + "]" * 100_000])
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("text", ['{"choices": NaN}', '{"usage": 1e400}', DEEP])
 def test_an_answer_canonical_json_cannot_hold_is_malformed(text: str) -> None:
     with LoopbackModel(sequence([Canned(200, text)])) as model:
         with pytest.raises(LlmError) as raised:
