@@ -63,6 +63,7 @@ GOOD = {"prompt": "a", "request": _request("a"), "response": {}}
         (_with(request_digest(_request("a")), {"prompt": "a"}), "has no request object"),
         (_with(request_digest(_request("a")), {**GOOD, "prompt": 3}), "lacks its response"),
         (_with(request_digest(_request("b")), GOOD), "is not its key (edited?)"),
+        (_with(request_digest(_request("a")), {**GOOD, "response": float("inf")}), "out of range"),
     ],
 )
 def test_an_unsound_cassette_is_refused_with_the_problem(document: Any, words: str) -> None:

@@ -96,6 +96,11 @@ def parse_cassette(document: Any, source: str) -> Cassette:
             raise invalid(f"entry {key[:12]} has no request object")
         if "response" not in entry or not isinstance(entry.get("prompt"), str):
             raise invalid(f"entry {key[:12]} lacks its response or prompt")
-        if request_digest(entry["request"]) != key:
+        try:
+            hashed = request_digest(entry["request"])
+            digest(entry["response"])
+        except ValueError:  # a number canonical JSON cannot write (1e400 reads as infinity)
+            raise invalid(f"entry {key[:12]} holds a number out of range") from None
+        if hashed != key:
             raise invalid(f"entry {key[:12]}: the request's digest is not its key (edited?)")
     return Cassette(dict(entries))
