@@ -25,9 +25,14 @@ FIXTURE = Path(__file__).parent.parent / "fixtures" / "agent_tool"
 KEY = "sk-agent-test-0123456789abcdefghijkl"
 PARIS = Call("geocode", '{"city": "Paris"}')
 PARIS_FRANCE = Call("geocode", '{"city": "Paris", "country": "France"}')
+FREEDONIA = Call("geocode", '{"city": "Springfield", "country": "Freedonia"}')
 MODEL = agent_script(
-    prompts=[(r'"country"', "Where is Paris, France?"), (r"arguments:", "Where is Paris?")],
-    calls=[(r"Paris, France", PARIS_FRANCE), (r"Paris", PARIS)],
+    prompts=[
+        (r'"country":null', "Where is Paris, France?"),
+        (r'"country"', "Where is Springfield, Freedonia?"),
+        (r"arguments:", "Where is Paris?"),
+    ],
+    calls=[(r"Paris, France", PARIS_FRANCE), (r"Freedonia", FREEDONIA), (r"Paris", PARIS)],
 )
 
 
@@ -111,7 +116,8 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     receipt = json.loads(replays[0])
     by_input = {json.dumps(f["input"], sort_keys=True): f for f in receipt["findings"]}
     planted = by_input['{"city": "a"}']
-    assert (planted["failure"], planted["outcome"], planted["agentReachable"]) == (
+    assert (planted["kind"], planted["failure"], planted["outcome"], planted["agentReachable"]) == (
+        "counterexample",
         "crash",
         "reachable",
         True,
@@ -121,8 +127,29 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     assert step["arguments"] == {"city": "Paris"}
     assert step["result"]["outcome"] == "crash" and step["result"]["failures"] == ["crash"]
     assert "title" in step["result"]["said"]
-    with_country = by_input['{"city": "a", "country": ""}']
+    with_country = by_input['{"city": "a", "country": null}']
     assert (with_country["outcome"], with_country["agentReachable"]) == ("not-reached", False)
+    assert with_country["agent"]["steps"][0]["result"]["outcome"] == "accepted"
+    note = by_input['{"city": "a", "country": "a"}']
+    assert (note["kind"], note["failure"], note["outcome"]) == (
+        "note",
+        "under-specified",
+        "reachable",
+    )
+    (call,) = note["agent"]["steps"]
+    assert call["result"] == {
+        "outcome": "rejected",
+        "valid": True,
+        "failures": [],
+        "said": "not_found",
+    }
+    assert receipt["summary"] == {
+        "findings": 6,
+        "counterexample": 5,
+        "note": 1,
+        "reachable": 5,
+        "not-reached": 1,
+    }
     assert receipt["llm"] == {
         "model": "stand-in",
         "baseUrl": model.url,
@@ -130,7 +157,8 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     }
     assert receipt["cassetteDigest"] == _digest(root / "c.json")
     assert receipt["budget"]["requests"] == recorded_requests
-    assert "reachable: geocode crash at / " in out and "agent-reachable" in out
+    assert "reachable: geocode counterexample crash at / " in out
+    assert "agent: 5 of 6 finding(s) agent-reachable, 4 of them counterexamples" in out
 
 
 def _replay_policy(root: Path) -> None:
@@ -248,3 +276,14 @@ def test_a_policy_without_an_llm_section_is_a_usage_error(tmp_path: Path, receip
     policy.write_text(policy.read_text("utf-8").split("llm:")[0], "utf-8")
     code, _, err = _agent(root, receipts, tmp_path / "out")
     assert code == ExitCode.USAGE and "has no llm section" in err
+
+
+def test_a_reachable_note_alone_does_not_fail(tmp_path: Path, receipts: Path) -> None:
+    script = agent_script(
+        prompts=[(r"arguments:", "Where is Springfield, Freedonia?")],
+        calls=[(r"Freedonia", FREEDONIA)],
+    )
+    _, (code, out, err, _) = _record(tmp_path, receipts, script)
+    assert code == ExitCode.PASSED, err
+    assert "agent: 1 of 6 finding(s) agent-reachable, 0 of them counterexamples" in out
+    assert "reachable: geocode note under-specified at /country" in out

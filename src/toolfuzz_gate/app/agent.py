@@ -58,7 +58,8 @@ class AgentRequest:
 
 
 def agent(request: AgentRequest, out: TextIO) -> ExitCode:
-    """Exit 1 when a counterexample is agent-reachable, else 0."""
+    """Exit 1 when a counterexample is agent-reachable, else 0 (a reachable note is
+    documentation to fix, as in the schema gate, not a failure)."""
     loaded = load_policy(request.policy, request.root)
     settings = loaded.policy.llm
     if settings is None:
@@ -85,7 +86,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
     directory = request.out or request.receipts / AGENT_DIRECTORY
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    reachable = total = 0
+    failing = reachable = total = 0
     for file, results in done:
         document = build_agent_receipt(
             results.tool,
@@ -100,9 +101,14 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
         for entry in results.findings:
             total += 1
             reachable += entry["outcome"] == REACHABLE
+            failing += entry["outcome"] == REACHABLE and entry["kind"] == "counterexample"
             print(_line(results.tool, entry), file=out)
-    print(f"agent: {reachable} of {total} counterexample(s) agent-reachable; {directory}", file=out)
-    return ExitCode.FAILED if reachable else ExitCode.PASSED
+    print(
+        f"agent: {reachable} of {total} finding(s) agent-reachable, {failing} of them "
+        f"counterexamples; {directory}",
+        file=out,
+    )
+    return ExitCode.FAILED if failing else ExitCode.PASSED
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,7 @@ class ToolResults:
 def _line(tool: str, entry: JSONObject) -> str:
     prompt = bounded_message(str(entry["prompt"]), 120)
     return (
-        f"{entry['outcome']}: {tool} {entry['failure']} at {entry['path'] or '/'} "
+        f"{entry['outcome']}: {tool} {entry['kind']} {entry['failure']} at {entry['path'] or '/'} "
         f"({entry['fingerprint']}); prompt: {prompt!r}"
     )
 
@@ -177,11 +183,15 @@ def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings
 
 
 def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
-    """The receipt's counterexamples as cases, and those that cannot be replayed, why."""
+    """The receipt's counterexamples and under-specification notes as cases (in that
+    order), and those that cannot be replayed, why."""
     cases: list[RegressionCase] = []
     skipped: list[JSONObject] = []
-    examples = receipt.get("counterexamples")
-    for example in examples if isinstance(examples, list) else []:
+    examples: list[JSON] = []
+    for member in ("counterexamples", "underSpecified"):
+        listed = receipt.get(member)
+        examples += listed if isinstance(listed, list) else []
+    for example in examples:
         if not isinstance(example, dict):
             continue
         try:

@@ -16,11 +16,12 @@ def add_agent_parser(commands: Any, once: type[argparse.Action]) -> None:
     agent = commands.add_parser(
         "agent",
         help="ask the policy's model whether an agent reaches the receipts' counterexamples",
-        description="For each counterexample in the receipts of a previous `run --policy` "
-        "(--receipts DIR), asks the policy's llm for a natural user request that would lead "
-        "an agent to that call, runs the agent on it against the tool's handler, and marks "
-        "the counterexample agent-reachable when the agent's call fails the same way. Writes "
-        "one agent receipt per receipt into --out (default: DIR/agent). Exit 1 when one is "
+        description="For each counterexample and under-specification note in the receipts "
+        "of a previous `run --policy` (--receipts DIR), asks the policy's llm for a natural "
+        "user request that would lead an agent to that call, runs the agent on it against the "
+        "tool's handler, and marks the finding agent-reachable when the agent's call fails "
+        "the same way (for a note: a schema-valid call is rejected). Writes one agent receipt "
+        "per receipt into --out (default: DIR/agent). Exit 1 when a counterexample is "
         "agent-reachable, 0 when none is, 2 for a usage or policy error, 4 when the model "
         "cannot be used (llm.* codes).",
     )

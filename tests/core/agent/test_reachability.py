@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, Step
@@ -45,6 +47,15 @@ def test_a_call_failing_with_the_same_class_makes_it_reachable() -> None:
     assert verdict(CASE, "", None) == "no-prompt"
 
 
+def test_a_note_is_reached_by_a_schema_valid_call_the_tool_rejects() -> None:
+    note = replace(CASE, failure=Failure.UNDER_SPECIFIED, valid=True)
+    rejected: JSONObject = {"outcome": "rejected", "valid": True, "failures": []}
+    assert verdict(note, "p", _run(rejected)) == "reachable"
+    assert verdict(note, "p", _run({**rejected, "valid": False})) == "not-reached"
+    assert verdict(note, "p", _run({**rejected, "outcome": "accepted"})) == "not-reached"
+    assert finding_entry(note, "p", None)["kind"] == "note"
+
+
 def test_the_agent_arguments_are_judged_by_their_own_validity() -> None:
     valid = agent_case(CASE, {"city": "Paris"}, True)
     assert (valid.input_kind, valid.mutation, valid.valid) == (InputKind.VALID, "valid", True)
@@ -76,4 +87,4 @@ def test_the_receipt_is_sealed_over_everything_else() -> None:
     )
     sealed = receipt.pop("agentReceiptHash")
     assert sealed == digest(receipt)
-    assert receipt["summary"] == {"findings": 1, "reachable": 1}
+    assert receipt["summary"] == {"findings": 1, "counterexample": 1, "reachable": 1}

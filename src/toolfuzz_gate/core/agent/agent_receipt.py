@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolfuzz_gate.core.agent.loop import AgentRun
-from toolfuzz_gate.core.agent.reachability import REACHABLE, verdict
+from toolfuzz_gate.core.agent.reachability import REACHABLE, kind_of, verdict
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
 from toolfuzz_gate.core.gate.regression import RegressionCase
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
@@ -19,9 +19,10 @@ FORMAT = "toolfuzz-agent/1"
 
 
 def finding_entry(case: RegressionCase, prompt: str, run: AgentRun | None) -> JSONObject:
-    """One counterexample's line in the receipt: the prompt, the agent's run, the verdict."""
+    """One finding's entry in the receipt: the prompt, the agent's run, the verdict."""
     outcome = verdict(case, prompt, run)
     return {
+        "kind": kind_of(case),
         "fingerprint": case.fingerprint,
         "failure": case.failure.value,
         "path": case.path,
@@ -68,7 +69,7 @@ def build_agent_receipt(
 def _summary(findings: Sequence[JSONObject]) -> JSONObject:
     counts: dict[str, JSON] = {"findings": len(findings)}
     for entry in findings:
-        key = str(entry["outcome"])
-        previous = counts.get(key, 0)
-        counts[key] = (previous if isinstance(previous, int) else 0) + 1
+        for key in (str(entry["kind"]), str(entry["outcome"])):
+            previous = counts.get(key, 0)
+            counts[key] = (previous if isinstance(previous, int) else 0) + 1
     return counts

@@ -1,10 +1,12 @@
 """Runtime failures made agent-reachable: would a real agent make the breaking call? (pure)
 
-For a counterexample of the schema campaign, the model is asked for a natural user
-request that would lead an agent to that call; the agent (`core.agent.loop`) runs on the
-request, and each call it makes is judged as a regression case is (`core.gate.regression`)
-with the agent's arguments in place of the counterexample's. The finding is
-agent-reachable when one of the agent's calls fails with the same failure class.
+For a counterexample or under-specification note of the schema campaign, the model is
+asked for a natural user request that would lead an agent to that call; the agent
+(`core.agent.loop`) runs on the request, and each call it makes is judged as a regression
+case is (`core.gate.regression`) with the agent's arguments in place of the finding's. A
+counterexample is agent-reachable when one of the agent's calls fails with the same failure
+class; a note (a clean rejection of a schema-valid call) when one of its schema-valid calls
+is rejected: the agent, reading the documentation, made a call the tool turns down.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import replace
 
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool
-from toolfuzz_gate.core.campaign.findings import Finding, InputKind
+from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.gate.regression import RegressionCase
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
 
@@ -78,12 +80,23 @@ def failure_record(findings: Iterable[Finding]) -> list[str]:
 
 
 def verdict(case: RegressionCase, prompt: str, run: AgentRun | None) -> str:
-    """`reachable` (one of the agent's calls failed with the counterexample's failure
-    class), `not-reached`, or `no-prompt` (the model wrote no request)."""
+    """`reachable` (one of the agent's calls failed as the finding did), `not-reached`, or
+    `no-prompt` (the model wrote no request)."""
     if not prompt or run is None:
         return NO_PROMPT
-    reached = any(case.failure.value in _failures(step.record) for step in run.steps)
+    reached = any(_reaches(case, step.record) for step in run.steps if step.kind == "call")
     return REACHABLE if reached else NOT_REACHED
+
+
+def kind_of(case: RegressionCase) -> str:
+    """`note` for an under-specification note, else `counterexample`."""
+    return "note" if case.failure is Failure.UNDER_SPECIFIED else "counterexample"
+
+
+def _reaches(case: RegressionCase, record: JSONObject) -> bool:
+    if case.failure is Failure.UNDER_SPECIFIED:
+        return record.get("valid") is True and record.get("outcome") == "rejected"
+    return case.failure.value in _failures(record)
 
 
 def _failures(record: JSONObject) -> list[str]:
