@@ -28,6 +28,7 @@ PARIS_FRANCE = Call("geocode", '{"city": "Paris", "country": "France"}')
 FREEDONIA = Call("geocode", '{"city": "Springfield", "country": "Freedonia"}')
 MODEL = agent_script(
     prompts=[
+        (r"different natural requests", "1. Where is Paris?\n2. 'Where is Paris, France?'\n"),
         (r'"country":null', "Where is Paris, France?"),
         (r'"country"', "Where is Springfield, Freedonia?"),
         (r"arguments:", "Where is Paris?"),
@@ -143,7 +144,15 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         "failures": [],
         "said": "not_found",
     }
+    probes = receipt["documentationProbes"]
+    assert [(p["prompt"], p["failures"], p["failing"]) for p in probes] == [
+        ("Where is Paris?", ["crash"], True),
+        ("Where is Paris, France?", [], False),
+    ]
+    assert probes[0]["agent"]["steps"][0]["arguments"] == {"city": "Paris"}
     assert receipt["summary"] == {
+        "probes": 2,
+        "probesFailing": 1,
         "findings": 6,
         "counterexample": 5,
         "note": 1,
@@ -158,7 +167,11 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     assert receipt["cassetteDigest"] == _digest(root / "c.json")
     assert receipt["budget"]["requests"] == recorded_requests
     assert "reachable: geocode counterexample crash at / " in out
-    assert "agent: 5 of 6 finding(s) agent-reachable, 4 of them counterexamples" in out
+    assert "failing: geocode documentation probe (crash); prompt: 'Where is Paris?'" in out
+    assert (
+        "agent: 5 of 6 finding(s) agent-reachable, 4 of them counterexamples; 1 of 2 "
+        "documentation probe(s) failing" in out
+    )
 
 
 def _replay_policy(root: Path) -> None:
@@ -238,7 +251,9 @@ def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
     runs = [f["agent"] for f in receipt["findings"]]
     assert {(r["outcome"], r["replies"], len(r["steps"])) for r in runs} == {("step-limit", 6, 6)}
-    assert len(asked) == len(runs) * 7
+    assert len(asked) == len(runs) * 7 + 7  # and one probe request, its one prompt's run
+    (probe,) = receipt["documentationProbes"]
+    assert (probe["agent"]["outcome"], probe["failing"]) == ("step-limit", False)
 
 
 def test_an_endpoint_refusing_the_key_is_an_error_without_the_key(

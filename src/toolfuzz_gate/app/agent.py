@@ -12,11 +12,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
+from toolfuzz_gate.core.agent.documentation_probe import (
+    probe_case,
+    probe_entry,
+    probe_messages,
+    read_prompts,
+)
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
 from toolfuzz_gate.core.agent.reachability import (
     REACHABLE,
@@ -58,8 +65,9 @@ class AgentRequest:
 
 
 def agent(request: AgentRequest, out: TextIO) -> ExitCode:
-    """Exit 1 when a counterexample is agent-reachable, else 0 (a reachable note is
-    documentation to fix, as in the schema gate, not a failure)."""
+    """Exit 1 when a counterexample is agent-reachable or a documentation probe's call
+    fails, else 0 (a reachable note is documentation to fix, as in the schema gate, not a
+    failure)."""
     loaded = load_policy(request.policy, request.root)
     settings = loaded.policy.llm
     if settings is None:
@@ -70,6 +78,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
     found = load_receipts(request.receipts)
     session, client = open_session(settings, request.environ, request.sleep)
     done: list[tuple[str, ToolResults]] = []
+    probed: set[str] = set()
     try:
         for key in sorted(found.receipts):
             receipt, file = found.receipts[key], found.files[key]
@@ -77,7 +86,9 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             if tool is None:
                 print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
                 continue
-            done.append((file, _try_tool(session, loaded, tool, receipt, file)))
+            probe = tool.name not in probed  # once per tool, not per seed
+            probed.add(tool.name)
+            done.append((file, _try_tool(session, loaded, tool, receipt, file, probe)))
     finally:
         if client is not None:
             client.close()
@@ -86,7 +97,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
     directory = request.out or request.receipts / AGENT_DIRECTORY
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    failing = reachable = total = 0
+    counts = {"findings": 0, "reachable": 0, "counterexamples": 0, "probes": 0, "failing": 0}
     for file, results in done:
         document = build_agent_receipt(
             results.tool,
@@ -96,18 +107,27 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             results.budget,
             results.findings,
             results.skipped,
+            results.probes,
         )
         write_document(directory / file, document)
         for entry in results.findings:
-            total += 1
-            reachable += entry["outcome"] == REACHABLE
-            failing += entry["outcome"] == REACHABLE and entry["kind"] == "counterexample"
+            reached = entry["outcome"] == REACHABLE
+            counts["findings"] += 1
+            counts["reachable"] += reached
+            counts["counterexamples"] += reached and entry["kind"] == "counterexample"
             print(_line(results.tool, entry), file=out)
+        for tried in results.probes:
+            counts["probes"] += 1
+            counts["failing"] += bool(tried["failing"])
+            if tried["failing"]:
+                print(_probe_line(results.tool, tried), file=out)
     print(
-        f"agent: {reachable} of {total} finding(s) agent-reachable, {failing} of them "
-        f"counterexamples; {directory}",
+        f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
+        f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
+        f"{counts['probes']} documentation probe(s) failing; {directory}",
         file=out,
     )
+    failing = counts["counterexamples"] + counts["failing"]
     return ExitCode.FAILED if failing else ExitCode.PASSED
 
 
@@ -120,6 +140,8 @@ class ToolResults:
     budget: JSONObject
     findings: list[JSONObject]
     skipped: list[JSONObject]
+    probes: list[JSONObject]
+    """Requests written from the documentation alone, and what the agent did with them."""
 
 
 def _line(tool: str, entry: JSONObject) -> str:
@@ -130,14 +152,26 @@ def _line(tool: str, entry: JSONObject) -> str:
     )
 
 
+def _probe_line(tool: str, probe: JSONObject) -> str:
+    prompt = bounded_message(str(probe["prompt"]), 120)
+    failures: Any = probe["failures"]
+    return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
+
+
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
     return next((tool for tool in loaded.policy.tools if tool.name == name), None)
 
 
 def _try_tool(
-    session: ModelSession, loaded: LoadedPolicy, tool: ToolPolicy, receipt: JSONObject, file: str
+    session: ModelSession,
+    loaded: LoadedPolicy,
+    tool: ToolPolicy,
+    receipt: JSONObject,
+    file: str,
+    probe: bool,
 ) -> ToolResults:
-    """The receipt's counterexamples, each tried through the agent."""
+    """The receipt's findings, each tried through the agent; with `probe`, requests
+    written from the documentation alone too."""
     listings: Listings = {}
     setup = replay_setup(tool, tool.options, loaded, listings)
     schema = tool_schema(tool, setup.handler, loaded, listings)
@@ -146,14 +180,21 @@ def _try_tool(
     cases, skipped = _cases(receipt)
     before = session.budget.spent()
     findings: list[JSONObject] = []
-    if cases:
+    probes: list[JSONObject] = []
+    if cases or probe:
         with build_handler(setup.handler) as running:
             for case in cases:
                 prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
                 run: AgentRun | None = None
                 if prompt:
-                    run = run_agent(prompt, function, session.ask, _caller(case, running, setup))
+                    call = _caller(partial(agent_case, case), case.valid, running, setup)
+                    run = run_agent(prompt, function, session.ask, call)
                 findings.append(finding_entry(case, prompt, run))
+            if probe:
+                call = _caller(partial(probe_case, tool.name), True, running, setup)
+                for prompt in read_prompts(session.ask(probe_messages(function))):
+                    run = run_agent(prompt, function, session.ask, call)
+                    probes.append(probe_entry(prompt, run))
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],
@@ -162,7 +203,7 @@ def _try_tool(
         "tokens": after["tokens"] - before["tokens"],
     }
     source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
-    return ToolResults(tool.name, source, budget, findings, skipped)
+    return ToolResults(tool.name, source, budget, findings, skipped, probes)
 
 
 def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
@@ -203,13 +244,17 @@ def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]
 
 
 def _caller(
-    case: RegressionCase, running: Handler, setup: ReplaySetup
+    make_case: Callable[[JSONObject, bool], RegressionCase],
+    unjudged: bool,
+    running: Handler,
+    setup: ReplaySetup,
 ) -> Callable[[JSONObject], ToolResult]:
-    """Runs one agent call on the handler and judges it as the counterexample was."""
+    """Runs one agent call on the handler and judges it as `make_case` (arguments,
+    validity) says; `unjudged` is the validity assumed when the engine refused the schema."""
 
     def call(arguments: JSONObject) -> ToolResult:
-        valid = setup.judge(arguments) if setup.judge is not None else case.valid
-        replayed = replay_case(agent_case(case, arguments, valid), running, setup.spec)
+        valid = setup.judge(arguments) if setup.judge is not None else unjudged
+        replayed = replay_case(make_case(arguments, valid), running, setup.spec)
         said = bounded_message(" ".join(replayed.said.split()), 200)
         failures: list[JSON] = list(failure_record(replayed.findings))
         record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}

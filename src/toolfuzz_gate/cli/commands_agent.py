@@ -20,10 +20,11 @@ def add_agent_parser(commands: Any, once: type[argparse.Action]) -> None:
         "of a previous `run --policy` (--receipts DIR), asks the policy's llm for a natural "
         "user request that would lead an agent to that call, runs the agent on it against the "
         "tool's handler, and marks the finding agent-reachable when the agent's call fails "
-        "the same way (for a note: a schema-valid call is rejected). Writes one agent receipt "
-        "per receipt into --out (default: DIR/agent). Exit 1 when a counterexample is "
-        "agent-reachable, 0 when none is, 2 for a usage or policy error, 4 when the model "
-        "cannot be used (llm.* codes).",
+        "the same way (for a note: a schema-valid call is rejected); then runs a few requests "
+        "written from each tool's documentation alone. Writes one agent receipt per receipt "
+        "into --out (default: DIR/agent). Exit 1 when a counterexample is agent-reachable or "
+        "a documentation probe's call fails, 0 otherwise, 2 for a usage or policy error, 4 "
+        "when the model cannot be used (llm.* codes).",
     )
     agent.add_argument("--policy", type=Path, action=once, metavar="FILE", required=True)
     agent.add_argument("--receipts", type=Path, action=once, metavar="DIR", required=True)

@@ -87,4 +87,10 @@ def test_the_receipt_is_sealed_over_everything_else() -> None:
     )
     sealed = receipt.pop("agentReceiptHash")
     assert sealed == digest(receipt)
-    assert receipt["summary"] == {"findings": 1, "counterexample": 1, "reachable": 1}
+    assert receipt["summary"] == {
+        "findings": 1,
+        "counterexample": 1,
+        "reachable": 1,
+        "probes": 0,
+        "probesFailing": 0,
+    }

@@ -49,6 +49,7 @@ def build_agent_receipt(
     budget: JSONObject,
     findings: Sequence[JSONObject],
     skipped: Sequence[JSONObject],
+    probes: Sequence[JSONObject] = (),
 ) -> JSONObject:
     """The receipt; `source` names the schema receipt the counterexamples came from."""
     body: JSONObject = {
@@ -60,14 +61,19 @@ def build_agent_receipt(
         "budget": budget,
         "findings": list(findings),
         "skipped": list(skipped),
-        "summary": _summary(findings),
+        "documentationProbes": list(probes),
+        "summary": _summary(findings, probes),
     }
     body["agentReceiptHash"] = digest(body)
     return body
 
 
-def _summary(findings: Sequence[JSONObject]) -> JSONObject:
-    counts: dict[str, JSON] = {"findings": len(findings)}
+def _summary(findings: Sequence[JSONObject], probes: Sequence[JSONObject]) -> JSONObject:
+    counts: dict[str, JSON] = {
+        "findings": len(findings),
+        "probes": len(probes),
+        "probesFailing": sum(1 for probe in probes if probe["failing"]),
+    }
     for entry in findings:
         for key in (str(entry["kind"]), str(entry["outcome"])):
             previous = counts.get(key, 0)

@@ -25,6 +25,11 @@ MAX_PROMPT = 1_000
 REACHABLE = "reachable"
 NOT_REACHED = "not-reached"
 NO_PROMPT = "no-prompt"
+WRITER_SYSTEM = (
+    "You write realistic requests that users type to an AI assistant. "
+    "Reply with the requests only: no quotes, no explanation."
+)
+"""The system message of every request asking the model to write user requests."""
 AGENT_MUTATION = "agent"
 """The mutation family of an agent's schema-invalid call: it was no mutation of ours."""
 
@@ -32,11 +37,7 @@ AGENT_MUTATION = "agent"
 def prompt_messages(tool: FunctionTool, arguments: JSONObject) -> list[JSONObject]:
     """The conversation asking the model for a user request that leads to `arguments`."""
     return [
-        {
-            "role": "system",
-            "content": "You write realistic requests that users type to an AI assistant. "
-            "Reply with the request only: no quotes, no explanation.",
-        },
+        {"role": "system", "content": WRITER_SYSTEM},
         {
             "role": "user",
             "content": (
