@@ -85,7 +85,6 @@ def _record(tmp_path: Path, receipts: Path, script: Script, **llm: Any) -> tuple
     return root, (code, out, err, model.requests)
 
 
-@pytest.mark.slow  # a second or more: several handler runs
 def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     tmp_path: Path, receipts: Path
 ) -> None:
@@ -237,7 +236,6 @@ def test_malformed_tool_calls_are_recorded_and_the_run_goes_on(
     assert {f["outcome"] for f in receipt["findings"]} == {"not-reached"}
 
 
-@pytest.mark.slow  # a second or more: several handler runs
 def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
     tmp_path: Path, receipts: Path
 ) -> None:
@@ -268,7 +266,6 @@ def test_an_endpoint_refusing_the_key_is_an_error_without_the_key(
     assert not (root / "c.json").exists()
 
 
-@pytest.mark.slow  # a second or more: several handler runs
 def test_server_faults_are_retried_then_reported(tmp_path: Path, receipts: Path) -> None:
     waits: list[float] = []
     failing = sequence([Canned(429, "{}"), Canned(500, "{}")], then=MODEL)
