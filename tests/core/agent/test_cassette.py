@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from tests.strategies import json_values
 from toolfuzz_gate.core.agent.cassette import Cassette, parse_cassette, request_digest
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document
 from toolfuzz_gate.errors import LlmError
 
 
@@ -71,3 +75,24 @@ def test_an_unsound_cassette_is_refused_with_the_problem(document: Any, words: s
         parse_cassette(document, "c.json")
     assert raised.value.code == "llm.cassette-invalid"
     assert words in raised.value.message and "c.json" in raised.value.message
+
+
+@given(
+    st.lists(
+        st.tuples(st.text(max_size=20), json_values),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda x: x[0],
+    )
+)
+def test_a_written_cassette_reads_back_to_the_same_answers_and_digest(
+    exchanges: list[tuple[str, JSON]],
+) -> None:
+    cassette = Cassette()
+    for prompt, answer in exchanges:
+        cassette.record(_request(prompt), answer)
+    text = canonical_document(cassette.document()).decode("utf-8", errors="surrogatepass")
+    read = parse_cassette(json.loads(text), "c.json")
+    assert read.digest() == cassette.digest()
+    for prompt, answer in exchanges:
+        assert read.answer(_request(prompt)) == answer
