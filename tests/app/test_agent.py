@@ -166,6 +166,8 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     assert receipt["cassetteDigest"] == _digest(root / "c.json")
     assert receipt["budget"]["requests"] == recorded_requests
     assert "reachable: geocode counterexample crash at / " in out
+    assert "skipped: refused.json: the tool was refused, not fuzzed" in out
+    assert sorted(path.name for path in (tmp_path / "one").iterdir()) == ["geocode.json"]
     assert "failing: geocode documentation probe (crash); prompt: 'Where is Paris?'" in out
     assert (
         "agent: 5 of 6 finding(s) agent-reachable, 4 of them counterexamples; 1 of 2 "

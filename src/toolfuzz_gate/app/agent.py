@@ -86,6 +86,9 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             if tool is None:
                 print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
                 continue
+            if isinstance(receipt.get("refused"), dict):
+                print(f"skipped: {file}: the tool was refused, not fuzzed", file=out)
+                continue
             probe = tool.name not in probed  # once per tool, not per seed
             probed.add(tool.name)
             done.append((file, _try_tool(session, loaded, tool, receipt, file, probe)))
