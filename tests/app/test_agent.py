@@ -301,3 +301,24 @@ def test_a_reachable_note_alone_does_not_fail(tmp_path: Path, receipts: Path) ->
     assert code == ExitCode.PASSED, err
     assert "agent: 1 of 6 finding(s) agent-reachable, 0 of them counterexamples" in out
     assert "reachable: geocode note under-specified at /country" in out
+
+
+def test_the_policy_fixed_arguments_are_bound_to_every_agent_call(
+    tmp_path: Path, receipts: Path
+) -> None:
+    script = agent_script(prompts=[(r"arguments:", "Where is Paris?")], calls=[("Paris", PARIS)])
+    with LoopbackModel(script) as model:
+        root = _repository(tmp_path, base_url=model.url, mode="record")
+        policy = root / "policy.yml"
+        text = policy.read_text("utf-8").replace(
+            "    schema: geocode.schema.json\n",
+            "    schema: geocode.schema.json\n    fixed_arguments: {/country: France}\n",
+        )
+        policy.write_text(text, "utf-8")
+        code, _, err = _agent(root, receipts, tmp_path / "out")
+    assert code == ExitCode.PASSED, err
+    receipt = json.loads((tmp_path / "out" / "geocode.json").read_text("utf-8"))
+    results = {
+        step["result"]["outcome"] for f in receipt["findings"] for step in f["agent"]["steps"]
+    }
+    assert results == {"accepted"}  # Paris, France: the planted crash needs a missing country

@@ -256,6 +256,9 @@ def _caller(
     validity) says; `unjudged` is the validity assumed when the engine refused the schema."""
 
     def call(arguments: JSONObject) -> ToolResult:
+        bound = setup.spec.with_fixed(arguments)  # `fixed_arguments`: every call carries them
+        if isinstance(bound, dict):
+            arguments = bound
         valid = setup.judge(arguments) if setup.judge is not None else unjudged
         replayed = replay_case(make_case(arguments, valid), running, setup.spec)
         said = bounded_message(" ".join(replayed.said.split()), 200)
