@@ -110,7 +110,8 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
             replays.append((tmp_path / attempt / "geocode.json").read_bytes())
         assert len(model.requests) == recorded_requests  # replay never asks the endpoint
     assert replays[0] == replays[1] == (tmp_path / "recorded" / "geocode.json").read_bytes()
-    assert replay_out.replace("two", "recorded") == out
+    assert replay_out.replace("two", "recorded").replace("(replay)", "(record)") == out
+    assert f"llm: {recorded_requests} of 200 request(s), {recorded_requests * 10} of " in out
     cassette = (root / "c.json").read_text(encoding="utf-8")
     assert KEY not in cassette and KEY not in replays[0].decode()
     receipt = json.loads(replays[0])

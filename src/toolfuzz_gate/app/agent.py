@@ -130,6 +130,12 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
         f"{counts['probes']} documentation probe(s) failing; {directory}",
         file=out,
     )
+    spent = session.budget
+    print(
+        f"llm: {spent.requests} of {spent.max_requests} request(s), {spent.tokens} of "
+        f"{spent.max_tokens} token(s) ({settings.mode})",
+        file=out,
+    )
     failing = counts["counterexamples"] + counts["failing"]
     return ExitCode.FAILED if failing else ExitCode.PASSED
 
