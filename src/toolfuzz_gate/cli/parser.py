@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from toolfuzz_gate import __version__
 from toolfuzz_gate.app.requests import DEFAULT_OUT
+from toolfuzz_gate.cli.commands_agent import add_agent_parser
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS
 from toolfuzz_gate.edges.handlers.rlimits import (
@@ -302,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
         "decide with the diff, as `run --policy --baseline-dir DIR` does",
     )
     _corpus_commands(commands)
+    add_agent_parser(commands, _Once)
     commands.add_parser(
         "action",
         help="the GitHub Action's entrypoint (reads INPUT_* and GITHUB_* variables)",

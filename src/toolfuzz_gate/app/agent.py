@@ -1,0 +1,277 @@
+"""`agent --policy FILE --receipts DIR`: are the schema campaign's runtime failures
+reachable by an agent? One agent receipt per schema receipt, beside them in `agent/`.
+
+The counterexamples come from the receipts a `run --policy` (or `fuzz`) wrote; each tool's
+handler is its policy entry, run through the same adapters and judged as `replay` judges
+a case. The model is the policy's `llm` section: answered from the cassette in `replay`
+mode, asked (and recorded) in `record`, asked in `live`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
+from toolfuzz_gate.core.agent.documentation_probe import (
+    probe_case,
+    probe_entry,
+    probe_messages,
+    read_prompts,
+)
+from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
+from toolfuzz_gate.core.agent.reachability import (
+    REACHABLE,
+    agent_case,
+    failure_record,
+    prompt_messages,
+    read_prompt,
+)
+from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.registry import build_handler
+from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.errors import ReceiptError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+AGENT_DIRECTORY = "agent"
+"""Where agent receipts go by default: this directory under the receipts' directory."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    policy: Path
+    receipts: Path
+    out: Path | None = None
+    """Where the agent receipts go (None: `agent/` under `receipts`)."""
+    root: Path | None = None
+    environ: Mapping[str, str] = field(default_factory=dict)
+    """Where the API key is read from (only the variable `llm.api_key_env` names)."""
+    sleep: Callable[[float], None] = time.sleep
+    """How the client waits between retries (tests pass one that does not)."""
+
+
+def agent(request: AgentRequest, out: TextIO) -> ExitCode:
+    """Exit 1 when a counterexample is agent-reachable or a documentation probe's call
+    fails, else 0 (a reachable note is documentation to fix, as in the schema gate, not a
+    failure)."""
+    loaded = load_policy(request.policy, request.root)
+    settings = loaded.policy.llm
+    if settings is None:
+        raise UsageError(
+            f"the policy {request.policy} has no llm section",
+            hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
+        )
+    found = load_receipts(request.receipts)
+    session, client = open_session(settings, request.environ, request.sleep)
+    done: list[tuple[str, ToolResults]] = []
+    probed: set[str] = set()
+    try:
+        for key in sorted(found.receipts):
+            receipt, file = found.receipts[key], found.files[key]
+            tool = _policy_tool(loaded, str(receipt["tool"]))
+            if tool is None:
+                print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
+                continue
+            if isinstance(receipt.get("refused"), dict):
+                print(f"skipped: {file}: the tool was refused, not fuzzed", file=out)
+                continue
+            probe = tool.name not in probed  # once per tool, not per seed
+            probed.add(tool.name)
+            done.append((file, _try_tool(session, loaded, tool, receipt, file, probe)))
+    finally:
+        if client is not None:
+            client.close()
+        if settings.mode == "record" and settings.cassette is not None:
+            write_cassette(Path(settings.cassette), session.cassette)
+    directory = request.out or request.receipts / AGENT_DIRECTORY
+    digest = None if settings.mode == "live" else session.cassette.digest()
+    model = model_record(settings)
+    counts = {"findings": 0, "reachable": 0, "counterexamples": 0, "probes": 0, "failing": 0}
+    for file, results in done:
+        document = build_agent_receipt(
+            results.tool,
+            results.source,
+            model,
+            digest,
+            results.budget,
+            results.findings,
+            results.skipped,
+            results.probes,
+        )
+        write_document(directory / file, document)
+        for entry in results.findings:
+            reached = entry["outcome"] == REACHABLE
+            counts["findings"] += 1
+            counts["reachable"] += reached
+            counts["counterexamples"] += reached and entry["kind"] == "counterexample"
+            print(_line(results.tool, entry), file=out)
+        for tried in results.probes:
+            counts["probes"] += 1
+            counts["failing"] += bool(tried["failing"])
+            if tried["failing"]:
+                print(_probe_line(results.tool, tried), file=out)
+    print(
+        f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
+        f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
+        f"{counts['probes']} documentation probe(s) failing; {directory}",
+        file=out,
+    )
+    spent = session.budget
+    print(
+        f"llm: {spent.requests} of {spent.max_requests} request(s), {spent.tokens} of "
+        f"{spent.max_tokens} token(s) ({settings.mode})",
+        file=out,
+    )
+    failing = counts["counterexamples"] + counts["failing"]
+    return ExitCode.FAILED if failing else ExitCode.PASSED
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    """One schema receipt's counterexamples tried through the agent."""
+
+    tool: str
+    source: JSONObject
+    budget: JSONObject
+    findings: list[JSONObject]
+    skipped: list[JSONObject]
+    probes: list[JSONObject]
+    """Requests written from the documentation alone, and what the agent did with them."""
+
+
+def _line(tool: str, entry: JSONObject) -> str:
+    prompt = bounded_message(str(entry["prompt"]), 120)
+    return (
+        f"{entry['outcome']}: {tool} {entry['kind']} {entry['failure']} at {entry['path'] or '/'} "
+        f"({entry['fingerprint']}); prompt: {prompt!r}"
+    )
+
+
+def _probe_line(tool: str, probe: JSONObject) -> str:
+    prompt = bounded_message(str(probe["prompt"]), 120)
+    failures: Any = probe["failures"]
+    return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
+
+
+def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
+    return next((tool for tool in loaded.policy.tools if tool.name == name), None)
+
+
+def _try_tool(
+    session: ModelSession,
+    loaded: LoadedPolicy,
+    tool: ToolPolicy,
+    receipt: JSONObject,
+    file: str,
+    probe: bool,
+) -> ToolResults:
+    """The receipt's findings, each tried through the agent; with `probe`, requests
+    written from the documentation alone too."""
+    listings: Listings = {}
+    setup = replay_setup(tool, tool.options, loaded, listings)
+    schema = tool_schema(tool, setup.handler, loaded, listings)
+    documented = _description(tool, setup.handler.target, schema, listings)
+    function = FunctionTool(tool.name, documented, schema)
+    cases, skipped = _cases(receipt)
+    before = session.budget.spent()
+    findings: list[JSONObject] = []
+    probes: list[JSONObject] = []
+    if cases or probe:
+        with build_handler(setup.handler) as running:
+            for case in cases:
+                prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
+                run: AgentRun | None = None
+                if prompt:
+                    call = _caller(partial(agent_case, case), case.valid, running, setup)
+                    run = run_agent(prompt, function, session.ask, call)
+                findings.append(finding_entry(case, prompt, run))
+            if probe:
+                call = _caller(partial(probe_case, tool.name), True, running, setup)
+                for prompt in read_prompts(session.ask(probe_messages(function))):
+                    run = run_agent(prompt, function, session.ask, call)
+                    probes.append(probe_entry(prompt, run))
+    after = session.budget.spent()
+    budget: JSONObject = {
+        "maxRequests": after["maxRequests"],
+        "maxTokens": after["maxTokens"],
+        "requests": after["requests"] - before["requests"],
+        "tokens": after["tokens"] - before["tokens"],
+    }
+    source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
+    return ToolResults(tool.name, source, budget, findings, skipped, probes)
+
+
+def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
+    """The tool's documentation as an agent would read it: the MCP server's or the tools
+    file's description of the tool, else the schema's own `description`."""
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools)).tools
+        said = next((d.description for d in declared if d.name == (tool.pick or tool.name)), "")
+        if said:
+            return said
+    for listed in listings.values():
+        for item in listed if isinstance(listed, list) else []:
+            listed_said = item.get("description")
+            if item.get("name") == (tool.pick or target) and isinstance(listed_said, str):
+                return listed_said
+    given = schema.get("description") if isinstance(schema, dict) else None
+    return given if isinstance(given, str) else ""
+
+
+def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
+    """The receipt's counterexamples and under-specification notes as cases (in that
+    order), and those that cannot be replayed, why."""
+    cases: list[RegressionCase] = []
+    skipped: list[JSONObject] = []
+    examples: list[JSON] = []
+    for member in ("counterexamples", "underSpecified"):
+        listed = receipt.get(member)
+        examples += listed if isinstance(listed, list) else []
+    for example in examples:
+        if not isinstance(example, dict):
+            continue
+        try:
+            cases.append(parse_case(build_case(receipt, example)))
+        except (ReceiptError, ValueError) as error:
+            reason = error.message if isinstance(error, ReceiptError) else str(error)
+            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
+    return cases, skipped
+
+
+def _caller(
+    make_case: Callable[[JSONObject, bool], RegressionCase],
+    unjudged: bool,
+    running: Handler,
+    setup: ReplaySetup,
+) -> Callable[[JSONObject], ToolResult]:
+    """Runs one agent call on the handler and judges it as `make_case` (arguments,
+    validity) says; `unjudged` is the validity assumed when the engine refused the schema."""
+
+    def call(arguments: JSONObject) -> ToolResult:
+        bound = setup.spec.with_fixed(arguments)  # `fixed_arguments`: every call carries them
+        if isinstance(bound, dict):
+            arguments = bound
+        valid = setup.judge(arguments) if setup.judge is not None else unjudged
+        replayed = replay_case(make_case(arguments, valid), running, setup.spec)
+        said = bounded_message(" ".join(replayed.said.split()), 200)
+        failures: list[JSON] = list(failure_record(replayed.findings))
+        record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
+        if said:
+            record["said"] = said
+        return ToolResult(replayed.observed + (f": {said}" if said else ""), record)
+
+    return call
