@@ -323,3 +323,19 @@ def test_the_policy_fixed_arguments_are_bound_to_every_agent_call(
         step["result"]["outcome"] for f in receipt["findings"] for step in f["agent"]["steps"]
     }
     assert results == {"accepted"}  # Paris, France: the planted crash needs a missing country
+
+
+def test_a_policy_passing_the_model_key_to_a_handler_is_refused(
+    tmp_path: Path, receipts: Path
+) -> None:
+    root = _repository(tmp_path, api_key_env="OPENAI_API_KEY")
+    policy = root / "policy.yml"
+    text = policy.read_text("utf-8").replace(
+        "      cwd: .\n", "      cwd: .\n      env: [OPENAI_API_KEY]\n", 1
+    )
+    policy.write_text(text, "utf-8")
+    code, out, err = _agent(root, receipts, tmp_path / "out", OPENAI_API_KEY=KEY)
+    assert code == ExitCode.USAGE, err
+    assert "error[policy" in err and "OPENAI_API_KEY" in err and "handlers never get" in err
+    assert KEY not in err + out
+    assert not (tmp_path / "out").exists()

@@ -44,6 +44,7 @@ from toolfuzz_gate.edges.handlers.registry import build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.edges.secrets import make_undumpable
 from toolfuzz_gate.errors import ReceiptError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -75,6 +76,8 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             f"the policy {request.policy} has no llm section",
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
         )
+    _keep_key_from_handlers(loaded, settings.api_key_env)
+    make_undumpable()  # a handler runs as our user: it must not read the key from our memory
     found = load_receipts(request.receipts)
     session, client = open_session(settings, request.environ, request.sleep)
     done: list[tuple[str, ToolResults]] = []
@@ -169,6 +172,24 @@ def _probe_line(tool: str, probe: JSONObject) -> str:
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
     return next((tool for tool in loaded.policy.tools if tool.name == name), None)
+
+
+def _keep_key_from_handlers(loaded: LoadedPolicy, key_variable: str | None) -> None:
+    """Refuse a policy that hands the model's API key to a handler (through `env` or an HTTP
+    header): the agent runs handlers the pull request controls."""
+    if key_variable is None:
+        return
+    for tool in loaded.policy.tools:
+        named = {*tool.handler.env, *(variable for _, variable in tool.handler.headers)}
+        if key_variable in named:
+            raise loaded.error_at(
+                f"{tool.pointer}/handler",
+                f"tool {tool.name!r} passes {key_variable}, the model's API key "
+                "(llm.api_key_env), to its handler",
+                near=tool.pointer,
+                hint="handlers never get the model's key; remove it from the handler's env "
+                "and headers",
+            )
 
 
 def _try_tool(
