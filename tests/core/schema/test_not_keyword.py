@@ -1,0 +1,195 @@
+"""`not` as a keyword entry: generated values pass the reference validator and avoid the
+negated schema, the `not` near-miss fails exactly at `not`, schemas the negation empties are
+refused as contradictions only when that is proven, and otherwise as `schema.unbuildable`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tests.core.schema.test_pattern_keywords import assert_exact, bases_and_mutants, refusal
+from tests.profiles import examples
+from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
+from toolfuzz_gate.core.engine.avoidance import avoidance
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.engine.generate import generate
+from toolfuzz_gate.core.schema.conjoin import effective
+from toolfuzz_gate.core.schema.keywords import FAMILIES
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.core.schema.node import CompiledSchema
+from toolfuzz_gate.core.schema.validate import validate
+from toolfuzz_gate.errors import SchemaError
+
+
+def member(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    """`schema` as the member `v` of a tool's arguments."""
+    return {
+        "type": "object",
+        "properties": {"v": schema},
+        **({"required": ["v"]} if required else {}),
+    }
+
+
+def case(compiled: CompiledSchema, seed: int, index: int) -> Any:
+    return generate(compiled, seed, index, DEFAULT_LIMITS)
+
+
+NEGATED = [
+    {"type": "string"},
+    {"type": ["integer", "boolean"]},
+    {"type": "number"},
+    {"const": 0},
+    {"enum": [1, 2, "a"]},
+    {"minimum": 10},
+    {"pattern": "^a"},
+    {"minLength": 3},
+    {"type": "object", "required": ["k"]},
+    {"type": "array", "minItems": 1},
+    {"not": {"type": "integer"}},
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"multipleOf": 2},
+]
+BASES: list[dict[str, Any]] = [
+    {},
+    {"type": "integer", "minimum": 0, "maximum": 20},
+    {"type": ["string", "integer", "null"]},
+    {"type": "string", "maxLength": 6},
+    {"enum": [0, 1, 2, "a", "b", None]},
+    {"type": "object", "properties": {"k": {"type": "integer"}}},
+    {"type": "array", "items": {"type": "boolean"}, "maxItems": 3},
+]
+
+
+@st.composite
+def negating_schemas(draw: st.DrawFn) -> dict[str, Any]:
+    node = dict(draw(st.sampled_from(BASES)))
+    node["not"] = draw(st.sampled_from(NEGATED))
+    if draw(st.booleans()):  # a second `not`, merged in through allOf
+        node = {"allOf": [node, {"not": draw(st.sampled_from(NEGATED))}]}
+    return member(node)
+
+
+@settings(max_examples=examples(80))
+@given(negating_schemas())
+def test_values_avoid_the_negation_and_near_misses_match_it(schema: dict[str, Any]) -> None:
+    """Every valid case passes both oracles (checked in `bases_and_mutants`); every `not`
+    near-miss fails at `not` on `/v` and nowhere else."""
+    try:
+        compile_schema(schema)
+    except SchemaError as error:  # proven empty, or beyond what rejection finds: no claim
+        assert {p.code for p in error.problems} <= {"schema.contradiction", "schema.unbuildable"}
+        assume(False)
+    _, mutants = bases_and_mutants(schema)
+    for operator, mutant, slow, fast in mutants:
+        if operator.family == "not":
+            assert operator.expected == ("not", "/v")
+            assert_exact(operator, mutant, slow, fast)
+
+
+@pytest.mark.parametrize("negated", NEGATED)
+def test_each_negated_schema_is_avoided_over_many_cases(negated: dict[str, Any]) -> None:
+    schema = member({"not": negated})
+    compiled = compile_schema(schema)
+    reference = JsonschemaOracle(schema)
+    values = [case(compiled, 5, index) for index in range(40)]
+    for value in values:
+        assert reference.is_valid(value), value
+        assert validate(compiled, value), value
+    assert len({repr(v["v"]) for v in values}) > 5, "the rest of the domain is still explored"
+
+
+def test_a_not_near_miss_is_offered_and_names_its_family() -> None:
+    _, mutants = bases_and_mutants(member({"type": "integer", "not": {"const": 3}}))
+    labels = [op.label for op, *_ in mutants if op.family == "not"]
+    assert labels == ["not:matches-negated:0@/v"]
+    assert [m["v"] for op, m, *_ in mutants if op.family == "not"] == [3]
+    assert "not" in FAMILIES
+
+
+def test_no_near_miss_when_the_rest_of_the_node_and_the_negation_share_nothing() -> None:
+    _, mutants = bases_and_mutants(member({"type": "integer", "not": {"type": "string"}}))
+    assert not [op for op, *_ in mutants if op.family == "not"]
+
+
+def test_type_negations_are_subtracted_not_rejected() -> None:
+    compiled = compile_schema(member({"not": {"type": ["number", "string"]}}))
+    node = effective(compiled.root).domain.property_node("v")
+    assert node is not None
+    assert avoidance(effective(node)).base.domain.types == {"null", "boolean", "array", "object"}
+
+
+def test_an_enum_loses_the_members_the_negation_matches() -> None:
+    compiled = compile_schema(member({"enum": [1, 2, 3, "x"], "not": {"type": "integer"}}))
+    values = {case(compiled, 1, index)["v"] for index in range(12)}
+    assert values == {"x"}
+
+
+def test_a_negated_required_name_is_left_out() -> None:
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+        "not": {"required": ["a"]},
+    }
+    compiled = compile_schema(schema)
+    values = [case(compiled, 2, index) for index in range(12)]
+    assert all("a" not in value for value in values)
+    assert any("b" in value for value in values)
+
+
+def test_not_false_admits_everything_and_double_negation_too() -> None:
+    for schema in (member({"not": False}), member({"not": {"not": {}}})):
+        compiled = compile_schema(schema)
+        values = [case(compiled, 3, index)["v"] for index in range(16)]
+        assert len({type(value) for value in values}) >= 4, values
+
+
+def test_not_of_everything_is_the_false_schema() -> None:
+    # optional: compiles, and the member is never generated (as with `"v": false`)
+    compiled = compile_schema(member({"not": {}}, required=False))
+    assert all(case(compiled, 4, i) == {} for i in range(8))
+    assert not validate(compiled, {"v": None})
+    # required: provably empty
+    assert refusal(member({"not": True})) == [("schema.contradiction", "/required/0")]
+
+
+@pytest.mark.parametrize(
+    ("node", "why"),
+    [
+        ({"type": "string", "not": {"type": "string"}}, "every type"),
+        ({"enum": [1, 2], "not": {"enum": [2, 1.0]}}, "no enum or const member"),
+        ({"type": "object", "required": ["a"], "not": {"required": ["a"]}}, "every name"),
+        ({"type": "string", "minLength": 1, "not": {"minLength": 1}}, "every type"),
+        ({"type": "integer", "minimum": 0, "not": {"maximum": 5}, "maximum": 5}, "every type"),
+        ({"type": "array", "not": {"minItems": 0}}, "every type"),
+    ],
+)
+def test_proven_empty_negations_are_contradictions(node: dict[str, Any], why: str) -> None:
+    with pytest.raises(Exception) as error:
+        compile_schema(member(node))
+    problems = error.value.problems  # type: ignore[attr-defined]
+    assert [(p.code, p.pointer) for p in problems] == [("schema.contradiction", "/properties/v")]
+    assert why in problems[0].message
+
+
+def test_a_negation_rejection_cannot_satisfy_is_unbuildable_not_a_contradiction() -> None:
+    # Empty in fact, but nothing the engine subtracts proves it: no claim about the schema.
+    node = {"type": "string", "pattern": "^a+$", "not": {"pattern": "^a"}}
+    assert refusal(member(node)) == [("schema.unbuildable", "/properties/v")]
+
+
+def test_a_not_that_leads_back_to_itself_is_a_cycle() -> None:
+    assert ("schema.ref-cycle", "") in refusal({"type": "object", "not": {"$ref": "#"}})
+
+
+def test_a_reference_inside_not_does_not_refuse_an_enum_member_before_linking() -> None:
+    schema: dict[str, Any] = {
+        "$defs": {"odd": {"enum": [1, 3]}},
+        "type": "object",
+        "properties": {"v": {"enum": [1, 2], "not": {"$ref": "#/$defs/odd"}}},
+        "required": ["v"],
+    }
+    compiled = compile_schema(schema)
+    assert {case(compiled, 0, index)["v"] for index in range(6)} == {2}
