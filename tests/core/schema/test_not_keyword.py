@@ -11,15 +11,17 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.core.schema.test_pattern_keywords import assert_exact, bases_and_mutants, refusal
+from tests.keyword_laws import DRAFT_07, reference_validator
 from tests.profiles import examples
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.engine.avoidance import avoidance
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
 from toolfuzz_gate.core.schema.conjoin import effective
-from toolfuzz_gate.core.schema.keywords import FAMILIES
+from toolfuzz_gate.core.schema.keywords import FAMILIES, KEYWORDS
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.node import CompiledSchema
+from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.core.schema.validate import validate
 from toolfuzz_gate.errors import SchemaError
 
@@ -193,3 +195,74 @@ def test_a_reference_inside_not_does_not_refuse_an_enum_member_before_linking() 
     }
     compiled = compile_schema(schema)
     assert {case(compiled, 0, index)["v"] for index in range(6)} == {2}
+
+
+# --- Keyword.instance_types, which the subtraction relies on -----------------------------
+
+ARGUMENTS: dict[str, Any] = {
+    "minimum": 5,
+    "maximum": -5,
+    "exclusiveMinimum": 5,
+    "exclusiveMaximum": -5,
+    "multipleOf": 7,
+    "minLength": 50,
+    "maxLength": 0,
+    "pattern": "^zz$",
+    "format": "email",
+    "items": False,
+    "prefixItems": [False],
+    "additionalItems": False,
+    "minItems": 3,
+    "maxItems": 0,
+    "uniqueItems": True,
+    "contains": False,
+    "minContains": 2,
+    "maxContains": 0,
+    "properties": {"k": False},
+    "required": ["k"],
+    "additionalProperties": False,
+    "patternProperties": {"^k": False},
+    "propertyNames": False,
+    "minProperties": 50,
+    "maxProperties": 0,
+    "dependentRequired": {"k": ["j"]},
+    "dependencies": {"k": ["j"]},
+}
+SAMPLES: dict[str, list[Any]] = {
+    "null": [None],
+    "boolean": [True, False],
+    "integer": [3, -7],
+    "number": [2.5, -0.5],
+    "string": ["", "ab"],
+    "array": [[], [1, 1, "k"]],
+    "object": [{}, {"k": 1, "z": [2]}],
+}
+
+
+def test_every_keyword_limited_to_some_types_has_an_argument_here() -> None:
+    limited = {name for name, keyword in KEYWORDS.items() if keyword.instance_types is not None}
+    assert limited == set(ARGUMENTS)
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENTS))
+def test_values_of_other_types_pass_a_keyword_limited_to_some(name: str) -> None:
+    """What `instance_types` claims, checked by the engine and the reference validator."""
+    types = KEYWORDS[name].instance_types
+    assert types is not None
+    drafts = KEYWORDS[name].drafts
+    schema: dict[str, Any] = {name: ARGUMENTS[name]}
+    if "2020-12" not in drafts:
+        schema["$schema"] = DRAFT_07
+    if name in ("minContains", "maxContains"):
+        schema["contains"] = {"type": "integer"}
+    if name == "additionalItems":  # it governs the items after a positional list
+        schema["items"] = [{}]
+    compiled = compile_schema(schema, options=SchemaOptions(format_assertion=True))
+    reference = reference_validator(schema)
+    others = [v for kind, values in SAMPLES.items() if kind not in types for v in values]
+    for value in others:
+        assert validate(compiled, value), (name, value)
+        assert reference.is_valid(value), (name, value)
+    # and the keyword does constrain its own types: some sample of them fails it
+    own = [v for kind, values in SAMPLES.items() if kind in types for v in values]
+    assert not all(validate(compiled, value) for value in own), name
