@@ -266,3 +266,19 @@ def test_values_of_other_types_pass_a_keyword_limited_to_some(name: str) -> None
     # and the keyword does constrain its own types: some sample of them fails it
     own = [v for kind, values in SAMPLES.items() if kind in types for v in values]
     assert not all(validate(compiled, value) for value in own), name
+
+
+def test_a_double_negation_through_a_reference_stays_bounded() -> None:
+    """`{"not": {"not": {"$ref": "#"}}}` is the root again: its expansions are counted like any
+    other `$ref`, so generation ends (it recursed without bound before they were)."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {"a": {"not": {"not": {"$ref": "#"}}}},
+    }
+    compiled = compile_schema(schema)
+    reference = JsonschemaOracle(schema)
+    for index in range(8):
+        value = case(compiled, 1, index)
+        assert reference.is_valid(value), value
+    required = {**schema, "required": ["a"]}  # every value would hold itself: none is finite
+    assert ("schema.contradiction", "/properties/a") in refusal(required)

@@ -7,9 +7,9 @@ those types; one whose every keyword constrains only some types (`minimum`: numb
 bound becomes its opposite (`not: {"minLength": 3}` is `maxLength: 2`, `OPPOSITES`); one of
 nothing but `required` leaves out one of its names (where the node does not require it
 itself); `{"not": X}` negated is `X`, and `{"anyOf": [A, B]}` negated is `A` and `B` each
-negated; an `enum`/`const` on the node loses the members a
-negated schema matches. Anything else is left to rejection: the generator builds from the
-narrowed node and tries again while a negated schema still matches (`core.engine.generate`).
+negated; an `enum`/`const` on the node loses the members a negated schema matches. Anything
+else is left to rejection: the generator builds from the narrowed node and tries again while
+a negated schema still matches (`core.engine.generate`).
 A node is proven empty only when the subtraction leaves nothing; a rejection budget running
 out proves nothing (`schema.unbuildable`).
 """
@@ -22,7 +22,13 @@ from functools import lru_cache
 from toolfuzz_gate.core.engine.number_range import NUMERIC
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types
-from toolfuzz_gate.core.schema.conjoin import CACHE_SIZE, conjoin, effective, without
+from toolfuzz_gate.core.schema.conjoin import (
+    CACHE_SIZE,
+    conjoin,
+    effective,
+    expands_reference,
+    without,
+)
 from toolfuzz_gate.core.schema.keywords import KEYWORDS
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.validate import validate_node
@@ -55,6 +61,9 @@ class Avoidance:
     base: Node
     negations: tuple[Node, ...]
     empty: str | None = None
+    through_ref: bool = False
+    """Whether `base` follows a `$ref` (`{"not": {"not": {"$ref": ...}}}`): the generator
+    counts it as one more expansion, as it does every other, so recursion stays bounded."""
 
     def admits(self, value: JSON) -> bool:
         return not any(validate_node(negated, value) for negated in self.negations)
@@ -63,7 +72,7 @@ class Avoidance:
 @lru_cache(maxsize=CACHE_SIZE)
 def avoidance(node: Node) -> Avoidance:
     """How to build values for the merged `node`, whose domain has `negations`."""
-    base, negations = _eliminate_double(without(node, "not"), node.domain.negations)
+    base, negations, through_ref = _eliminate_double(without(node, "not"), node.domain.negations)
     domain = base.domain
     for negated in negations:
         domain = _subtract(domain, effective(negated))
@@ -84,20 +93,22 @@ def avoidance(node: Node) -> Avoidance:
             empty = "no enum or const member is left once the not schema's matches are taken away"
     elif domain.types <= {"object"} and any(_required_all(domain, n) for n in negations):
         empty = "the node requires every name its not schema requires"
-    return Avoidance(Node(base.pointer, base.keywords, domain, base.never), negations, empty)
+    narrowed = Node(base.pointer, base.keywords, domain, base.never)
+    return Avoidance(narrowed, negations, empty, through_ref)
 
 
-def _eliminate_double(base: Node, found: tuple[Node, ...]) -> tuple[Node, tuple[Node, ...]]:
+def _eliminate_double(base: Node, found: tuple[Node, ...]) -> tuple[Node, tuple[Node, ...], bool]:
     """`base` conjoined with `X` for every negated `{"not": X}` (a double negation is `X`),
-    and the negations left to avoid: a negated `anyOf` as its branches, each negated, and a
-    negated `false`, which constrains nothing, dropped."""
-    work, kept = list(found), []
+    the negations left to avoid (a negated `anyOf` as its branches, each negated; a negated
+    `false`, which constrains nothing, dropped), and whether some `X` follows a `$ref`."""
+    work, kept, through_ref = list(found), [], False
     while work:
         negated = effective(work.pop(0))
         if negated.never:
             continue
         only = negated.keywords[0][0] if len(negated.keywords) == 1 else None
         if only == "not":
+            through_ref = through_ref or expands_reference(negated.keywords[0][1])
             base = conjoin(base, negated.keywords[0][1])
             work.extend(base.domain.negations)  # what `X` itself negates
             base = without(base, "not")
@@ -105,7 +116,7 @@ def _eliminate_double(base: Node, found: tuple[Node, ...]) -> tuple[Node, tuple[
             work.extend(negated.keywords[0][1])
         else:
             kept.append(negated)
-    return base, tuple(kept)
+    return base, tuple(kept), through_ref
 
 
 def _uncrossed(domain: Domain) -> Domain:

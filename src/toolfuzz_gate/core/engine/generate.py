@@ -159,7 +159,7 @@ class Generator(Scalars):
             if attempt:  # the edge (or `null`, at the emptiest) matched: try the interiors
                 self.mode, self.emptiest = MIXED, False
             try:
-                value = self._value(plan.base, force_type, depth)
+                value = self._expanding(node, plan.base, force_type, depth, plan.through_ref)
             finally:
                 self._attempt, self.mode, self.emptiest = saved
             if plan.admits(value):
