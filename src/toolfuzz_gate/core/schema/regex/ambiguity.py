@@ -22,7 +22,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from toolfuzz_gate.core.schema.regex.ast import Alt, Anchor, Chars, Ranges, Regex, Repeat, Seq
+from toolfuzz_gate.core.schema.regex.ast import (
+    Alt,
+    Anchor,
+    Chars,
+    Ranges,
+    Regex,
+    Repeat,
+    Seq,
+    first_chars,
+    length_range,
+)
 from toolfuzz_gate.core.schema.regex.ast import intersect as intersect_ranges
 from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 
@@ -79,6 +89,11 @@ def ambiguous_repeat(node: Repeat) -> bool:
         return True  # an iteration that can match nothing: an empty loop to choose or skip
     if _ambiguous_empty(node.body):
         return True
+    low, high = length_range(node.body)
+    if low == high and _alternations_disjoint(node.body):
+        # Every iteration has the same length, so where each ends is fixed, and inside one
+        # every choice is made by its first character: nothing to write out (`(a{1000}){1000}`).
+        return False
     automaton = _Automaton(offset=node.offset)
     body = _build(automaton, node.body)
     automaton.link([START], body.first)
@@ -172,6 +187,27 @@ def _two_paths(automaton: _Automaton, finals: frozenset[int]) -> bool:
                     seen.add(state)
                     frontier.append(state)
     return False
+
+
+def disjoint_branches(node: Alt) -> bool:
+    """Whether every branch of `node` reads a character and none starts with one another can."""
+    seen: Ranges = ()
+    for branch in node.branches:
+        first = first_chars(branch)
+        if intersect_ranges(seen, first) or length_range(branch)[0] == 0:
+            return False
+        seen = tuple(sorted(seen + first))
+    return True
+
+
+def _alternations_disjoint(node: Regex) -> bool:
+    if isinstance(node, Alt):
+        return disjoint_branches(node) and all(map(_alternations_disjoint, node.branches))
+    if isinstance(node, Seq):
+        return all(map(_alternations_disjoint, node.items))
+    if isinstance(node, Repeat):
+        return _alternations_disjoint(node.body)
+    return True
 
 
 def _empty_ways(node: Regex) -> int:

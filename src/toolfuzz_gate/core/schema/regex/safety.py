@@ -17,7 +17,7 @@ at most 2.
 
 from __future__ import annotations
 
-from toolfuzz_gate.core.schema.regex.ambiguity import ambiguous_repeat
+from toolfuzz_gate.core.schema.regex.ambiguity import ambiguous_repeat, disjoint_branches
 from toolfuzz_gate.core.schema.regex.ast import (
     Alt,
     Chars,
@@ -27,9 +27,7 @@ from toolfuzz_gate.core.schema.regex.ast import (
     Seq,
     all_chars,
     anchored_start,
-    first_chars,
     intersect,
-    length_range,
 )
 from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 
@@ -63,7 +61,7 @@ def _check_nesting(node: Regex, repeated: bool) -> None:
         for item in node.items:
             _check_nesting(item, repeated)
     elif isinstance(node, Alt):
-        if repeated and not _disjoint_branches(node):
+        if repeated and not disjoint_branches(node):
             raise PatternError(
                 UNSUPPORTED,
                 "a repeated alternation whose branches can start with the same character "
@@ -82,16 +80,6 @@ def _check_nesting(node: Regex, repeated: bool) -> None:
                 node.offset,
             )
         _check_nesting(node.body, repeated or repeats)
-
-
-def _disjoint_branches(node: Alt) -> bool:
-    seen: Ranges = ()
-    for branch in node.branches:
-        first = first_chars(branch)
-        if intersect(seen, first) or length_range(branch)[0] == 0:
-            return False
-        seen = tuple(sorted(seen + first))
-    return True
 
 
 class _Cost:
