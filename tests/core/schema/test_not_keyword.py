@@ -282,3 +282,13 @@ def test_a_double_negation_through_a_reference_stays_bounded() -> None:
         assert reference.is_valid(value), value
     required = {**schema, "required": ["a"]}  # every value would hold itself: none is finite
     assert ("schema.contradiction", "/properties/a") in refusal(required)
+
+
+def test_not_of_a_reference_to_everything_is_a_contradiction_once_linked() -> None:
+    schema: dict[str, Any] = {
+        "$defs": {"anything": {}},
+        "type": "object",
+        "properties": {"v": {"not": {"$ref": "#/$defs/anything"}}},
+        "required": ["v"],
+    }
+    assert ("schema.contradiction", "/properties/v") in refusal(schema)

@@ -30,6 +30,7 @@ from toolfuzz_gate.core.schema.conjoin import (
     without,
 )
 from toolfuzz_gate.core.schema.keywords import KEYWORDS
+from toolfuzz_gate.core.schema.keywords.negation import admits_everything
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.validate import validate_node
 
@@ -78,7 +79,9 @@ def avoidance(node: Node) -> Avoidance:
         domain = _subtract(domain, effective(negated))
     empty = None
     domain = _uncrossed(domain)
-    if not domain.types:
+    if any(admits_everything(negated) for negated in negations):  # `{"not": {"$ref": ...}}`
+        empty = "its not schema admits every value"
+    elif not domain.types:
         empty = "every type the node admits is one its not schema matches"
     elif domain.enum is not None:
         # the members the rest of the node admits (merged enums are not narrowed by type)

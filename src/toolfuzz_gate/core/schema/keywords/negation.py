@@ -76,7 +76,8 @@ def _recipes(node: Node, negated: Node, ctx: RecipeContext) -> Iterable[Recipe]:
         return built if ctx.is_valid(target, built) else INAPPLICABLE
 
     # A node merged from several schemas may hold several `not`s: each has its own variant.
-    index = [argument for name, argument in node.keywords if name == "not"].index(negated)
+    negated_here = [argument for name, argument in node.keywords if name == "not"]
+    index = next((i for i, other in enumerate(negated_here) if other is negated), 0)
     return (Recipe(FAMILY, "not", f"matches-negated:{index}", make),)
 
 
