@@ -97,9 +97,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         shutil.copy(FAULTS / name, root / name)
     shutil.copy(FAULTS / "poster_schema.json", root / "schemas" / "poster.json")
     schema = json.loads((root / "schemas" / "poster.json").read_text(encoding="utf-8"))
-    schema["properties"]["title"]["not"] = {"const": "forbidden"}
+    schema["properties"]["title"]["contentSchema"] = {"const": "forbidden"}
     (root / "schemas" / "refused.json").write_text(json.dumps(schema), encoding="utf-8")
-    del schema["properties"]["title"]["not"]
+    del schema["properties"]["title"]["contentSchema"]
     declared = [
         {"type": "function", "function": {"name": name, "parameters": schema}}
         for name in ("first", "second")

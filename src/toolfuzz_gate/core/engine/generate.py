@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
+from toolfuzz_gate.core.engine.avoidance import NEGATION_ATTEMPTS, avoidance
 from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
     HARD_REF_DEPTH,
@@ -123,6 +124,8 @@ class Generator(Scalars):
             raise NoValue(node.pointer, "no type is admitted by every part", proven=True)
         if d.enum == ():  # merged enums and consts with no member in common
             raise NoValue(node.pointer, "no value is in every enum and const", proven=True)
+        if d.negations:
+            return self._avoiding(node, force_type, depth)
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
@@ -143,6 +146,27 @@ class Generator(Scalars):
         if kind == "array":
             return self._array(node, depth)
         return self._object(node, depth)
+
+    def _avoiding(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        """A value of the node's other keywords (narrowed) that no `not` schema matches:
+        built again, mixed and shifted, while one does (`core.engine.avoidance`)."""
+        plan = avoidance(node)
+        if plan.empty is not None:
+            raise NoValue(node.pointer, plan.empty, proven=True)
+        for attempt in range(NEGATION_ATTEMPTS):
+            saved = self._attempt, self.mode, self.emptiest
+            self._attempt += attempt
+            if attempt:  # the edge (or `null`, at the emptiest) matched: try the interiors
+                self.mode, self.emptiest = MIXED, False
+            try:
+                value = self._expanding(node, plan.base, force_type, depth, plan.through_ref)
+            finally:
+                self._attempt, self.mode, self.emptiest = saved
+            if plan.admits(value):
+                return value
+        raise NoValue(
+            node.pointer, f"each of {NEGATION_ATTEMPTS} values built matched the not schema"
+        )
 
     def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
         """One branch of every `anyOf`/`oneOf` merged with the node's other keywords; the

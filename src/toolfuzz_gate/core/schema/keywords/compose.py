@@ -133,6 +133,8 @@ def same_instance_parts(node: Node) -> Iterator[Node]:
             yield from argument
         elif name == "$ref" and argument.node is not None:
             yield argument.node
+        elif name == "not":
+            yield argument
 
 
 ALL_OF = Keyword("allOf", _parse_branches("allOf"), check=_check_all)

@@ -13,6 +13,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    OBJECTS,
     CountBound,
     Keyword,
     Maker,
@@ -170,8 +171,12 @@ def _dependent_recipes(keyword: str) -> Any:
     return recipes
 
 
-MIN_PROPERTIES = Keyword("minProperties", _parse_min, MIN.narrow, MIN.check, SIZE, _min_recipes)
-MAX_PROPERTIES = Keyword("maxProperties", MAX.parse, MAX.narrow, MAX.check, SIZE, _max_recipes)
+MIN_PROPERTIES = Keyword(
+    "minProperties", _parse_min, MIN.narrow, MIN.check, SIZE, _min_recipes, instance_types=OBJECTS
+)
+MAX_PROPERTIES = Keyword(
+    "maxProperties", MAX.parse, MAX.narrow, MAX.check, SIZE, _max_recipes, instance_types=OBJECTS
+)
 DEPENDENT_REQUIRED = Keyword(
     "dependentRequired",
     _parse_dependents("dependentRequired"),
@@ -180,6 +185,7 @@ DEPENDENT_REQUIRED = Keyword(
     DEPENDENCY,
     _dependent_recipes("dependentRequired"),
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=OBJECTS,
 )
 DEPENDENCIES = Keyword(
     "dependencies",
@@ -189,4 +195,5 @@ DEPENDENCIES = Keyword(
     DEPENDENCY,
     _dependent_recipes("dependencies"),
     drafts=frozenset({DRAFT_07}),
+    instance_types=OBJECTS,
 )
