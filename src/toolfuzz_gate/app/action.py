@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
-from toolfuzz_gate.app.baseline import rerun_baseline_diff, stored_baseline_diff
+from toolfuzz_gate.app.baseline import BASE_RECEIPTS, rerun_baseline_diff, stored_baseline_diff
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
@@ -43,7 +43,7 @@ from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
-BASE_DIR = "base"
+BASE_DIR = BASE_RECEIPTS
 
 
 def run_action(request: ActionRequest, out: TextIO) -> ExitCode:

@@ -29,6 +29,8 @@ from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
 AUTO = "auto"
+BASE_RECEIPTS = "base"
+"""The subdirectory of the output directory that keeps the base's receipts."""
 
 
 def baseline_diff(
@@ -52,7 +54,12 @@ def baseline_diff(
         if found.warning:
             print(f"warning: {found.warning}", file=out)
         ref = found.sha
-    return rerun_baseline_diff(run, loaded, head, replay, out, git, ref, label=request.ref)
+    # With --diagnostics the base's receipts (and their durations) are kept, as the action
+    # keeps them, so both sides' timings can be read.
+    keep = run.out / BASE_RECEIPTS if run.diagnostics else None
+    return rerun_baseline_diff(
+        run, loaded, head, replay, out, git, ref, label=request.ref, keep=keep
+    )
 
 
 def rerun_baseline_diff(
