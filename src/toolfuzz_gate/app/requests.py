@@ -44,6 +44,8 @@ class PolicyRunRequest:
     diagnostics: bool = False
     argv: tuple[str, ...] = ()
     """The words the run was started with; the receipts' replayCommand is built from them."""
+    jobs: int | None = None
+    """`--jobs N`: tools fuzzed at the same time (None: `app.jobs.default_jobs`)."""
 
 
 @dataclass(frozen=True)
