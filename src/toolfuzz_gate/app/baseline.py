@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
 from toolfuzz_gate.app.jobs import Jobs
@@ -35,6 +35,7 @@ from toolfuzz_gate.edges.receipts import load_receipts
 AUTO = "auto"
 HeadReceipts = ReceiptSet | Callable[[], ReceiptSet]
 """The head's receipts, or how to wait for them while the head still runs."""
+_Diff = TypeVar("_Diff")
 BASE_RECEIPTS = "base"
 """The subdirectory of the output directory that keeps the base's receipts."""
 
@@ -52,7 +53,7 @@ def baseline_diff(
     if request.directory is not None:
         overrides = override_values(run.overrides)
         chosen = _chosen(load_receipts(request.directory), run.overrides)
-        return stored_baseline_diff(request.directory, _wait(head), loaded, overrides, chosen)
+        return stored_baseline_diff(request.directory, wait_head(head), loaded, overrides, chosen)
     assert request.ref is not None, "a baseline names a ref or a directory"
     git = Git(loaded.root)
     ref = request.ref
@@ -71,9 +72,9 @@ def baseline_diff(
 
 def beside_head(
     head: Callable[[], list[Written]],
-    diff: Callable[[HeadReceipts], JSONObject],
+    diff: Callable[[HeadReceipts], _Diff],
     together: bool,
-) -> tuple[list[Written], JSONObject]:
+) -> tuple[list[Written], _Diff]:
     """The head's run, and `diff` against the base given the head's receipts when they are
     ready; with `together`, the base runs in a thread while the head runs (`diff` waits
     for the head's receipts only where it needs them: to replay, and to diff)."""
@@ -82,7 +83,7 @@ def beside_head(
         receipts = receipt_set(written)
         return written, diff(receipts)
     head_done: Future[ReceiptSet] = Future()
-    diffed: Future[JSONObject] = Future()
+    diffed: Future[_Diff] = Future()
 
     def run_base() -> None:
         try:
@@ -101,7 +102,8 @@ def beside_head(
     return written, diffed.result()
 
 
-def _wait(head: HeadReceipts) -> ReceiptSet:
+def wait_head(head: HeadReceipts) -> ReceiptSet:
+    """The head's receipts, once the head has run."""
     return head if isinstance(head, ReceiptSet) else head()
 
 
@@ -146,7 +148,7 @@ def rerun_baseline_diff(
             say(out, f"note: the base uses the head's installed dependencies: {shown}")
         base_loaded = base_policy(policy, worktree)
         if not side_by_side(policy_handlers(base_loaded)):
-            _wait(head)  # its declared state or servers would meet the head's
+            wait_head(head)  # its declared state or servers would meet the head's
         told = Progress(out, side="base", concurrent=jobs is not None and jobs.parallel)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
@@ -158,7 +160,7 @@ def rerun_baseline_diff(
                 written = receipt_set(
                     run_policy(base_loaded, run, replay, Path(directory), progress=told, jobs=jobs)
                 )
-        head_set = _wait(head)
+        head_set = wait_head(head)
         wanted = unmatched(head_set, written)
         return written, reproduced_on(base_loaded, overrides, head_set, wanted)
 
@@ -173,7 +175,7 @@ def rerun_baseline_diff(
             "start each side's own",
         )
     sha, (base, on_base) = baseline_receipts(git, ref, run_base)
-    head_set = _wait(head)
+    head_set = wait_head(head)
     on_head = reproduced_on(loaded, overrides, base, unmatched(base, head_set))
     head_sha = git.output("rev-parse", "HEAD").strip() or None
     return diff_sets(

@@ -14,12 +14,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from toolfuzz_gate.core.gate.lanes import Lane, Stage
+from toolfuzz_gate.core.gate.lanes import MAX_JOBS, Lane, Stage
+
+__all__ = ["DEFAULT_MOST", "MAX_JOBS", "Jobs", "default_jobs"]
 
 DEFAULT_MOST = 2
 """The default is the machine's CPUs, at most this many: measured on 2-core machines
 (`bench/bench_gate.py`); a larger machine may take more with `--jobs`."""
-MAX_JOBS = 64
 
 _Done = TypeVar("_Done")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from toolfuzz_gate.app.gate_results import render_written
+from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.policy_plan import Planned, plan_policy
 from toolfuzz_gate.app.policy_run import run_policy
 from toolfuzz_gate.app.replay_command import build_replay_command
@@ -31,7 +32,8 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
     planned = plan_policy(loaded, run.overrides)
     mine = select(planned, shard)
     digest = policy_digest(run.policy)
-    written = run_policy(loaded, run, replay, run.out, mine)
+    jobs = Jobs(run.jobs or default_jobs())
+    written = run_policy(loaded, run, replay, run.out, mine, jobs=jobs)
     manifest = build_manifest(
         policy_file=str(run.policy),
         policy_digest=digest,

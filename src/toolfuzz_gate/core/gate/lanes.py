@@ -22,10 +22,10 @@ checkouts).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from urllib.parse import urlsplit
-
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 
+MAX_JOBS = 64
+"""The most tools a run fuzzes at once (`run --jobs`, the Action's `jobs`)."""
 Lane = tuple[int, ...]
 """Indices into the plan, in plan order, run one after another."""
 Stage = tuple[Lane, ...]
@@ -45,10 +45,18 @@ def exclusive(settings: HandlerSettings) -> bool:
 def lane_key(settings: HandlerSettings) -> str | None:
     """What the handler shares with others' handlers (None: nothing the gate can see)."""
     if settings.kind == "http":
-        return f"http:{urlsplit(settings.target).netloc}"
+        return f"http:{_authority(settings.target)}"
     if settings.cwd is not None:
         return f"cwd:{settings.cwd}"
     return None
+
+
+def _authority(url: str) -> str:
+    """The host and port of `url` (`http://user@Host:8080/x` -> `host:8080`)."""
+    rest = url.partition("://")[2] or url
+    for end in "/?#":
+        rest = rest.split(end, 1)[0]
+    return rest.rpartition("@")[2].lower()
 
 
 def stages(handlers: Sequence[HandlerSettings]) -> list[Stage]:
