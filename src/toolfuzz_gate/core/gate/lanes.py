@@ -22,6 +22,7 @@ checkouts).
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 
 MAX_JOBS = 64
