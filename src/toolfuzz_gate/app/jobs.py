@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from toolfuzz_gate.core.gate.lanes import MAX_JOBS, Lane, Stage
+from toolfuzz_gate.core.gate.lanes import MAX_JOBS, Stage
 
 __all__ = ["DEFAULT_MOST", "MAX_JOBS", "Jobs", "default_jobs"]
 
@@ -42,19 +42,19 @@ class Jobs:
 
     def run(self, stages: Sequence[Stage], work: Callable[[int], _Done]) -> list[_Done]:
         """`work(i)` for every unit of `stages`, stage after stage, the lanes of a stage at
-        once; the results in unit order. With one job, everything runs in this thread."""
+        once; the results in unit order. With one job, everything runs in this thread in
+        unit order (the plan's, as before there were jobs)."""
         done: dict[int, _Done] = {}
         for stage in stages:
             if not self.parallel or len(stage) == 1:
-                for lane in stage:
-                    done.update(self._lane(lane, work))
+                done.update(self._lane(sorted(i for lane in stage for i in lane), work))
                 continue
             with ThreadPoolExecutor(min(self.count, len(stage))) as pool:
                 for finished in pool.map(lambda lane: self._lane(lane, work), stage):
                     done.update(finished)
         return [done[index] for index in sorted(done)]
 
-    def _lane(self, lane: Lane, work: Callable[[int], _Done]) -> dict[int, _Done]:
+    def _lane(self, lane: Sequence[int], work: Callable[[int], _Done]) -> dict[int, _Done]:
         finished: dict[int, _Done] = {}
         for index in lane:
             with self._slots:
