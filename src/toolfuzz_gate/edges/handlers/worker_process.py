@@ -7,7 +7,9 @@ into a bounded tail, so a chatty child never blocks on a full pipe. The child's 
 watched too (a pidfd, else polling), so a child that exits while a helper it started still
 holds its stdout is noticed at once, not when the pipe closes. Ending a child ends every
 process it started, in its group or escaped from it (`reaper`). Every live process is
-tracked so the gate can kill them all on exit, including after Ctrl-C.
+tracked so the gate can kill them all on exit, including after Ctrl-C. Handlers may run in
+several threads at once (`run --jobs`): a child joins the tracked set under the same lock
+that looking for strays takes, so one thread never takes another's fresh child for a stray.
 """
 
 from __future__ import annotations
