@@ -65,6 +65,8 @@ class ShardRequest:
 
     run: PolicyRunRequest
     shard: Shard
+    costs: Path | None = None
+    """`--shard-costs DIR`: a previous run's receipts, to share the units out by cost."""
 
 
 @dataclass(frozen=True)

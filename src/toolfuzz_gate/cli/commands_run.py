@@ -34,6 +34,7 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
             ("--baseline-dir", args.baseline_dir),
             ("--shard", args.shard),
             ("--jobs", args.jobs),
+            ("--shard-costs", args.shard_costs),
         ):
             if given is not None:
                 raise UsageError(f"{flag} goes with --policy")
@@ -48,6 +49,8 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
     if args.baseline is not None and args.baseline_dir is not None:
         raise UsageError("--baseline and --baseline-dir conflict: name one base")
     shard = None if args.shard is None else parse_shard(args.shard)
+    if shard is None and args.shard_costs is not None:
+        raise UsageError("--shard-costs goes with --shard")
     if shard is not None and (args.baseline is not None or args.baseline_dir is not None):
         raise UsageError(
             "--shard runs part of the tools, so it cannot diff against a base",
@@ -56,7 +59,7 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
         )
     run = _policy_run(args, argv)
     if shard is not None:
-        return ShardRequest(run, shard)
+        return ShardRequest(run, shard, args.shard_costs)
     if args.baseline is not None or args.baseline_dir is not None:
         return BaselineRequest(run, args.baseline, args.baseline_dir)
     return run

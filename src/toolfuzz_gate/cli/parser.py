@@ -111,6 +111,15 @@ def build_parser() -> argparse.ArgumentParser:
         "writing shard.json for `merge`; no summary.json and no verdict",
     )
     run.add_argument(
+        "--shard-costs",
+        type=Path,
+        action=_Once,
+        metavar="DIR",
+        help="with --shard: share the units out by the time each took in a previous run "
+        "(its receipts, written with --diagnostics) instead of round-robin; give every "
+        "shard the same DIR",
+    )
+    run.add_argument(
         "--tool",
         dest="tools",
         action="append",
