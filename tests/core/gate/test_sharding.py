@@ -17,6 +17,7 @@ from toolfuzz_gate.core.gate.sharding import (
     shard_of,
     unit_costs,
 )
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.errors import UsageError
 
 SETTINGS = settings(max_examples=examples(80))
@@ -115,7 +116,7 @@ def test_balanced_shards_cover_the_plan_and_equal_costs_are_round_robin(
 
 
 def test_unit_costs_come_from_the_receipts_diagnostics_else_the_median() -> None:
-    measured = {
+    measured: dict[str, JSON] = {
         "a.json": {"diagnostics": {"profile": {"wallSeconds": 30.25}, "durationSeconds": 29}},
         "b.json": {"diagnostics": {"durationSeconds": 1.5}},
         "c.json": {"diagnostics": {"durationSeconds": 2}},
