@@ -28,7 +28,7 @@ from toolfuzz_gate.app.gate_results import GateOutcome, gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
-from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
@@ -172,12 +172,12 @@ def _baseline(
     if event.pull_request is not None:
         found = resolve_base(git, _pull_request_payload(event))
         if found.warning:
-            emit(out, notice_command(f"toolfuzz-gate: {found.warning}"))
+            say_command(out, notice_command(f"toolfuzz-gate: {found.warning}"))
         ref = found.sha
     elif event.before is not None:
         ref = event.before
     else:
-        emit(
+        say_command(
             out,
             notice_command(
                 f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "

@@ -30,6 +30,12 @@ def say(out: TextIO, *lines: str) -> None:
             print(line, file=out, flush=True)
 
 
+def say_command(out: TextIO, line: str) -> None:
+    """`emit` the workflow command `line`, never inside another thread's line."""
+    with _PRINTING:
+        emit(out, line)
+
+
 @dataclass
 class Progress:
     out: TextIO | None
