@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
 from toolfuzz_gate.app.requests import DEFAULT_OUT
 from toolfuzz_gate.cli.commands_agent import add_agent_parser
 from toolfuzz_gate.core.schema.dialects import DIALECTS
@@ -111,6 +112,15 @@ def build_parser() -> argparse.ArgumentParser:
         "writing shard.json for `merge`; no summary.json and no verdict",
     )
     run.add_argument(
+        "--shard-costs",
+        type=Path,
+        action=_Once,
+        metavar="DIR",
+        help="with --shard: share the units out by the time each took in a previous run "
+        "(its receipts, written with --diagnostics) instead of round-robin; give every "
+        "shard the same DIR",
+    )
+    run.add_argument(
         "--tool",
         dest="tools",
         action="append",
@@ -125,6 +135,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="with --policy: leave this tool out (repeatable)",
+    )
+    run.add_argument(
+        "--jobs",
+        type=int,
+        action=_Once,
+        metavar="N",
+        help="with --policy: fuzz up to N independent tools, and the base beside the head, "
+        f"at the same time (1..{MAX_JOBS}; default: the CPUs, at most {DEFAULT_MOST}); "
+        "receipts are the same whatever N",
     )
 
     one = commands.add_parser(

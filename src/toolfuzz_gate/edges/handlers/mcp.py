@@ -51,6 +51,7 @@ from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import Deadline, RestartingHandler, unanswered
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_client import (
@@ -193,7 +194,10 @@ class McpHandler(RestartingHandler):
         self._launch.cleanup()
 
     def _start(self) -> McpSession:
-        return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)
+        with timing.measured("starts"):
+            return McpSession(
+                self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise
+            )
 
     def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
         deadline = Deadline(self._timeout_s, PROGRESS_MAX_FACTOR * self._base_timeout_s)
@@ -241,7 +245,8 @@ class McpHandler(RestartingHandler):
         """The effects tool's output (in a 1-tuple: it may be null), or why there is none."""
         deadline = time.monotonic() + self._timeout_s
         params = {"name": tool, "arguments": {}}
-        reply = session.request("tools/call", params, deadline, self._read_limit)
+        with timing.measured("effects"):
+            reply = session.request("tools/call", params, deadline, self._read_limit)
         if isinstance(reply, Broken):
             failed = self._broken(session, reply)
         else:
