@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,6 +32,7 @@ from toolfuzz_gate.core.agent.reachability import (
     prompt_messages,
     read_prompt,
 )
+from toolfuzz_gate.core.agent.refinement import check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.gate.policy import ToolPolicy
@@ -50,6 +51,8 @@ from toolfuzz_gate.exitcodes import ExitCode
 
 AGENT_DIRECTORY = "agent"
 """Where agent receipts go by default: this directory under the receipts' directory."""
+OUTPUT_TEXT_CHARS = 2_000
+"""Characters of an accepted call's output the agent sees (and its receipt keeps)."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,9 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
     directory = request.out or request.receipts / AGENT_DIRECTORY
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    counts = {"findings": 0, "reachable": 0, "counterexamples": 0, "probes": 0, "failing": 0}
+    counts = dict.fromkeys(
+        ("findings", "reachable", "counterexamples", "probes", "failing", "sets", "erroneous"), 0
+    )
     for file, results in done:
         document = build_agent_receipt(
             results.tool,
@@ -114,6 +119,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             results.findings,
             results.skipped,
             results.probes,
+            results.correctness,
         )
         write_document(directory / file, document)
         for entry in results.findings:
@@ -127,10 +133,16 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             counts["failing"] += bool(tried["failing"])
             if tried["failing"]:
                 print(_probe_line(results.tool, tried), file=out)
+        for checked in results.correctness:
+            counts["sets"] += checked.get("template") is not None
+            counts["erroneous"] += checked.get("erroneous") is True
+            if checked.get("erroneous") is True:
+                print(_set_line(results.tool, checked), file=out)
     print(
         f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
         f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
-        f"{counts['probes']} documentation probe(s) failing; {directory}",
+        f"{counts['probes']} documentation probe(s) failing; {counts['erroneous']} of "
+        f"{counts['sets']} prompt set(s) erroneous; {directory}",
         file=out,
     )
     spent = session.budget
@@ -139,7 +151,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
         f"{spent.max_tokens} token(s) ({settings.mode})",
         file=out,
     )
-    failing = counts["counterexamples"] + counts["failing"]
+    failing = counts["counterexamples"] + counts["failing"] + counts["erroneous"]
     return ExitCode.FAILED if failing else ExitCode.PASSED
 
 
@@ -154,6 +166,8 @@ class ToolResults:
     skipped: list[JSONObject]
     probes: list[JSONObject]
     """Requests written from the documentation alone, and what the agent did with them."""
+    correctness: list[JSONObject]
+    """Prompt sets of synonymous requests, judged, and the refinements of erroneous ones."""
 
 
 def _line(tool: str, entry: JSONObject) -> str:
@@ -168,6 +182,24 @@ def _probe_line(tool: str, probe: JSONObject) -> str:
     prompt = bounded_message(str(probe["prompt"]), 120)
     failures: Any = probe["failures"]
     return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
+
+
+def _set_line(tool: str, checked: JSONObject) -> str:
+    template = bounded_message(str(checked["template"]), 120)
+    named: Any = checked["underspecified"]
+    refinement: Any = checked["refinement"]
+    if not isinstance(refinement, dict) or refinement["suggestion"] is None:
+        fix = "no description fix proposed"
+    else:
+        verdict = "verified" if refinement["verified"] else "not verified"
+        fix = (
+            f"description fix {verdict} (failure rate {refinement['failureRateBefore']} -> "
+            f"{refinement['failureRateAfter']})"
+        )
+    return (
+        f"erroneous: {tool} prompt set {template!r}; underspecified: "
+        f"{', '.join(named) or '(no argument differs)'}; {fix}"
+    )
 
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
@@ -211,8 +243,10 @@ def _try_tool(
     before = session.budget.spent()
     findings: list[JSONObject] = []
     probes: list[JSONObject] = []
+    correctness: list[JSONObject] = []
+    handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
-        with build_handler(setup.handler) as running:
+        with build_handler(handler) as running:
             for case in cases:
                 prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
                 run: AgentRun | None = None
@@ -225,6 +259,7 @@ def _try_tool(
                 for prompt in read_prompts(session.ask(probe_messages(function))):
                     run = run_agent(prompt, function, session.ask, call)
                     probes.append(probe_entry(prompt, run))
+                correctness = check_correctness(function, session.ask, call)
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],
@@ -233,7 +268,7 @@ def _try_tool(
         "tokens": after["tokens"] - before["tokens"],
     }
     source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
-    return ToolResults(tool.name, source, budget, findings, skipped, probes)
+    return ToolResults(tool.name, source, budget, findings, skipped, probes, correctness)
 
 
 def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
@@ -293,6 +328,9 @@ def _caller(
         record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
         if said:
             record["said"] = said
-        return ToolResult(replayed.observed + (f": {said}" if said else ""), record)
+        if replayed.output_text is not None:
+            record["output"] = replayed.output_text
+        shown = replayed.output_text if replayed.output_text is not None else said
+        return ToolResult(replayed.observed + (f": {shown}" if shown else ""), record)
 
     return call
