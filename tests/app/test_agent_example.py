@@ -11,6 +11,8 @@ import json
 import shutil
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -97,26 +99,34 @@ def test_the_example_replays_its_findings_byte_for_byte_without_a_network(
     assert "llm: 35 of 200 request(s)" in out and "(replay)" in out
 
 
-def test_the_committed_cassette_is_what_the_stand_in_answers(tmp_path: Path) -> None:
+@contextmanager
+def stand_in(example: Path, policy: str = "record.yml") -> Iterator[Path]:
+    """The example's scripted stand-in on a free port of 127.0.0.1, and `policy`: the
+    example's policy recording against it into `recorded.json`."""
     spec = importlib.util.spec_from_file_location("stand_in_model", EXAMPLE / "stand_in_model.py")
     assert spec is not None and spec.loader is not None
-    stand_in = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(stand_in)
-    example = _example(tmp_path)
-    server = stand_in.serve(0)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    server = module.serve(0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02})
     thread.start()
     try:
-        policy = (example / "toolfuzz.yml").read_text("utf-8")
+        text = (example / "toolfuzz.yml").read_text("utf-8")
         port = server.server_address[1]
-        policy = policy.replace("mode: replay", "mode: record").replace(
+        text = text.replace("mode: replay", "mode: record").replace(
             "cassette: cassette.json", "cassette: recorded.json"
         )
-        (example / "record.yml").write_text(policy.replace(":8765/", f":{port}/"), "utf-8")
-        code, _, err = _agent(example, "record.yml", tmp_path / "recorded")
+        (example / policy).write_text(text.replace(":8765/", f":{port}/"), "utf-8")
+        yield example / policy
     finally:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def test_the_committed_cassette_is_what_the_stand_in_answers(tmp_path: Path) -> None:
+    example = _example(tmp_path)
+    with stand_in(example):
+        code, _, err = _agent(example, "record.yml", tmp_path / "recorded")
     assert code == ExitCode.FAILED, err
     assert (example / "recorded.json").read_bytes() == (EXAMPLE / "cassette.json").read_bytes()

@@ -10,7 +10,7 @@ mode, asked (and recorded) in `record`, asked in `live`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -36,6 +36,7 @@ from toolfuzz_gate.core.agent.refinement import check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -69,25 +70,55 @@ class AgentRequest:
 
 
 def agent(request: AgentRequest, out: TextIO) -> ExitCode:
-    """Exit 1 when a counterexample is agent-reachable or a documentation probe's call
-    fails, else 0 (a reachable note is documentation to fix, as in the schema gate, not a
-    failure)."""
+    """Exit 1 when a counterexample is agent-reachable, a documentation probe's call fails
+    or a prompt set is erroneous, else 0 (a reachable note is documentation to fix, as in
+    the schema gate, not a failure)."""
     loaded = load_policy(request.policy, request.root)
+    found = load_receipts(request.receipts)
+    pairs = [(found.files[key], found.receipts[key]) for key in found.receipts]
+    directory = request.out or request.receipts / AGENT_DIRECTORY
+    tried = try_receipts(loaded, pairs, directory, request.environ, request.sleep, out)
+    return ExitCode.FAILED if tried.failing() else ExitCode.PASSED
+
+
+@dataclass(frozen=True)
+class AgentTried:
+    """What one agent run wrote (the agent receipts) and counted."""
+
+    receipts: list[JSONObject]
+    counts: dict[str, int]
+
+    def failing(self) -> int:
+        """Reachable counterexamples, failing probes and erroneous prompt sets."""
+        return self.counts["counterexamples"] + self.counts["failing"] + self.counts["erroneous"]
+
+
+def try_receipts(
+    loaded: LoadedPolicy,
+    pairs: Sequence[tuple[str, JSONObject]],
+    directory: Path,
+    environ: Mapping[str, str],
+    sleep: Callable[[float], None],
+    out: TextIO,
+) -> AgentTried:
+    """Schema receipts (file name, receipt) tried through the agent, in receipt-key order
+    whoever calls (`agent`, or the gate of `run --policy`); agent receipts written into
+    `directory` under the same file names, a line per finding and a summary printed."""
     settings = loaded.policy.llm
     if settings is None:
         raise UsageError(
-            f"the policy {request.policy} has no llm section",
+            f"the policy {loaded.file} has no llm section",
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
         )
     _keep_key_from_handlers(loaded, settings.api_key_env)
     make_undumpable()  # a handler runs as our user: it must not read the key from our memory
-    found = load_receipts(request.receipts)
-    session, client = open_session(settings, request.environ, request.sleep)
+    keys = receipt_keys([receipt for _, receipt in pairs])
+    session, client = open_session(settings, environ, sleep)
     done: list[tuple[str, ToolResults]] = []
     probed: set[str] = set()
     try:
-        for key in sorted(found.receipts):
-            receipt, file = found.receipts[key], found.files[key]
+        for index in sorted(range(len(pairs)), key=keys.__getitem__):
+            file, receipt = pairs[index]
             tool = _policy_tool(loaded, str(receipt["tool"]))
             if tool is None:
                 print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
@@ -103,12 +134,12 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             client.close()
         if settings.mode == "record" and settings.cassette is not None:
             write_cassette(Path(settings.cassette), session.cassette)
-    directory = request.out or request.receipts / AGENT_DIRECTORY
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
     counts = dict.fromkeys(
         ("findings", "reachable", "counterexamples", "probes", "failing", "sets", "erroneous"), 0
     )
+    written: list[JSONObject] = []
     for file, results in done:
         document = build_agent_receipt(
             results.tool,
@@ -122,6 +153,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             results.correctness,
         )
         write_document(directory / file, document)
+        written.append(document)
         for entry in results.findings:
             reached = entry["outcome"] == REACHABLE
             counts["findings"] += 1
@@ -151,8 +183,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
         f"{spent.max_tokens} token(s) ({settings.mode})",
         file=out,
     )
-    failing = counts["counterexamples"] + counts["failing"] + counts["erroneous"]
-    return ExitCode.FAILED if failing else ExitCode.PASSED
+    return AgentTried(written, counts)
 
 
 @dataclass(frozen=True)
