@@ -61,7 +61,7 @@ def gate(
     write_document(directory / "summary.json", summary)
     document = report_document(diff, receipt_set(written))
     context = build_report_context(
-        document, verdict, written, key, replay_from_root(loaded, directory)
+        document, verdict, written, key, replay_from_root(loaded, directory), agent
     )
     write_reports(directory, document, context)
     for item in written:
