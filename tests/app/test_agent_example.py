@@ -24,7 +24,7 @@ from toolfuzz_gate.exitcodes import ExitCode
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "agent-geocoder"
 
 
-def _example(where: Path) -> Path:
+def example_copy(where: Path) -> Path:
     copy = where / "agent-geocoder"
     shutil.copytree(EXAMPLE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
@@ -41,7 +41,7 @@ def _agent(example: Path, policy: str, out: Path) -> tuple[int, str, str]:
 def test_the_example_replays_its_findings_byte_for_byte_without_a_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     connections: list[Any] = []
 
     def refuse(self: socket.socket, address: Any) -> None:
@@ -125,7 +125,7 @@ def stand_in(example: Path, policy: str = "record.yml") -> Iterator[Path]:
 
 
 def test_the_committed_cassette_is_what_the_stand_in_answers(tmp_path: Path) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     with stand_in(example):
         code, _, err = _agent(example, "record.yml", tmp_path / "recorded")
     assert code == ExitCode.FAILED, err

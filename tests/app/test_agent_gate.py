@@ -8,7 +8,7 @@ import io
 import json
 from pathlib import Path
 
-from tests.app.test_agent_example import _example, stand_in
+from tests.app.test_agent_example import example_copy, stand_in
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -25,7 +25,7 @@ def _gate(policy: Path, fail_on: str, out: Path) -> tuple[int, str, str]:
 def test_fail_on_agent_correctness_runs_the_agent_and_fails_on_the_erroneous_set(
     tmp_path: Path,
 ) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     with stand_in(example) as policy:
         code, out, err = _gate(policy, "[agent-correctness]", tmp_path / "out")
     assert code == ExitCode.FAILED, err
@@ -46,7 +46,7 @@ def test_fail_on_agent_correctness_runs_the_agent_and_fails_on_the_erroneous_set
 
 
 def test_fail_on_agent_reachable_counts_the_reached_counterexample(tmp_path: Path) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     with stand_in(example) as policy:
         code, out, err = _gate(policy, "[agent-reachable]", tmp_path / "out")
     assert code == ExitCode.FAILED, err
@@ -58,7 +58,7 @@ def test_fail_on_agent_reachable_counts_the_reached_counterexample(tmp_path: Pat
 
 
 def test_without_an_agent_check_the_gate_never_runs_the_agent(tmp_path: Path) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     (example / "cassette.json").unlink()  # replay would stop on the missing cassette
     code, out, err = _gate(example / "toolfuzz.yml", "[invariant]", tmp_path / "out")
     assert code == ExitCode.FAILED, err
@@ -67,7 +67,7 @@ def test_without_an_agent_check_the_gate_never_runs_the_agent(tmp_path: Path) ->
 
 
 def test_an_agent_check_without_an_llm_section_is_a_usage_error(tmp_path: Path) -> None:
-    example = _example(tmp_path)
+    example = example_copy(tmp_path)
     policy = example / "toolfuzz.yml"
     policy.write_text(policy.read_text("utf-8").split("llm:")[0], "utf-8")
     code, _, err = _gate(policy, "[invariant, agent-reachable]", tmp_path / "out")
