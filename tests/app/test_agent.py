@@ -130,7 +130,9 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     assert "title" in step["result"]["said"]
     with_country = by_input['{"city": "a", "country": null}']
     assert (with_country["outcome"], with_country["agentReachable"]) == ("not-reached", False)
-    assert with_country["agent"]["steps"][0]["result"]["outcome"] == "accepted"
+    accepted = with_country["agent"]["steps"][0]["result"]
+    assert accepted["outcome"] == "accepted"
+    assert accepted["output"] == '{"results":[{"lat":48.8566,"lon":2.3522}]}'  # the text itself
     note = by_input['{"city": "a", "country": "a"}']
     assert (note["kind"], note["failure"], note["outcome"]) == (
         "note",
@@ -158,7 +160,11 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         "note": 1,
         "reachable": 5,
         "not-reached": 1,
+        "promptSets": 0,
+        "erroneous": 0,
+        "refinementsVerified": 0,
     }
+    assert [entry["template"] for entry in receipt["correctness"]] == [None, None]
     assert receipt["llm"] == {
         "model": "stand-in",
         "baseUrl": model.url,
@@ -252,7 +258,8 @@ def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
     runs = [f["agent"] for f in receipt["findings"]]
     assert {(r["outcome"], r["replies"], len(r["steps"])) for r in runs} == {("step-limit", 6, 6)}
-    assert len(asked) == len(runs) * 7 + 7  # and one probe request, its one prompt's run
+    # and one probe request, its one prompt's run, two prompt-set requests (unusable here)
+    assert len(asked) == len(runs) * 7 + 7 + 2
     (probe,) = receipt["documentationProbes"]
     assert (probe["agent"]["outcome"], probe["failing"]) == ("step-limit", False)
 

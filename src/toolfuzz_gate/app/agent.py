@@ -10,8 +10,8 @@ mode, asked (and recorded) in `record`, asked in `live`.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,9 +32,11 @@ from toolfuzz_gate.core.agent.reachability import (
     prompt_messages,
     read_prompt,
 )
+from toolfuzz_gate.core.agent.refinement import check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -50,6 +52,8 @@ from toolfuzz_gate.exitcodes import ExitCode
 
 AGENT_DIRECTORY = "agent"
 """Where agent receipts go by default: this directory under the receipts' directory."""
+OUTPUT_TEXT_CHARS = 2_000
+"""Characters of an accepted call's output the agent sees (and its receipt keeps)."""
 
 
 @dataclass(frozen=True)
@@ -66,25 +70,55 @@ class AgentRequest:
 
 
 def agent(request: AgentRequest, out: TextIO) -> ExitCode:
-    """Exit 1 when a counterexample is agent-reachable or a documentation probe's call
-    fails, else 0 (a reachable note is documentation to fix, as in the schema gate, not a
-    failure)."""
+    """Exit 1 when a counterexample is agent-reachable, a documentation probe's call fails
+    or a prompt set is erroneous, else 0 (a reachable note is documentation to fix, as in
+    the schema gate, not a failure)."""
     loaded = load_policy(request.policy, request.root)
+    found = load_receipts(request.receipts)
+    pairs = [(found.files[key], found.receipts[key]) for key in found.receipts]
+    directory = request.out or request.receipts / AGENT_DIRECTORY
+    tried = try_receipts(loaded, pairs, directory, request.environ, request.sleep, out)
+    return ExitCode.FAILED if tried.failing() else ExitCode.PASSED
+
+
+@dataclass(frozen=True)
+class AgentTried:
+    """What one agent run wrote (the agent receipts) and counted."""
+
+    receipts: list[JSONObject]
+    counts: dict[str, int]
+
+    def failing(self) -> int:
+        """Reachable counterexamples, failing probes and erroneous prompt sets."""
+        return self.counts["counterexamples"] + self.counts["failing"] + self.counts["erroneous"]
+
+
+def try_receipts(
+    loaded: LoadedPolicy,
+    pairs: Sequence[tuple[str, JSONObject]],
+    directory: Path,
+    environ: Mapping[str, str],
+    sleep: Callable[[float], None],
+    out: TextIO,
+) -> AgentTried:
+    """Schema receipts (file name, receipt) tried through the agent, in receipt-key order
+    whoever calls (`agent`, or the gate of `run --policy`); agent receipts written into
+    `directory` under the same file names, a line per finding and a summary printed."""
     settings = loaded.policy.llm
     if settings is None:
         raise UsageError(
-            f"the policy {request.policy} has no llm section",
+            f"the policy {loaded.file} has no llm section",
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
         )
     _keep_key_from_handlers(loaded, settings.api_key_env)
     make_undumpable()  # a handler runs as our user: it must not read the key from our memory
-    found = load_receipts(request.receipts)
-    session, client = open_session(settings, request.environ, request.sleep)
+    keys = receipt_keys([receipt for _, receipt in pairs])
+    session, client = open_session(settings, environ, sleep)
     done: list[tuple[str, ToolResults]] = []
     probed: set[str] = set()
     try:
-        for key in sorted(found.receipts):
-            receipt, file = found.receipts[key], found.files[key]
+        for index in sorted(range(len(pairs)), key=keys.__getitem__):
+            file, receipt = pairs[index]
             tool = _policy_tool(loaded, str(receipt["tool"]))
             if tool is None:
                 print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
@@ -100,10 +134,12 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             client.close()
         if settings.mode == "record" and settings.cassette is not None:
             write_cassette(Path(settings.cassette), session.cassette)
-    directory = request.out or request.receipts / AGENT_DIRECTORY
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    counts = {"findings": 0, "reachable": 0, "counterexamples": 0, "probes": 0, "failing": 0}
+    counts = dict.fromkeys(
+        ("findings", "reachable", "counterexamples", "probes", "failing", "sets", "erroneous"), 0
+    )
+    written: list[JSONObject] = []
     for file, results in done:
         document = build_agent_receipt(
             results.tool,
@@ -114,8 +150,10 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             results.findings,
             results.skipped,
             results.probes,
+            results.correctness,
         )
         write_document(directory / file, document)
+        written.append(document)
         for entry in results.findings:
             reached = entry["outcome"] == REACHABLE
             counts["findings"] += 1
@@ -127,10 +165,16 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
             counts["failing"] += bool(tried["failing"])
             if tried["failing"]:
                 print(_probe_line(results.tool, tried), file=out)
+        for checked in results.correctness:
+            counts["sets"] += checked.get("template") is not None
+            counts["erroneous"] += checked.get("erroneous") is True
+            if checked.get("erroneous") is True:
+                print(_set_line(results.tool, checked), file=out)
     print(
         f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
         f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
-        f"{counts['probes']} documentation probe(s) failing; {directory}",
+        f"{counts['probes']} documentation probe(s) failing; {counts['erroneous']} of "
+        f"{counts['sets']} prompt set(s) erroneous; {directory}",
         file=out,
     )
     spent = session.budget
@@ -139,8 +183,7 @@ def agent(request: AgentRequest, out: TextIO) -> ExitCode:
         f"{spent.max_tokens} token(s) ({settings.mode})",
         file=out,
     )
-    failing = counts["counterexamples"] + counts["failing"]
-    return ExitCode.FAILED if failing else ExitCode.PASSED
+    return AgentTried(written, counts)
 
 
 @dataclass(frozen=True)
@@ -154,6 +197,8 @@ class ToolResults:
     skipped: list[JSONObject]
     probes: list[JSONObject]
     """Requests written from the documentation alone, and what the agent did with them."""
+    correctness: list[JSONObject]
+    """Prompt sets of synonymous requests, judged, and the refinements of erroneous ones."""
 
 
 def _line(tool: str, entry: JSONObject) -> str:
@@ -168,6 +213,24 @@ def _probe_line(tool: str, probe: JSONObject) -> str:
     prompt = bounded_message(str(probe["prompt"]), 120)
     failures: Any = probe["failures"]
     return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
+
+
+def _set_line(tool: str, checked: JSONObject) -> str:
+    template = bounded_message(str(checked["template"]), 120)
+    named: Any = checked["underspecified"]
+    refinement: Any = checked["refinement"]
+    if not isinstance(refinement, dict) or refinement["suggestion"] is None:
+        fix = "no description fix proposed"
+    else:
+        verdict = "verified" if refinement["verified"] else "not verified"
+        fix = (
+            f"description fix {verdict} (failure rate {refinement['failureRateBefore']} -> "
+            f"{refinement['failureRateAfter']})"
+        )
+    return (
+        f"erroneous: {tool} prompt set {template!r}; underspecified: "
+        f"{', '.join(named) or '(no argument differs)'}; {fix}"
+    )
 
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
@@ -211,8 +274,10 @@ def _try_tool(
     before = session.budget.spent()
     findings: list[JSONObject] = []
     probes: list[JSONObject] = []
+    correctness: list[JSONObject] = []
+    handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
-        with build_handler(setup.handler) as running:
+        with build_handler(handler) as running:
             for case in cases:
                 prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
                 run: AgentRun | None = None
@@ -225,6 +290,7 @@ def _try_tool(
                 for prompt in read_prompts(session.ask(probe_messages(function))):
                     run = run_agent(prompt, function, session.ask, call)
                     probes.append(probe_entry(prompt, run))
+                correctness = check_correctness(function, session.ask, call)
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],
@@ -233,7 +299,7 @@ def _try_tool(
         "tokens": after["tokens"] - before["tokens"],
     }
     source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
-    return ToolResults(tool.name, source, budget, findings, skipped, probes)
+    return ToolResults(tool.name, source, budget, findings, skipped, probes, correctness)
 
 
 def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
@@ -293,6 +359,9 @@ def _caller(
         record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
         if said:
             record["said"] = said
-        return ToolResult(replayed.observed + (f": {said}" if said else ""), record)
+        if replayed.output_text is not None:
+            record["output"] = replayed.output_text
+        shown = replayed.output_text if replayed.output_text is not None else said
+        return ToolResult(replayed.observed + (f": {shown}" if shown else ""), record)
 
     return call

@@ -93,4 +93,7 @@ def test_the_receipt_is_sealed_over_everything_else() -> None:
         "reachable": 1,
         "probes": 0,
         "probesFailing": 0,
+        "promptSets": 0,
+        "erroneous": 0,
+        "refinementsVerified": 0,
     }

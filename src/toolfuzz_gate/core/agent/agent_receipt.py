@@ -50,6 +50,7 @@ def build_agent_receipt(
     findings: Sequence[JSONObject],
     skipped: Sequence[JSONObject],
     probes: Sequence[JSONObject] = (),
+    correctness: Sequence[JSONObject] = (),
 ) -> JSONObject:
     """The receipt; `source` names the schema receipt the counterexamples came from."""
     body: JSONObject = {
@@ -62,17 +63,26 @@ def build_agent_receipt(
         "findings": list(findings),
         "skipped": list(skipped),
         "documentationProbes": list(probes),
-        "summary": _summary(findings, probes),
+        "correctness": list(correctness),
+        "summary": _summary(findings, probes, correctness),
     }
     body["agentReceiptHash"] = digest(body)
     return body
 
 
-def _summary(findings: Sequence[JSONObject], probes: Sequence[JSONObject]) -> JSONObject:
+def _summary(
+    findings: Sequence[JSONObject], probes: Sequence[JSONObject], sets: Sequence[JSONObject]
+) -> JSONObject:
+    refined = [entry["refinement"] for entry in sets if isinstance(entry.get("refinement"), dict)]
     counts: dict[str, JSON] = {
         "findings": len(findings),
         "probes": len(probes),
         "probesFailing": sum(1 for probe in probes if probe["failing"]),
+        "promptSets": sum(1 for entry in sets if entry.get("template") is not None),
+        "erroneous": sum(1 for entry in sets if entry.get("erroneous") is True),
+        "refinementsVerified": sum(
+            1 for entry in refined if isinstance(entry, dict) and entry.get("verified") is True
+        ),
     }
     for entry in findings:
         for key in (str(entry["kind"]), str(entry["outcome"])):

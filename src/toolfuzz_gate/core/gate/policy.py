@@ -35,6 +35,8 @@ FAIL_ON = (
     "unsupported-keyword",
     "coverage-drop",
     "under-specified",
+    "agent-reachable",
+    "agent-correctness",
 )
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""

@@ -47,7 +47,7 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
 from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -211,7 +211,9 @@ class McpHandler(RestartingHandler):
             return outcome
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(result, tool, arguments, self.config.ignore_output)
+            outcome = _result_outcome(
+                result, tool, arguments, self.config.ignore_output, self.config.output_text_chars
+            )
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
                 return _with_raised(outcome, session.process.stderr_since(mark))
             return outcome
@@ -275,14 +277,20 @@ class McpHandler(RestartingHandler):
 
 
 def _result_outcome(
-    result: dict[str, Any], tool: str, arguments: JSONObject, ignore: tuple[str, ...] = ()
+    result: dict[str, Any],
+    tool: str,
+    arguments: JSONObject,
+    ignore: tuple[str, ...] = (),
+    text_chars: int = 0,
 ) -> Outcome:
     if result.get("isError") is not True:
-        output_digest, size = digest_and_size(_output(result), ignore)
+        output = _output(result)
+        output_digest, size = digest_and_size(output, ignore)
         return Outcome(
             kind=OutcomeKind.ACCEPTED,
             output_digest=output_digest,
             output_bytes=size,
+            output_text=output_text(output, text_chars),
             structured=result.get("structuredContent"),
             has_structured="structuredContent" in result,
         )
