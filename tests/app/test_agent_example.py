@@ -89,6 +89,10 @@ def test_the_example_replays_its_findings_byte_for_byte_without_a_network(
         True,
     )
     assert fix["rerun"]["inputConsistent"] is True
+    # The schema campaign's verified fix for the same argument goes with the description fix.
+    (patch,) = fix["schemaPatches"]
+    assert patch["patch"] == [{"op": "remove", "path": "/properties/country"}]
+    assert patch["fingerprint"] == "69c8a3b551e4aa29103272c7"
     assert consistent["erroneous"] is False and consistent["refinement"] is None
     assert receipt["summary"]["erroneous"] == receipt["summary"]["refinementsVerified"] == 1
     assert (

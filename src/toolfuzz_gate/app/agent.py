@@ -290,7 +290,7 @@ def _try_tool(
                 for prompt in read_prompts(session.ask(probe_messages(function))):
                     run = run_agent(prompt, function, session.ask, call)
                     probes.append(probe_entry(prompt, run))
-                correctness = check_correctness(function, session.ask, call)
+                correctness = check_correctness(function, session.ask, call, receipt)
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],

@@ -16,11 +16,12 @@ from toolfuzz_gate.core.agent.prompt_sets import ORACLE_SYSTEM, read_oracle, run
 from toolfuzz_gate.core.agent.refinement import (
     REFINER_SYSTEM,
     Refinement,
+    campaign_patches,
     check_correctness,
     patched,
     read_refinement,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 SCHEMA: Any = {
     "type": "object",
@@ -133,6 +134,7 @@ def test_no_suggestion_means_no_rerun() -> None:
         "failureRateBefore": 0.3333,
         "failureRateAfter": None,
         "verified": False,
+        "schemaPatches": [],
     }
     assert model.asked.count(REFINER_SYSTEM[:20]) == 1
 
@@ -175,3 +177,29 @@ def test_a_patch_changes_descriptions_only_and_leaves_the_tool_alone() -> None:
     }
     assert SCHEMA["properties"]["city"]["description"] == "The city's name."
     assert read_refinement(Reply("[]", (), 0), SCHEMA) is None
+
+
+def test_the_campaigns_verified_patches_for_the_named_argument_go_with_the_set() -> None:
+    def counterexample(fingerprint: str, path: str, verified: bool) -> JSONObject:
+        patch: JSON = [{"op": "remove", "path": path}]
+        return {
+            "fingerprint": fingerprint,
+            "suggestion": {"patch": patch, "sentence": "s", "verified": verified},
+        }
+
+    receipt: JSONObject = {
+        "counterexamples": [
+            counterexample("a", "/properties/country", True),
+            counterexample("b", "/properties/country/enum", False),  # not proven
+            counterexample("c", "/properties/city", True),  # another argument
+            counterexample("d", "/properties/countryCode", True),  # a longer name
+        ],
+        "underSpecified": [counterexample("e", "/properties/country/minLength", True)],
+    }
+    assert [p["fingerprint"] for p in campaign_patches(receipt, ["country"])] == ["a", "e"]
+    assert campaign_patches(receipt, []) == [] and campaign_patches({}, ["country"]) == []
+    model = Model([PARIS_SET], FIX)
+    entry = check_correctness(TOOL, model, call_tool, receipt)[0]
+    refinement: Any = entry["refinement"]
+    assert entry["underspecified"] == ["country"]
+    assert [p["fingerprint"] for p in refinement["schemaPatches"]] == ["a", "e"]

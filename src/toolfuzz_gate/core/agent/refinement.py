@@ -23,6 +23,7 @@ from toolfuzz_gate.core.agent.prompt_sets import (
     prompt_set_messages,
     run_prompt_set,
 )
+from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
 MAX_DESCRIPTION = 2_000
@@ -125,8 +126,43 @@ def _properties(parameters: JSON) -> dict[str, JSON]:
     return properties if isinstance(properties, dict) else {}
 
 
-def check_correctness(tool: FunctionTool, chat: Chat, call_tool: CallTool) -> list[JSONObject]:
-    """The tool's prompt sets, each run and judged; each erroneous one refined and re-run.
+def campaign_patches(receipt: JSONObject, arguments: list[JSON]) -> list[JSONObject]:
+    """The schema campaign's verified patches (its counterexamples' and notes' suggestions
+    whose re-run proved them) that change one of `arguments` (`/properties/NAME` or below):
+    the schema fix that goes with a description fix for the same argument."""
+    places = [jp.join("/properties", name) for name in arguments if isinstance(name, str)]
+    found: list[JSONObject] = []
+    for member in ("counterexamples", "underSpecified"):
+        entries = receipt.get(member)
+        for entry in entries if isinstance(entries, list) else ():
+            if not isinstance(entry, dict):
+                continue
+            suggestion = entry.get("suggestion")
+            if not isinstance(suggestion, dict) or suggestion.get("verified") is not True:
+                continue
+            patch = suggestion.get("patch")
+            operations = patch if isinstance(patch, list) else []
+            paths = [op["path"] for op in operations if isinstance(op, dict) and "path" in op]
+            if any(_under(path, place) for path in paths for place in places):
+                found.append(
+                    {
+                        "fingerprint": entry.get("fingerprint"),
+                        "patch": patch,
+                        "sentence": suggestion.get("sentence"),
+                    }
+                )
+    return found
+
+
+def _under(path: JSON, place: str) -> bool:
+    return isinstance(path, str) and (path == place or path.startswith(place + "/"))
+
+
+def check_correctness(
+    tool: FunctionTool, chat: Chat, call_tool: CallTool, receipt: JSONObject | None = None
+) -> list[JSONObject]:
+    """The tool's prompt sets, each run and judged; each erroneous one refined and re-run,
+    with the schema campaign's verified patches to the arguments it names (from `receipt`).
     A set the model wrote unusably is recorded as such (`template` null)."""
     entries: list[JSONObject] = []
     for number in range(1, PROMPT_SETS + 1):
@@ -143,6 +179,11 @@ def check_correctness(tool: FunctionTool, chat: Chat, call_tool: CallTool) -> li
             after = None
             if suggestion is not None:
                 after = run_prompt_set(prompt_set, patched(tool, suggestion), chat, call_tool)
-            entry["refinement"] = refinement_entry(suggestion, before, after)
+            named = entry.get("underspecified")
+            patches = campaign_patches(receipt or {}, named if isinstance(named, list) else [])
+            entry["refinement"] = {
+                **refinement_entry(suggestion, before, after),
+                "schemaPatches": list[JSON](patches),
+            }
         entries.append(entry)
     return entries
