@@ -4,9 +4,11 @@ Each kind is a small in-process Python handler with one bug real tool handlers h
 (an f-string SQL query, a `str.format` template built from the value, a path join that
 escapes its base directory, a date parser, a float conversion, an `Optional` field, an
 empty array or string, a `re.match` check without an end anchor, JSON or shell text
-built by concatenation). The whole engine runs on each at the default number of runs
-(200) and seed 41; a kind is found when a counterexample has the planted failure class
-and cause. Prints one line per kind, then the total and the cases per second.
+built by concatenation, a create tool whose "already exists" rule masks an unchecked
+argument from every near-miss built on a name a valid call took). The whole engine runs
+on each at the default number of runs (200) and seed 41; a kind is found when a
+counterexample has the planted failure class and cause. Prints one line per kind, then
+the total and the cases per second.
 
     python bench/bench_bug_kinds.py --runs 200 --seed 41
 """
@@ -149,6 +151,25 @@ def normalised_key(name: str) -> object:
     return users[unicodedata.normalize("NFKC", name)]
 
 
+PRIORITIES = {1: "low", 2: "normal", 3: "high"}
+
+
+class Notebook:
+    """A create tool with state: a taken name is refused (`already-exists`, a business rule
+    the schema cannot say) before the priority is read, through a table that trusts the
+    schema's bounds. Valid calls take every name near-misses are built on, so only a
+    near-miss on a fresh name reaches the table."""
+
+    def __init__(self) -> None:
+        self.notes: dict[str, str] = {}
+
+    def __call__(self, name: str, priority: int) -> object:
+        if name in self.notes:
+            raise Rejected("already-exists")
+        self.notes[name] = PRIORITIES[priority]
+        return {"created": name}
+
+
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {
         "type": "object",
@@ -170,6 +191,10 @@ class Kind:
     causes: tuple[str, ...]
     guard: dict[str, Any] | None = None
     """What the handler validates before it runs (None: the whole schema)."""
+    business: tuple[str, ...] = ()
+    """The codes of its business rules, declared as the tool's `expected_rejections`."""
+    stateful: bool = False
+    """`function` makes the handler (one per run, with its own state)."""
 
 
 KINDS = (
@@ -288,6 +313,19 @@ KINDS = (
         "crash",
         ("KeyError",),
     ),
+    Kind(
+        "state-masked-argument",
+        _object(
+            {"name": TEXT, "priority": {"type": "integer", "minimum": 1, "maximum": 3}},
+            ["name", "priority"],
+        ),
+        Notebook,
+        "crash",
+        ("KeyError",),
+        _object({"name": TEXT, "priority": {"type": "integer"}}, ["name", "priority"]),
+        ("already-exists",),
+        True,
+    ),
 )
 
 
@@ -320,11 +358,12 @@ class InProcess:
 
 
 def run(kind: Kind, seed: int, runs: int) -> tuple[bool, int, float, list[str]]:
-    tool = ToolSpec(kind.name, expected_rejections=("invalid-params",))
+    tool = ToolSpec(kind.name, expected_rejections=kind.business)
+    function = kind.function() if kind.stateful else kind.function
     started = time.perf_counter()
     result = fuzz(
         kind.schema,
-        InProcess(kind.function, kind.guard or kind.schema),
+        InProcess(function, kind.guard or kind.schema),
         tool,
         FuzzConfig(seed, runs),
         handler_label={"spec": "bench"},

@@ -96,5 +96,5 @@ def set_version(root: Path, *, buggy: bool) -> None:
     shutil.copy(FAULTS / ("lax_width.py" if buggy else "correct.py"), root / "poster_impl.py")
     schema: dict[str, Any] = json.loads((FAULTS / "poster_schema.json").read_text())
     if buggy:
-        schema["not"] = {"required": ["unexpectedKey"]}
+        schema["contentSchema"] = {"required": ["unexpectedKey"]}
     (root / "copy.json").write_text(json.dumps(schema, indent=2) + "\n")

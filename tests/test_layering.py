@@ -137,7 +137,17 @@ def test_the_scanner_sees_every_spelling_of_an_import() -> None:
     assert "toolfuzz_gate.cli" in _targets("toolfuzz_gate", "cli")
 
 
-CORE_ORDER = ("jsonutil", "schema", "engine", "campaign", "gate", "report", "lint", "github")
+CORE_ORDER = (
+    "jsonutil",
+    "schema",
+    "engine",
+    "campaign",
+    "gate",
+    "agent",
+    "report",
+    "lint",
+    "github",
+)
 """The core's subpackages, lowest first: each may import only itself and those before it."""
 LAYERS = ("errors", "core", "contract", "edges", "app", "cli")
 """The package's layers, lowest first. `errors` stands for the leaves every layer may use: the

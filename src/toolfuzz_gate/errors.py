@@ -240,3 +240,24 @@ class GitHubError(ToolfuzzError):
             text += f": {github_message}"
         super().__init__(text, hint=hint)
         self.code = code
+
+
+class LlmError(ToolfuzzError):
+    """Agent mode could not get what it needed from the model (exit code 4).
+
+    `code` is one of `llm.missing-key` (the policy's `api_key_env` is unset),
+    `llm.budget-exceeded` (the run's `max_requests` or `max_tokens` is spent),
+    `llm.cassette-miss` (a `replay` request the cassette does not hold),
+    `llm.cassette-invalid` (a cassette file that is not sound),
+    `llm.malformed-response` (an answer that is not a chat completion),
+    `llm.unreachable` (network error or timeout after the retries),
+    `llm.rate-limited` (429 beyond the retries), `llm.forbidden` (401, 403),
+    `llm.rejected` (another 4xx) and `llm.failed` (5xx beyond the retries). The message
+    never holds the API key: the client removes it from any text it reports.
+    """
+
+    code = "llm.failed"
+
+    def __init__(self, message: str, *, code: str = "llm.failed", hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.code = code

@@ -18,3 +18,7 @@ class ExitCode(IntEnum):
     """Usage, policy, schema or unusable-handler error; the message names the file and pointer."""
     INTERNAL = 3
     """An internal error of toolfuzz-gate itself: a bug to report."""
+    MODEL = 4
+    """Agent mode only: the model could not be used as the policy's `llm` section asks (its
+    endpoint failed, the run's request or token budget was spent, or a `replay` cassette
+    lacks a request); the message gives the `llm.*` code."""

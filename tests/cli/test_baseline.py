@@ -66,7 +66,7 @@ def test_a_bug_and_an_unsupported_keyword_are_new(
         "/width",
     )
     (added,) = [u for tool in diff["tools"] for u in tool["unsupported"]["added"]]
-    assert added == {"keyword": "not", "path": "/not"}
+    assert added == {"keyword": "contentSchema", "path": "/contentSchema"}
     assert diff["base"]["sha"] == correct
     assert len(worktrees(root)) == 1  # the base's worktree is gone
     comment = (tmp_path / "out" / "comment.md").read_text()
@@ -160,7 +160,7 @@ def test_an_unsupported_keyword_cannot_hide_a_failing_tool(tmp_path: Path) -> No
     shutil.copy(FAULTS / "lax_width.py", root / "poster_impl.py")  # both tools fail on base
     base = commit(root, "a handler bug")
     schema = json.loads((root / "poster.json").read_text())
-    schema["properties"]["title"]["not"] = {"const": "hidden"}
+    schema["properties"]["title"]["contentSchema"] = {"const": "hidden"}
     (root / "poster.json").write_text(json.dumps(schema, indent=2) + "\n")
     commit(root, "hide the bug behind an unsupported keyword")
     code, text, diff = gate(root, tmp_path / "out", "--baseline", base)

@@ -140,3 +140,20 @@ def test_a_lone_surrogate_in_a_string_is_refused_not_a_crash(tmp_path: Path) -> 
     out, err = io.StringIO(), io.StringIO()
     assert run(["lint", str(schema)], out, err) == 2
     assert "error[schema.lone-surrogate] /properties/a/enum/0" in out.getvalue()
+
+
+def test_credential_variables_are_masked_in_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def _quoting_key(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a planted bug quoting sk-modelKey1234 and hf_readToken99")
+
+    monkeypatch.setattr(toolfuzz_gate.cli, "gate_policy", _quoting_key)
+    out, err = io.StringIO(), io.StringIO()
+    environ = {"OPENAI_API_KEY": "sk-modelKey1234", "HF_TOKEN": "hf_readToken99", "LANG": "C"}
+    argv = ["run", "--policy", "p.yml", "--out", str(tmp_path / "out")]
+    assert run(argv, out, err, environ) == 3
+    text = (tmp_path / "out" / "internal-error.txt").read_text(encoding="utf-8")
+    for shown in (err.getvalue(), text):
+        assert "quoting *** and ***" in shown
+        assert "sk-modelKey1234" not in shown and "hf_readToken99" not in shown

@@ -209,8 +209,12 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
             {
                 "type": "object",
                 "properties": {
-                    "name": {"type": "string", "not": {"const": "a"}, "pattern": "(?i)^a"},
-                    "tags": {"type": "array", "items": {"type": "string", "contentSchema": {}}},
+                    "name": {
+                        "type": "string",
+                        "contentSchema": {"const": "a"},
+                        "pattern": "(?i)^a",
+                    },
+                    "tags": {"type": "array", "items": {"type": "string", "unevaluatedItems": {}}},
                 },
                 "unevaluatedProperties": False,
             }
@@ -228,9 +232,9 @@ def test_schema_errors_name_every_keyword_and_pointer(tmp_path: Path) -> None:
         str(receipt),
     )
     assert code == 1, err  # refused: the verdict fails, the run did not stop
-    assert "schema.unsupported-keyword at /properties/name/not (line 1)" in out
+    assert "schema.unsupported-keyword at /properties/name/contentSchema (line 1)" in out
     assert "schema.unsupported-pattern at /properties/name/pattern" in out
-    assert "schema.unsupported-keyword at /properties/tags/items/contentSchema" in out
+    assert "schema.unsupported-keyword at /properties/tags/items/unevaluatedItems" in out
     assert "schema.unsupported-keyword at /unevaluatedProperties" in out
     assert str(receipt) in out
     assert "hint:" in out

@@ -366,25 +366,25 @@ def test_rerun_is_byte_identical(repo: Path) -> None:
     assert {p.name: p.read_bytes() for p in out_dir.iterdir()} == first
 
 
-def _with_not(repo: Path) -> None:
+def _with_unsupported(repo: Path) -> None:
     schema = read(repo / "schemas" / "poster.json")
-    schema["properties"]["title"]["not"] = {"const": "forbidden"}
-    schema["properties"]["format"]["not"] = {"const": "gif"}
+    schema["properties"]["title"]["contentSchema"] = {"const": "forbidden"}
+    schema["properties"]["format"]["contentSchema"] = {"const": "gif"}
     (repo / "schemas" / "refused.json").write_text(json.dumps(schema), encoding="utf-8")
 
 
 def test_unsupported_keyword_gets_a_refused_receipt_that_fails_without_a_base(
     repo: Path,
 ) -> None:
-    _with_not(repo)
+    _with_unsupported(repo)
     text = policy(tool("correct", "correct"), tool("refused", "lax_width", "schemas/refused.json"))
     code, out, err, out_dir = run_policy(repo, text)
     assert code == 1, err
     receipt = read(out_dir / "refused.json")
     assert problems(receipt) == []
     assert receipt["unsupported"] == [
-        {"keyword": "not", "path": "/properties/format/not"},
-        {"keyword": "not", "path": "/properties/title/not"},
+        {"keyword": "contentSchema", "path": "/properties/format/contentSchema"},
+        {"keyword": "contentSchema", "path": "/properties/title/contentSchema"},
     ]
     assert receipt["counterexamples"] == [] and receipt["invariants"] == {}
     assert set(receipt["coverage"].values()) == {"unsupported"}
@@ -396,11 +396,11 @@ def test_unsupported_keyword_gets_a_refused_receipt_that_fails_without_a_base(
         "refused: 1 tool(s) not fuzzed, no baseline, every refusal counts as new: "
         "refused (schema.unsupported-keyword)"
     ]
-    assert "schema.unsupported-keyword at /properties/title/not (line " in out
+    assert "schema.unsupported-keyword at /properties/title/contentSchema (line " in out
 
 
 def test_a_policy_can_allow_a_refusal_code_globally_or_per_tool(repo: Path) -> None:
-    _with_not(repo)
+    _with_unsupported(repo)
     tools = (tool("correct", "correct"), tool("refused", "correct", "schemas/refused.json"))
     allowances = (
         "[invariant, {allow-refused: [schema.unsupported-keyword]}]",
@@ -423,7 +423,7 @@ def test_a_policy_can_allow_a_refusal_code_globally_or_per_tool(repo: Path) -> N
 
 
 def test_unsupported_keyword_fails_when_the_policy_says_so(repo: Path) -> None:
-    _with_not(repo)
+    _with_unsupported(repo)
     head = "version: 1\ndefaults: {runs: 16}\ngate: {fail_on: [unsupported-keyword]}\n"
     text = policy(tool("refused", "correct", "schemas/refused.json"), head=head)
     code, _, err, out_dir = run_policy(repo, text)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import (
     BaselineRequest,
     BuiltinRunRequest,
@@ -51,6 +52,9 @@ def test_each_kind_of_run_is_its_own_request() -> None:
         (("run", "--policy", "p.yml", "--cases", "c.jsonl"), "--cases goes with one tool"),
         (("run", "--policy", "p", "--baseline", "main", "--baseline-dir", "d"), "conflict"),
         (("run", "--policy", "p", "--shard", "1/2", "--baseline", "main"), "cannot diff"),
+        (("run", "--jobs", "2"), "--jobs goes with --policy"),
+        (("run", "--policy", "p", "--jobs", "0"), r"--jobs 0 is outside 1\.\.64"),
+        (("run", "--policy", "p", "--jobs", "65"), r"--jobs 65 is outside 1\.\.64"),
     ],
 )
 def test_flags_that_do_not_go_together_are_refused_before_anything_runs(
@@ -58,6 +62,16 @@ def test_flags_that_do_not_go_together_are_refused_before_anything_runs(
 ) -> None:
     with pytest.raises(UsageError, match=message):
         _request(*argv)
+
+
+def test_jobs_reach_the_run_but_never_its_replay_command() -> None:
+    """How many tools ran at once changes no receipt, so the receipts' replayCommand
+    leaves it out as it leaves out where the outputs went."""
+    argv = ("run", "--policy", "p.yml", "--jobs", "2", "--baseline", "main", "--jobs=3")
+    request = build_run_request(build_parser().parse_args(list(argv[:7])), argv[:7])
+    assert isinstance(request, BaselineRequest) and request.run.jobs == 2
+    assert _request("run", "--policy", "p.yml").jobs is None  # type: ignore[attr-defined]
+    assert build_replay_command(argv) == "toolfuzz-gate run --policy p.yml"
 
 
 def test_a_replay_command_is_read_back_by_the_grammar_alone() -> None:

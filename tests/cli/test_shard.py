@@ -97,9 +97,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
         shutil.copy(FAULTS / name, root / name)
     shutil.copy(FAULTS / "poster_schema.json", root / "schemas" / "poster.json")
     schema = json.loads((root / "schemas" / "poster.json").read_text(encoding="utf-8"))
-    schema["properties"]["title"]["not"] = {"const": "forbidden"}
+    schema["properties"]["title"]["contentSchema"] = {"const": "forbidden"}
     (root / "schemas" / "refused.json").write_text(json.dumps(schema), encoding="utf-8")
-    del schema["properties"]["title"]["not"]
+    del schema["properties"]["title"]["contentSchema"]
     declared = [
         {"type": "function", "function": {"name": name, "parameters": schema}}
         for name in ("first", "second")
@@ -268,3 +268,39 @@ def test_merge_with_a_stored_baseline_is_the_unsharded_run_with_it(built: Built)
     assert files(out) == unsharded
     diff = json.loads(files(out)["diff.json"])
     assert diff["totals"]["new"] == 0 and diff["totals"]["stillFailing"] > 0
+
+
+@pytest.mark.slow
+def test_shards_balanced_by_a_previous_runs_costs_merge_to_the_unsharded_run(
+    built: Built,
+) -> None:
+    measured = built.root / "measured"
+    code, _, err = invoke(
+        "run", "--policy", str(built.policy), "--out", str(measured), "--diagnostics"
+    )
+    assert code == 1, err
+    shards = []
+    for index in (1, 2):
+        out = built.root / f"costed-{index}"
+        flags = ("--shard", f"{index}/2", "--out", str(out), "--shard-costs", str(measured))
+        code, _, err = invoke("run", "--policy", str(built.policy), *flags)
+        assert code == 0, err
+        manifest = json.loads((out / "shard.json").read_text(encoding="utf-8"))
+        took = [
+            json.loads((measured / unit["receipt"]).read_text(encoding="utf-8")).get("diagnostics")
+            for unit in manifest["plan"]
+        ]
+        known = [round(t["profile"]["wallSeconds"] * 1000) for t in took if t is not None]
+        typical = sorted(known)[len(known) // 2]  # a refused tool ran nothing to measure
+        assert len(known) == 8
+        assert manifest["costs"] == [
+            typical if t is None else round(t["profile"]["wallSeconds"] * 1000) for t in took
+        ]
+        shards.append(out)
+    code, _, err, out = built.merge(*shards, into=built.unsharded)
+    assert code == 1, err
+    assert files(out) == files(built.unsharded)
+    code, _, err = invoke(
+        "run", "--policy", str(built.policy), "--shard-costs", str(measured), "--out", "x"
+    )
+    assert code == 2 and "--shard-costs goes with --shard" in err

@@ -14,17 +14,25 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
-from toolfuzz_gate.app.baseline import rerun_baseline_diff, stored_baseline_diff
+from toolfuzz_gate.app.baseline import (
+    BASE_RECEIPTS,
+    HeadReceipts,
+    beside_head,
+    rerun_baseline_diff,
+    stored_baseline_diff,
+    wait_head,
+)
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
-from toolfuzz_gate.app.policy_plan import override_values, receipt_set
-from toolfuzz_gate.app.policy_run import run_policy
-from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.policy_plan import Written, override_values
+from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
+from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
+from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
 from toolfuzz_gate.core.github.workflow_commands import error_command, mask_command, notice_command
@@ -43,7 +51,7 @@ from toolfuzz_gate.errors import ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
-BASE_DIR = "base"
+BASE_DIR = BASE_RECEIPTS
 
 
 def run_action(request: ActionRequest, out: TextIO) -> ExitCode:
@@ -92,8 +100,19 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
     replay = build_replay_command(run.argv)
     loaded = _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
-    written = run_policy(loaded, run, replay, directory, progress=Progress(out))
-    diff = _baseline(runner, inputs, event, loaded, run, receipt_set(written), replay, out)
+    jobs = Jobs(inputs.jobs or default_jobs())
+    progress = Progress(out, concurrent=jobs.parallel)
+
+    def head() -> list[Written]:
+        return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
+
+    def base(receipts: HeadReceipts) -> JSONObject | None:
+        return _baseline(runner, inputs, event, loaded, run, receipts, replay, out, jobs)
+
+    together = (
+        jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))
+    )
+    written, diff = beside_head(head, base, together)
     if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
         raise UsageError(  # the handlers ran in the workspace: they could have planted one
             f"the output directory {inputs.output_dir!r} became a symlink during the run"
@@ -136,9 +155,10 @@ def _baseline(
     event: Event,
     loaded: LoadedPolicy,
     run: PolicyRunRequest,
-    head: ReceiptSet,
+    head: HeadReceipts,
     replay: str,
     out: TextIO,
+    jobs: Jobs,
 ) -> JSONObject | None:
     """The diff against the base the `baseline` input names, or None (no base)."""
     if inputs.baseline == "none":
@@ -146,17 +166,18 @@ def _baseline(
     if inputs.baseline == "dir":
         assert inputs.baseline_dir is not None
         directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
-        return stored_baseline_diff(directory, head, loaded, override_values(run.overrides))
+        overrides = override_values(run.overrides)
+        return stored_baseline_diff(directory, wait_head(head), loaded, overrides)
     git = Git(runner.workspace, safe_directory=str(runner.workspace))
     if event.pull_request is not None:
         found = resolve_base(git, _pull_request_payload(event))
         if found.warning:
-            emit(out, notice_command(f"toolfuzz-gate: {found.warning}"))
+            say_command(out, notice_command(f"toolfuzz-gate: {found.warning}"))
         ref = found.sha
     elif event.before is not None:
         ref = event.before
     else:
-        emit(
+        say_command(
             out,
             notice_command(
                 f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "
@@ -165,7 +186,9 @@ def _baseline(
         )
         return None
     keep = runner.workspace / inputs.output_dir / BASE_DIR
-    return rerun_baseline_diff(run, loaded, head, replay, out, git, ref, label="base", keep=keep)
+    return rerun_baseline_diff(
+        run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
+    )
 
 
 def _pull_request_payload(event: Event) -> dict[str, Any]:

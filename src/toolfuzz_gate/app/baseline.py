@@ -11,15 +11,19 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
-from toolfuzz_gate.app.policy_plan import override_values, receipt_set
-from toolfuzz_gate.app.policy_run import run_policy
-from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.jobs import Jobs
+from toolfuzz_gate.app.policy_plan import Written, override_values, receipt_set
+from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
+from toolfuzz_gate.app.progress import Progress, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
@@ -29,36 +33,84 @@ from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
 AUTO = "auto"
+HeadReceipts = ReceiptSet | Callable[[], ReceiptSet]
+"""The head's receipts, or how to wait for them while the head still runs."""
+_Diff = TypeVar("_Diff")
+BASE_RECEIPTS = "base"
+"""The subdirectory of the output directory that keeps the base's receipts."""
 
 
 def baseline_diff(
     request: BaselineRequest,
     loaded: LoadedPolicy,
-    head: ReceiptSet,
+    head: HeadReceipts,
     replay: str,
     out: TextIO,
+    jobs: Jobs | None = None,
 ) -> JSONObject:
     """The diff against the base the request names."""
     run = request.run
     if request.directory is not None:
         overrides = override_values(run.overrides)
         chosen = _chosen(load_receipts(request.directory), run.overrides)
-        return stored_baseline_diff(request.directory, head, loaded, overrides, chosen)
+        return stored_baseline_diff(request.directory, wait_head(head), loaded, overrides, chosen)
     assert request.ref is not None, "a baseline names a ref or a directory"
     git = Git(loaded.root)
     ref = request.ref
     if ref == AUTO:
         found = resolve_base(git, _event())
         if found.warning:
-            print(f"warning: {found.warning}", file=out)
+            say(out, f"warning: {found.warning}")
         ref = found.sha
-    return rerun_baseline_diff(run, loaded, head, replay, out, git, ref, label=request.ref)
+    # With --diagnostics the base's receipts (and their durations) are kept, as the action
+    # keeps them, so both sides' timings can be read.
+    keep = run.out / BASE_RECEIPTS if run.diagnostics else None
+    return rerun_baseline_diff(
+        run, loaded, head, replay, out, git, ref, label=request.ref, keep=keep, jobs=jobs
+    )
+
+
+def beside_head(
+    head: Callable[[], list[Written]],
+    diff: Callable[[HeadReceipts], _Diff],
+    together: bool,
+) -> tuple[list[Written], _Diff]:
+    """The head's run, and `diff` against the base given the head's receipts when they are
+    ready; with `together`, the base runs in a thread while the head runs (`diff` waits
+    for the head's receipts only where it needs them: to replay, and to diff)."""
+    if not together:
+        written = head()
+        receipts = receipt_set(written)
+        return written, diff(receipts)
+    head_done: Future[ReceiptSet] = Future()
+    diffed: Future[_Diff] = Future()
+
+    def run_base() -> None:
+        try:
+            diffed.set_result(diff(head_done.result))
+        except BaseException as error:
+            diffed.set_exception(error)
+
+    # A daemon: an interrupted head does not wait for the base to finish.
+    threading.Thread(target=run_base, name="toolfuzz-base", daemon=True).start()
+    try:
+        written = head()
+    except BaseException as error:
+        head_done.set_exception(error)
+        raise
+    head_done.set_result(receipt_set(written))
+    return written, diffed.result()
+
+
+def wait_head(head: HeadReceipts) -> ReceiptSet:
+    """The head's receipts, once the head has run."""
+    return head if isinstance(head, ReceiptSet) else head()
 
 
 def rerun_baseline_diff(
     run: PolicyRunRequest,
     loaded: LoadedPolicy,
-    head: ReceiptSet,
+    head: HeadReceipts,
     replay: str,
     out: TextIO,
     git: Git,
@@ -66,10 +118,13 @@ def rerun_baseline_diff(
     *,
     label: str,
     keep: Path | None = None,
+    jobs: Jobs | None = None,
 ) -> JSONObject:
     """The diff of `head` against the base's own policy run at `ref` in a worktree; the
     base receipts go into `keep` when given (the action stores them for `mode: report`),
-    else into a temporary directory."""
+    else into a temporary directory. `head` may be a wait for the head's receipts (the
+    base then runs beside the head, unless its own policy says it may not:
+    `core.gate.lanes.side_by_side`)."""
     top = repository_root(git).resolve()
     relative = Path(loaded.file).resolve().relative_to(top)
     inner = loaded.root.resolve()
@@ -85,41 +140,47 @@ def rerun_baseline_diff(
         """The base's receipts, and which of head's unmatched counterexamples it fails."""
         policy = worktree / relative
         if not policy.is_file():
-            print(f"note: the base has no {relative}; every tool is new", file=out)
+            say(out, f"note: the base has no {relative}; every tool is new")
             return ReceiptSet({}), frozenset()
         lent = lend_dependencies(top, worktree)
         if lent:
             shown = ", ".join(lent[:3]) + (f" and {len(lent) - 3} more" if len(lent) > 3 else "")
-            print(f"note: the base uses the head's installed dependencies: {shown}", file=out)
+            say(out, f"note: the base uses the head's installed dependencies: {shown}")
         base_loaded = base_policy(policy, worktree)
-        told = Progress(out, side="base")
+        if not side_by_side(policy_handlers(base_loaded)):
+            wait_head(head)  # its declared state or servers would meet the head's
+        told = Progress(out, side="base", concurrent=jobs is not None and jobs.parallel)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            written = receipt_set(run_policy(base_loaded, run, replay, keep, progress=told))
+            written = receipt_set(
+                run_policy(base_loaded, run, replay, keep, progress=told, jobs=jobs)
+            )
         else:
             with tempfile.TemporaryDirectory(prefix="toolfuzz-base-") as directory:
                 written = receipt_set(
-                    run_policy(base_loaded, run, replay, Path(directory), progress=told)
+                    run_policy(base_loaded, run, replay, Path(directory), progress=told, jobs=jobs)
                 )
-        wanted = unmatched(head, written)
-        return written, reproduced_on(base_loaded, overrides, head, wanted)
+        head_set = wait_head(head)
+        wanted = unmatched(head_set, written)
+        return written, reproduced_on(base_loaded, overrides, head_set, wanted)
 
     shared = sum(
         1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
     )
     if shared:
-        print(
+        say(
+            out,
             f"warning: {shared} http tool(s) have no `server:`, so both sides call the same "
             "running server and the base side tests the head's code; give `server:` to "
             "start each side's own",
-            file=out,
         )
     sha, (base, on_base) = baseline_receipts(git, ref, run_base)
-    on_head = reproduced_on(loaded, overrides, base, unmatched(base, head))
+    head_set = wait_head(head)
+    on_head = reproduced_on(loaded, overrides, base, unmatched(base, head_set))
     head_sha = git.output("rev-parse", "HEAD").strip() or None
     return diff_sets(
         base,
-        head,
+        head_set,
         base_ref=Revision(label, sha),
         head_ref=Revision("HEAD", head_sha),
         reproduced=Reproduced(on_base, on_head),

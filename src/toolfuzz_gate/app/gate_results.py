@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolfuzz_gate.app.agent_gate import agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
@@ -48,8 +49,10 @@ def gate(
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
     reasons printed; `key` is the PR comment's key."""
+    agent = agent_for_gate(loaded, written, directory, out)
     verdict = gate_on_regressions(
-        decide(loaded.policy.gate, [item.receipt for item in written], diff), corpus.replayed
+        decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
+        corpus.replayed,
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
@@ -58,7 +61,7 @@ def gate(
     write_document(directory / "summary.json", summary)
     document = report_document(diff, receipt_set(written))
     context = build_report_context(
-        document, verdict, written, key, replay_from_root(loaded, directory)
+        document, verdict, written, key, replay_from_root(loaded, directory), agent
     )
     write_reports(directory, document, context)
     for item in written:

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from toolfuzz_gate.app.baseline import baseline_diff
+from toolfuzz_gate.app.baseline import baseline_diff, beside_head
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import gate
-from toolfuzz_gate.app.policy_plan import override_values, receipt_set
-from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.policy_plan import Written, override_values
+from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
+from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -31,8 +33,16 @@ def _gate_policy(run: PolicyRunRequest, base: BaselineRequest | None, out: TextI
     loaded = load_policy(run.policy, run.root)
     replay = build_replay_command(run.argv)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
-    written = run_policy(loaded, run, replay, run.out, progress=Progress(out))
-    diff = None
-    if base is not None:
-        diff = baseline_diff(base, loaded, receipt_set(written), replay, out)
+    jobs = Jobs(run.jobs or default_jobs())
+    progress = Progress(out, concurrent=jobs.parallel)
+
+    def head() -> list[Written]:
+        return run_policy(loaded, run, replay, run.out, progress=progress, jobs=jobs)
+
+    if base is None:
+        return gate(loaded, head(), None, run.out, out, corpus).exit_code
+    together = jobs.parallel and base.ref is not None and side_by_side(policy_handlers(loaded))
+    written, diff = beside_head(
+        head, lambda receipts: baseline_diff(base, loaded, receipts, replay, out, jobs), together
+    )
     return gate(loaded, written, diff, run.out, out, corpus).exit_code

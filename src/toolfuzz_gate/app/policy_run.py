@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_plan import Planned, Written, plan_policy
 from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.app.reports import schema_source
@@ -27,6 +28,8 @@ from toolfuzz_gate.app.tool_setup import (
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
+from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.lanes import stages
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.report.context import SchemaSource
@@ -44,39 +47,61 @@ def run_policy(
     directory: Path,
     planned: Sequence[Planned] | None = None,
     progress: Progress | None = None,
+    jobs: Jobs | None = None,
 ) -> list[Written]:
     """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
-    receipts written into `directory`, each tool's start and end told to `progress`."""
+    receipts written into `directory`, each tool's start and end told to `progress`;
+    independent tools at the same time when `jobs` allows (`core.gate.lanes`)."""
     progress = progress or Progress(None)
+    jobs = jobs or Jobs(1)
     units = plan_policy(loaded, request.overrides) if planned is None else planned
-    written: list[Written] = []
     prepared: dict[tuple[str, str], Prepared] = {}
     listings: Listings = {}
+    ready: list[Prepared] = []
     for unit in units:
-        tool, options = unit.tool, unit.options
-        key = (tool.pointer, tool.name)  # a tools-file entry expands to tools of one pointer
+        key = (unit.tool.pointer, unit.tool.name)  # a tools-file entry: tools of one pointer
         if key not in prepared:
-            prepared[key] = _prepare(tool, options, loaded, listings)
-        ready = prepared[key]
-        config = FuzzConfig(
-            unit.seed,
-            options.runs,
-            oracle=request.oracle,
-            options=SchemaOptions(options.default_draft, options.format_assertion),
-            dialect=options.dialect,
-        )
-        tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
-        path = directory / unit.file
-        progress.start(tool.name, unit.seed, options.runs)
-        if ready.unreachable is not None:
-            done = refuse(tool_run, path, (ready.unreachable,))
-        else:
-            source = ready.source
-            located = None if source is None else SchemaLines(source.lines, source.root)
-            done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
-        progress.done(tool.name, done.receipt)
-        written.append(Written(done.receipt, unit.file, done.refused, ready.source))
-    return written
+            prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
+        ready.append(prepared[key])
+
+    def fuzz_unit(index: int) -> Written:
+        return _fuzz_unit(units[index], ready[index], request, replay, directory, progress)
+
+    return jobs.run(stages([item.handler for item in ready]), fuzz_unit)
+
+
+def _fuzz_unit(
+    unit: Planned,
+    ready: Prepared,
+    request: PolicyRunRequest,
+    replay: str,
+    directory: Path,
+    progress: Progress,
+) -> Written:
+    tool, options = unit.tool, unit.options
+    config = FuzzConfig(
+        unit.seed,
+        options.runs,
+        oracle=request.oracle,
+        options=SchemaOptions(options.default_draft, options.format_assertion),
+        dialect=options.dialect,
+    )
+    tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
+    path = directory / unit.file
+    progress.start(tool.name, unit.seed, options.runs)
+    if ready.unreachable is not None:
+        done = refuse(tool_run, path, (ready.unreachable,))
+    else:
+        source = ready.source
+        located = None if source is None else SchemaLines(source.lines, source.root)
+        done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
+    progress.done(tool.name, done.receipt)
+    return Written(done.receipt, unit.file, done.refused, ready.source)
+
+
+def policy_handlers(loaded: LoadedPolicy) -> list[HandlerSettings]:
+    """The handler of each of the policy's tools, for `core.gate.lanes.side_by_side`."""
+    return [tool.handler for tool in loaded.policy.tools]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ by the command line's output layer (`cli.output.CommandGuard`) like everything i
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -18,6 +19,22 @@ from toolfuzz_gate.core.campaign.refusal import skipped
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
+_PRINTING = threading.Lock()
+"""Lines from tools fuzzed at once (`--jobs`) are written whole, one at a time."""
+
+
+def say(out: TextIO, *lines: str) -> None:
+    """Write `lines` whole, never interleaved with another thread's (each a line of text)."""
+    with _PRINTING:
+        for line in lines:
+            print(line, file=out, flush=True)
+
+
+def say_command(out: TextIO, line: str) -> None:
+    """`emit` the workflow command `line`, never inside another thread's line."""
+    with _PRINTING:
+        emit(out, line)
+
 
 @dataclass
 class Progress:
@@ -25,21 +42,29 @@ class Progress:
     side: str = ""
     """"base" while the base runs, so its lines are told apart."""
     grouped: bool = field(default_factory=lambda: os.environ.get("GITHUB_ACTIONS") == "true")
-    _started: float = 0.0
+    concurrent: bool = False
+    """Tools run at once (`--jobs`): a tool's group is written whole when it ends, since
+    groups cannot interleave."""
+    _started: threading.local = field(default_factory=threading.local)
+    """When the tool this thread runs started (a tool starts and ends in one thread)."""
 
     def start(self, tool: str, seed: int, runs: int) -> None:
         if self.out is None:
             return
         title = f"{self._label(tool)}: seed {seed}, {runs} runs"
-        if self.grouped:
-            emit(self.out, f"::group::{workflow_data(title)}")
-        print(f"{clean(title)} ...", file=self.out, flush=True)
-        self._started = time.monotonic()
+        self._started.at = time.monotonic()
+        self._started.title = title
+        if not self.grouped:
+            say(self.out, f"{clean(title)} ...")
+        elif not self.concurrent:
+            with _PRINTING:
+                emit(self.out, f"::group::{workflow_data(title)}")
+            say(self.out, f"{clean(title)} ...")
 
     def done(self, tool: str, receipt: JSONObject) -> None:
         if self.out is None:
             return
-        seconds = time.monotonic() - self._started
+        seconds = time.monotonic() - getattr(self._started, "at", time.monotonic())
         cases: Any = receipt.get("cases")
         examples: Any = receipt.get("counterexamples")
         total = (
@@ -48,8 +73,16 @@ class Progress:
         found = len(examples) if isinstance(examples, list) else 0
         state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
         state = "skipped" if skipped(receipt) else state
-        print(f"{clean(self._label(tool))}: {state}, {seconds:.1f} s", file=self.out, flush=True)
-        if self.grouped:
+        line = f"{clean(self._label(tool))}: {state}, {seconds:.1f} s"
+        if not self.grouped:
+            say(self.out, line)
+            return
+        with _PRINTING:
+            if self.concurrent:
+                title = getattr(self._started, "title", self._label(tool))
+                emit(self.out, f"::group::{workflow_data(title)}")
+                print(f"{clean(title)} ...", file=self.out, flush=True)
+            print(line, file=self.out, flush=True)
             emit(self.out, "::endgroup::")
 
     def _label(self, tool: str) -> str:

@@ -7,10 +7,20 @@ import shlex
 from collections.abc import Sequence
 
 OUTPUT_FLAGS = frozenset(
-    {"--out", "--receipt", "--cases", "--baseline", "--baseline-dir", "--shard"}
+    {
+        "--out",
+        "--receipt",
+        "--cases",
+        "--baseline",
+        "--baseline-dir",
+        "--shard",
+        "--shard-costs",
+        "--jobs",
+    }
 )
 """Flags that say where results go, what they are compared with, or which CI job runs which
-part (`--shard`: a receipt is the same whichever shard wrote it), not what is run."""
+part (`--shard`, `--shard-costs`: a receipt is the same whichever shard wrote it; `--jobs`:
+the same however many tools ran at once), not what is run."""
 
 
 def build_replay_command(argv: Sequence[str]) -> str:

@@ -44,6 +44,8 @@ class PolicyRunRequest:
     diagnostics: bool = False
     argv: tuple[str, ...] = ()
     """The words the run was started with; the receipts' replayCommand is built from them."""
+    jobs: int | None = None
+    """`--jobs N`: tools fuzzed at the same time (None: `app.jobs.default_jobs`)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class ShardRequest:
 
     run: PolicyRunRequest
     shard: Shard
+    costs: Path | None = None
+    """`--shard-costs DIR`: a previous run's receipts, to share the units out by cost."""
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A shard writes no `summary.json`: the verdict over part of the tools is not the 
 and a summary beside the receipts would read as if it were. The shard exits 0 once its
 receipts are written (errors still exit 2), so a CI matrix always reaches the merge job;
 `toolfuzz-gate merge` gives the verdict and the exit code. A shard replays no corpus:
-`merge` does, once for all shards.
+`merge` does, once for all shards. With `--shard-costs DIR` the units are shared out by
+the cost a previous run measured (`core.gate.sharding`), and `shard.json` says which costs.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ from __future__ import annotations
 from typing import TextIO
 
 from toolfuzz_gate.app.gate_results import render_written
+from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.policy_plan import Planned, plan_policy
 from toolfuzz_gate.app.policy_run import run_policy
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import ShardRequest
 from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Unit, build_manifest
-from toolfuzz_gate.core.gate.sharding import select
+from toolfuzz_gate.core.gate.sharding import select, unit_costs
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.policy_file import load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
 from toolfuzz_gate.edges.shard_files import policy_digest
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -29,9 +32,15 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
     loaded = load_policy(run.policy, run.root)
     replay = build_replay_command(run.argv)
     planned = plan_policy(loaded, run.overrides)
-    mine = select(planned, shard)
+    costs = None
+    if request.costs is not None:
+        measured = load_receipts(request.costs)
+        by_file = {measured.files[key]: measured.receipts[key] for key in measured.files}
+        costs = unit_costs([item.file for item in planned], by_file)
+    mine = select(planned, shard, costs)
     digest = policy_digest(run.policy)
-    written = run_policy(loaded, run, replay, run.out, mine)
+    jobs = Jobs(run.jobs or default_jobs())
+    written = run_policy(loaded, run, replay, run.out, mine, jobs=jobs)
     manifest = build_manifest(
         policy_file=str(run.policy),
         policy_digest=digest,
@@ -42,6 +51,7 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
             (_unit(item), str(done.receipt["receiptHash"]))
             for item, done in zip(mine, written, strict=True)
         ],
+        costs=costs,
     )
     write_document(run.out / FILE_NAME, manifest)
     for done in written:

@@ -30,6 +30,7 @@ from toolfuzz_gate.app.requests import (
     ShardRequest,
 )
 from toolfuzz_gate.app.shard import run_shard
+from toolfuzz_gate.cli.commands_agent import build_agent_request
 from toolfuzz_gate.cli.commands_lint import build_lint_request
 from toolfuzz_gate.cli.commands_receipts import (
     build_diff_request,
@@ -40,7 +41,7 @@ from toolfuzz_gate.cli.commands_receipts import (
 from toolfuzz_gate.cli.commands_run import RunRequest, build_fuzz_request, build_run_request
 from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser, split_tail
-from toolfuzz_gate.errors import ToolfuzzError, UsageError
+from toolfuzz_gate.errors import LlmError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 __all__ = ["build_parser", "interrupt_on_terminate", "main", "run"]
@@ -85,12 +86,20 @@ def _run(
             return int(promote(build_promote_request(args), stdout))
         if args.command == "replay":
             return int(replay(build_replay_request(args), stdout))
+        if args.command == "agent":
+            from toolfuzz_gate.app.agent import agent  # loads the model's HTTP client: only here
+
+            env = os.environ if environ is None else environ
+            return int(agent(build_agent_request(args, env), stdout))
         if args.command == "action":
             from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
 
             request = ActionRequest(os.environ if environ is None else environ)
             return int(run_action(request, stdout))
         return int(_run_command(build_run_request(args, argv), stdout))
+    except LlmError as error:
+        print(error.render(), file=stderr)
+        return int(ExitCode.MODEL)
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.USAGE)

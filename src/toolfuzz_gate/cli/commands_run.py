@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from toolfuzz_gate.app.jobs import MAX_JOBS
 from toolfuzz_gate.app.requests import (
     BaselineRequest,
     BuiltinRunRequest,
@@ -32,6 +33,8 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
             ("--baseline", args.baseline),
             ("--baseline-dir", args.baseline_dir),
             ("--shard", args.shard),
+            ("--jobs", args.jobs),
+            ("--shard-costs", args.shard_costs),
         ):
             if given is not None:
                 raise UsageError(f"{flag} goes with --policy")
@@ -41,9 +44,13 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
         return _builtin_run(args, argv)
     if args.cases is not None:
         raise UsageError("--cases goes with one tool (fuzz), not with --policy")
+    if args.jobs is not None and not 1 <= args.jobs <= MAX_JOBS:
+        raise UsageError(f"--jobs {args.jobs} is outside 1..{MAX_JOBS}")
     if args.baseline is not None and args.baseline_dir is not None:
         raise UsageError("--baseline and --baseline-dir conflict: name one base")
     shard = None if args.shard is None else parse_shard(args.shard)
+    if shard is None and args.shard_costs is not None:
+        raise UsageError("--shard-costs goes with --shard")
     if shard is not None and (args.baseline is not None or args.baseline_dir is not None):
         raise UsageError(
             "--shard runs part of the tools, so it cannot diff against a base",
@@ -52,7 +59,7 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
         )
     run = _policy_run(args, argv)
     if shard is not None:
-        return ShardRequest(run, shard)
+        return ShardRequest(run, shard, args.shard_costs)
     if args.baseline is not None or args.baseline_dir is not None:
         return BaselineRequest(run, args.baseline, args.baseline_dir)
     return run
@@ -76,6 +83,7 @@ def _policy_run(args: argparse.Namespace, argv: Sequence[str]) -> PolicyRunReque
         oracle=args.oracle,
         diagnostics=args.diagnostics,
         argv=tuple(argv),
+        jobs=args.jobs,
     )
 
 

@@ -4,6 +4,7 @@ on an Actions runner, in the step summary."""
 
 from __future__ import annotations
 
+import re
 import tempfile
 import traceback
 from collections.abc import Mapping, Sequence
@@ -46,10 +47,15 @@ def report_internal_error(
             pass
 
 
+CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|^AUTH|_AUTH_")
+"""Variable names that hold credentials by convention (`OPENAI_API_KEY`, `HF_TOKEN`): their
+values never reach an error report, whichever of them the policy's `llm.api_key_env` names."""
+
+
 def _redacted(text: str, environ: Mapping[str, str]) -> str:
     """`text` without the value of any secret variable (a message may quote one)."""
     for name, value in environ.items():
-        if is_secret(name) and len(value) >= 4:
+        if (is_secret(name) or CREDENTIAL_NAME.search(name.upper())) and len(value) >= 4:
             text = text.replace(value, "***")
     return text
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
 from toolfuzz_gate.app.requests import DEFAULT_OUT
+from toolfuzz_gate.cli.commands_agent import add_agent_parser
+from toolfuzz_gate.cli.flags import Once, OnceSwitch, Parser
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS
 from toolfuzz_gate.edges.handlers.rlimits import (
@@ -16,7 +19,6 @@ from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_PROCESS_LIMIT,
 )
-from toolfuzz_gate.errors import UsageError
 
 DEFAULT_SEED = 41
 DEFAULT_RUN_RUNS = 24
@@ -25,38 +27,11 @@ ORACLE_CHOICES = ("auto", "jsonschema", "jsonschema-rs")
 DIALECT_HELP = "read non-standard schemas: " + ", ".join(DIALECTS) + " (rewrites go in the receipt)"
 
 
-class _Parser(argparse.ArgumentParser):
-    """Raises `UsageError` instead of printing and exiting, so `run` picks the exit code."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message, hint=f"see `{self.prog} --help`")
-
-
-class _Once(argparse.Action):
-    """A flag that may be given at most once."""
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        if getattr(namespace, f"_seen_{self.dest}", False):
-            raise UsageError(f"{option} was given twice", hint="give each flag once")
-        setattr(namespace, f"_seen_{self.dest}", True)
-        setattr(namespace, self.dest, values)
-
-
-class _OnceSwitch(_Once):
-    """An on/off switch that may be given at most once."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
-
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
-        super().__call__(parser, namespace, True, option)
-
-
 def _common(parser: argparse.ArgumentParser, runs: int) -> None:
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=_Once)
-    parser.add_argument("--runs", type=int, default=runs, action=_Once, help="valid cases per seed")
-    parser.add_argument("--cases", type=Path, action=_Once, help="write every case as JSON lines")
-    parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=_Once)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=Once)
+    parser.add_argument("--runs", type=int, default=runs, action=Once, help="valid cases per seed")
+    parser.add_argument("--cases", type=Path, action=Once, help="write every case as JSON lines")
+    parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=Once)
     _schema_reading(parser)
     parser.add_argument(
         "--diagnostics",
@@ -66,9 +41,9 @@ def _common(parser: argparse.ArgumentParser, runs: int) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="toolfuzz-gate", description="Fuzz AI-agent tool handlers.")
+    parser = Parser(prog="toolfuzz-gate", description="Fuzz AI-agent tool handlers.")
     parser.add_argument("--version", action="version", version=f"toolfuzz-gate {__version__}")
-    commands = parser.add_subparsers(dest="command", parser_class=_Parser, required=True)
+    commands = parser.add_subparsers(dest="command", parser_class=Parser, required=True)
 
     run = commands.add_parser(
         "run",
@@ -78,19 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--default-draft given here override the policy's values.",
     )
     _common(run, DEFAULT_RUN_RUNS)
-    run.add_argument("--out", type=Path, default=DEFAULT_OUT, action=_Once)
-    run.add_argument("--policy", type=Path, action=_Once, metavar="FILE", help="a YAML policy")
+    run.add_argument("--out", type=Path, default=DEFAULT_OUT, action=Once)
+    run.add_argument("--policy", type=Path, action=Once, metavar="FILE", help="a YAML policy")
     run.add_argument(
         "--root",
         type=Path,
-        action=_Once,
+        action=Once,
         metavar="DIR",
         help="the repository root policy paths resolve against (default: the git top level "
         "above the policy, else its directory)",
     )
     run.add_argument(
         "--baseline",
-        action=_Once,
+        action=Once,
         metavar="REF",
         help="with --policy: run the base's own policy at REF (a git worktree) and diff; "
         "`auto` finds the pull request's base",
@@ -98,16 +73,25 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--baseline-dir",
         type=Path,
-        action=_Once,
+        action=Once,
         metavar="DIR",
         help="with --policy: diff against the receipts stored in DIR",
     )
     run.add_argument(
         "--shard",
-        action=_Once,
+        action=Once,
         metavar="I/N",
         help="with --policy: run only shard I of N (1 <= I <= N <= 256) of the tools x seeds, "
         "writing shard.json for `merge`; no summary.json and no verdict",
+    )
+    run.add_argument(
+        "--shard-costs",
+        type=Path,
+        action=Once,
+        metavar="DIR",
+        help="with --shard: share the units out by the time each took in a previous run "
+        "(its receipts, written with --diagnostics) instead of round-robin; give every "
+        "shard the same DIR",
     )
     run.add_argument(
         "--tool",
@@ -125,6 +109,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="with --policy: leave this tool out (repeatable)",
     )
+    run.add_argument(
+        "--jobs",
+        type=int,
+        action=Once,
+        metavar="N",
+        help="with --policy: fuzz up to N independent tools, and the base beside the head, "
+        f"at the same time (1..{MAX_JOBS}; default: the CPUs, at most {DEFAULT_MOST}); "
+        "receipts are the same whatever N",
+    )
 
     one = commands.add_parser(
         "fuzz",
@@ -133,22 +126,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--mcp -- ARGV..., --http URL. The command after `--` is taken verbatim.",
     )
     _common(one, DEFAULT_FUZZ_RUNS)
-    one.add_argument("--schema", type=Path, action=_Once, help="optional with --mcp")
+    one.add_argument("--schema", type=Path, action=Once, help="optional with --mcp")
     one.add_argument(
         "--tools",
         type=Path,
-        action=_Once,
+        action=Once,
         metavar="FILE",
         help="an OpenAI, Anthropic or MCP tools file (every tool, or --tool NAME)",
     )
     one.add_argument(
-        "--model", action=_Once, metavar="MODULE:CLASS", help="a pydantic model's schema"
+        "--model", action=Once, metavar="MODULE:CLASS", help="a pydantic model's schema"
     )
-    one.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
-    one.add_argument("--handler", action=_Once, help="python:MODULE:FUNCTION")
+    one.add_argument("--dialect", choices=tuple(DIALECTS), action=Once, help=DIALECT_HELP)
+    one.add_argument("--handler", action=Once, help="python:MODULE:FUNCTION")
     one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
     one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
-    one.add_argument("--http", action=_Once, metavar="URL")
+    one.add_argument("--http", action=Once, metavar="URL")
     one.add_argument(
         "--header",
         action="append",
@@ -157,16 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="an HTTP header whose value is read from an environment variable",
     )
     one.add_argument("--env", action="append", default=[], metavar="NAME", help="pass through")
-    one.add_argument("--cwd", action=_Once, metavar="DIR", help="the handler's working directory")
-    one.add_argument("--tool", action=_Once, help="tool name (MCP: the tool to fuzz)")
+    one.add_argument("--cwd", action=Once, metavar="DIR", help="the handler's working directory")
+    one.add_argument("--tool", action=Once, help="tool name (MCP: the tool to fuzz)")
     one.add_argument(
         "--reset-command",
-        action=_Once,
+        action=Once,
         metavar="COMMAND",
         help="a command (one shell-quoted string, run without a shell) run before each tool",
     )
     one.add_argument(
-        "--reset-tool", action=_Once, metavar="NAME", help="mcp: a tool called with {} instead"
+        "--reset-tool", action=Once, metavar="NAME", help="mcp: a tool called with {} instead"
     )
     one.add_argument(
         "--exclude-tool",
@@ -187,29 +180,29 @@ def build_parser() -> argparse.ArgumentParser:
     one.add_argument("--rejects", action="append", default=[], metavar="MODULE:CLASS")
     one.add_argument(
         "--effects",
-        action=_Once,
+        action=Once,
         metavar="REF",
         help="python: MODULE:FUNCTION returning the state; mcp: a zero-argument TOOL",
     )
     one.add_argument(
-        "--effects-directory", action=_Once, metavar="PATH", help="digest this tree per call"
+        "--effects-directory", action=Once, metavar="PATH", help="digest this tree per call"
     )
     one.add_argument(
         "--effects-command",
-        action=_Once,
+        action=Once,
         metavar="COMMAND",
         help="a command (one shell-quoted string, run without a shell) printing the state",
     )
     one.add_argument("--expected-rejection", action="append", default=[], metavar="CODE")
-    one.add_argument("--error-codes", action=_Once, metavar="REGEX")
+    one.add_argument("--error-codes", action=Once, metavar="REGEX")
     one.add_argument(
         "--rejection-code",
-        action=_Once,
+        action=Once,
         metavar="REGEX",
         help="a regular expression with a group named code, searched in the text of a "
         "rejection the handler did not code: the group is its code",
     )
-    one.add_argument("--dry-run", action=_Once, metavar="ARGUMENT")
+    one.add_argument("--dry-run", action=Once, metavar="ARGUMENT")
     one.add_argument(
         "--deterministic",
         action="store_true",
@@ -222,27 +215,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="the schema is complete: a rejected schema-valid call is a counterexample "
         "(default: an under-specification note)",
     )
-    one.add_argument("--timeout-ms", type=int, default=2000, action=_Once)
+    one.add_argument("--timeout-ms", type=int, default=2000, action=Once)
     one.add_argument(
         "--memory-limit-mb",
         type=int,
-        action=_Once,
+        action=Once,
         help=f"memory per handler process (default {DEFAULT_MEMORY_LIMIT_MB}; 0: no limit)",
     )
     one.add_argument(
         "--cpu-limit-s",
         type=int,
-        action=_Once,
+        action=Once,
         help=f"CPU seconds per call (default {DEFAULT_CPU_LIMIT_S}; 0: no limit)",
     )
     one.add_argument(
         "--process-limit",
         type=int,
-        action=_Once,
+        action=Once,
         help=f"processes below a handler process (default {DEFAULT_PROCESS_LIMIT}; 0: no limit)",
     )
-    one.add_argument("--receipt", type=Path, action=_Once, help="the receipt (one tool)")
-    one.add_argument("--out", type=Path, action=_Once, help="receipts directory (many tools)")
+    one.add_argument("--receipt", type=Path, action=Once, help="the receipt (one tool)")
+    one.add_argument("--out", type=Path, action=Once, help="receipts directory (many tools)")
 
     lint = commands.add_parser(
         "lint",
@@ -257,8 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     lint.add_argument(
         "--model", action="append", default=[], metavar="MODULE:CLASS", help="a pydantic model"
     )
-    lint.add_argument("--dialect", choices=tuple(DIALECTS), action=_Once, help=DIALECT_HELP)
-    lint.add_argument("--format", choices=("text", "json"), default="text", action=_Once)
+    lint.add_argument("--dialect", choices=tuple(DIALECTS), action=Once, help=DIALECT_HELP)
+    lint.add_argument("--format", choices=("text", "json"), default="text", action=Once)
     _schema_reading(lint)
 
     compare = commands.add_parser(
@@ -271,7 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("base", type=Path, metavar="BASE_DIR")
     compare.add_argument("head", type=Path, metavar="HEAD_DIR")
-    compare.add_argument("--format", choices=("json", "markdown"), default="json", action=_Once)
+    compare.add_argument("--format", choices=("json", "markdown"), default="json", action=Once)
 
     merge = commands.add_parser(
         "merge",
@@ -282,26 +275,27 @@ def build_parser() -> argparse.ArgumentParser:
         "shards do not fit together or cannot be read.",
     )
     merge.add_argument("dirs", nargs="+", type=Path, metavar="DIR", help="a shard's --out")
-    merge.add_argument("--out", type=Path, required=True, action=_Once, metavar="DIR")
+    merge.add_argument("--out", type=Path, required=True, action=Once, metavar="DIR")
     merge.add_argument(
         "--policy",
         type=Path,
         required=True,
-        action=_Once,
+        action=Once,
         metavar="FILE",
         help="the policy the shards ran (its sha256 must match): its gate rules decide, and "
         "reports locate findings in its schema files",
     )
-    merge.add_argument("--root", type=Path, action=_Once, metavar="DIR", help="as for run --policy")
+    merge.add_argument("--root", type=Path, action=Once, metavar="DIR", help="as for run --policy")
     merge.add_argument(
         "--baseline-dir",
         type=Path,
-        action=_Once,
+        action=Once,
         metavar="DIR",
         help="diff the merged receipts against the receipts stored in DIR (diff.json), and "
         "decide with the diff, as `run --policy --baseline-dir DIR` does",
     )
     _corpus_commands(commands)
+    add_agent_parser(commands, Once)
     commands.add_parser(
         "action",
         help="the GitHub Action's entrypoint (reads INPUT_* and GITHUB_* variables)",
@@ -325,9 +319,9 @@ def _corpus_commands(commands: Any) -> None:
     )
     promote.add_argument("receipt", type=Path, metavar="RECEIPT")
     _fingerprints(promote)
-    promote.add_argument("--policy", type=Path, action=_Once, metavar="FILE")
-    promote.add_argument("--root", type=Path, action=_Once, metavar="DIR")
-    promote.add_argument("--corpus", type=Path, action=_Once, metavar="DIR")
+    promote.add_argument("--policy", type=Path, action=Once, metavar="FILE")
+    promote.add_argument("--root", type=Path, action=Once, metavar="DIR")
+    promote.add_argument("--corpus", type=Path, action=Once, metavar="DIR")
 
     replay = commands.add_parser(
         "replay",
@@ -339,8 +333,8 @@ def _corpus_commands(commands: Any) -> None:
     )
     replay.add_argument("receipt", type=Path, metavar="RECEIPT")
     _fingerprints(replay)
-    replay.add_argument("--policy", type=Path, action=_Once, metavar="FILE")
-    replay.add_argument("--root", type=Path, action=_Once, metavar="DIR")
+    replay.add_argument("--policy", type=Path, action=Once, metavar="FILE")
+    replay.add_argument("--root", type=Path, action=Once, metavar="DIR")
 
 
 def _fingerprints(parser: argparse.ArgumentParser) -> None:
@@ -358,14 +352,14 @@ def _schema_reading(parser: argparse.ArgumentParser) -> None:
     lint."""
     parser.add_argument(
         "--format-assertion",
-        action=_OnceSwitch,
+        action=OnceSwitch,
         help="check `format` and mutate against it (2020-12 default: an annotation)",
     )
     parser.add_argument(
         "--default-draft",
         choices=DRAFTS,
         default=DRAFT_2020_12,
-        action=_Once,
+        action=Once,
         help="the draft of schemas without $schema (default 2020-12)",
     )
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.helper_command import run_helper
@@ -108,9 +109,11 @@ class ProbedHandler(ManagedHandler):
         self.probe.snapshot()  # fail fast, before any call, when the probe cannot work
 
     def call(self, arguments: JSONObject) -> Outcome:
-        before = self.probe.snapshot()
+        with timing.measured("effects"):
+            before = self.probe.snapshot()
         outcome = self.inner.call(arguments)
-        after = self.probe.snapshot()
+        with timing.measured("effects"):
+            after = self.probe.snapshot()
         return outcome._replace(effects_before=before, effects_after=after, effects_observed=True)
 
     def restart(self) -> None:

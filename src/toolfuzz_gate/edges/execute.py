@@ -24,6 +24,7 @@ from toolfuzz_gate.core.campaign.tool_fuzz import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.files import JsonLinesWriter, write_document
+from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.registry import build_handler
 from toolfuzz_gate.errors import HandlerError, SchemaError
@@ -105,10 +106,10 @@ def execute(
     without them the file is byte-identical across runs, not just equal in hash."""
     sink = JsonLinesWriter(cases_path) if cases_path is not None else None
     try:
-        with build_handler(run.handler) as handler:
+        with timing.profiling() as profile, build_handler(run.handler) as handler:
             result = fuzz(
                 run.schema,
-                handler,
+                timing.timed(handler),
                 run.tool,
                 run.config,
                 handler_label=run.handler.label(),
@@ -126,5 +127,6 @@ def execute(
     block = result.receipt.get("diagnostics")
     if isinstance(block, dict):
         block["host"] = {"python": platform.python_version(), "system": platform.system()}
+        block["profile"] = profile.as_json()
     write_document(receipt_path, result.receipt)
     return result

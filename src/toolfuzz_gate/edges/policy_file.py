@@ -69,7 +69,11 @@ def load_policy(path: Path, root: Path | None = None, mirrors: Path | None = Non
     resolved = _Resolver(base, file, lines)
     tools = tuple(resolved.tool(tool) for tool in policy.tools)
     corpus = policy.corpus and resolved.path("/corpus", policy.corpus, None)
-    return LoadedPolicy(replace(policy, tools=tools, corpus=corpus), base, file, lines, mirrors)
+    llm = policy.llm
+    if llm is not None and llm.cassette is not None:
+        llm = replace(llm, cassette=resolved.path("/llm/cassette", llm.cassette, None))
+    resolved_policy = replace(policy, tools=tools, corpus=corpus, llm=llm)
+    return LoadedPolicy(resolved_policy, base, file, lines, mirrors)
 
 
 def _whole(file: str, message: str, hint: str = "") -> PolicyError:

@@ -122,9 +122,9 @@ def test_receipt_hash_is_the_sha256_of_the_canonical_body(builtin_receipt: JSONO
 
 
 def test_diagnostics_are_outside_the_hash(builtin_receipt: JSONObject) -> None:
-    ticks = iter([100.0, 103.25])
+    ticks = iter([100.0, 101.0, 102.5, 103.25])  # start, settling, settled, end
     timed = run_fuzz(BuiltinPosterHandler(), 41, clock=lambda: next(ticks)).receipt
-    assert timed["diagnostics"] == {"durationSeconds": 3.25}
+    assert timed["diagnostics"] == {"durationSeconds": 3.25, "settleSeconds": 1.5}
     assert timed["receiptHash"] == builtin_receipt["receiptHash"]
     edited = copy.deepcopy(timed)
     edited["diagnostics"] = {"durationSeconds": 99, "host": {"python": "3.99"}}

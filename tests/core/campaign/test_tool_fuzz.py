@@ -18,7 +18,7 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.seed_run import Campaign
+from toolfuzz_gate.core.campaign.seed_run import BASES_PER_OPERATOR, Campaign
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -157,12 +157,17 @@ def test_builtin_run_counts_every_case() -> None:
     operators = list(iter_operators(compile_schema(poster.SCHEMA), DEFAULT_LIMITS))
     cases = doc(result.receipt)["cases"]
     assert cases["valid"] == DEFAULT_RUN_RUNS
-    assert cases["hostile"] == max(DEFAULT_RUN_RUNS, len(operators))
+    # Every operator on at least two bases; the poster checks its arguments before its
+    # business rules, so no near-miss meets a business code and none is retried.
+    assert cases["hostile"] == max(DEFAULT_RUN_RUNS, BASES_PER_OPERATOR * len(operators))
     assert cases["seam"] == len(doc(result.receipt)["probes"]) > 0
-    for family, counters in doc(result.receipt)["mutationCounts"].items():
+    ledger = doc(result.receipt)["mutationCounts"]
+    for family, counters in ledger.items():
         assert counters["generated"] == (
             counters["confirmed"] + counters["discarded"] + counters["inapplicable"]
         ), family
+        assert counters["retried"] == 0, family
+    assert cases["hostile"] == sum(c["confirmed"] + c["retried"] for c in ledger.values())
 
 
 # --- an always-accepting handler on the poster ------------------------------------------

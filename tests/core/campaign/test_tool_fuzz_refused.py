@@ -27,8 +27,8 @@ TOOL = ToolSpec("refused", expected_rejections=("policy-x",), error_codes="^poli
 
 def with_unsupported() -> dict[str, Any]:
     schema: dict[str, Any] = copy.deepcopy(poster.SCHEMA)
-    schema["properties"]["title"]["not"] = {"const": "x"}
-    schema["not"] = {"required": ["nope"]}
+    schema["properties"]["title"]["contentSchema"] = {"const": "x"}
+    schema["contentSchema"] = {"required": ["nope"]}
     return schema
 
 
@@ -38,7 +38,7 @@ def test_a_supported_schema_is_not_refused() -> None:
 
 def test_refusal_lists_every_unsupported_keyword() -> None:
     found = refusal(with_unsupported(), CONFIG)
-    assert sorted(p.pointer for p in found) == ["/not", "/properties/title/not"]
+    assert sorted(p.pointer for p in found) == ["/contentSchema", "/properties/title/contentSchema"]
     assert {p.code for p in found} == {"schema.unsupported-keyword"}
 
 
@@ -50,8 +50,8 @@ def test_other_refusals_are_listed_with_the_unsupported_keywords() -> None:
         (p.code, p.pointer) for p in found
     }
     assert {p.pointer for p in found if p.code == "schema.unsupported-keyword"} == {
-        "/not",
-        "/properties/title/not",
+        "/contentSchema",
+        "/properties/title/contentSchema",
     }
 
 
@@ -96,9 +96,12 @@ def test_reasons_carry_code_pointer_line_message_and_hint() -> None:
     minimum = by_pointer["/properties/width/minimum"]
     assert minimum.code == "schema.contradiction" and minimum.line is not None
     assert lines[minimum.line - 1].strip() == '"minimum": 10,'
-    title_not = by_pointer["/properties/title/not"]
-    assert title_not.line is not None and '"not"' in lines[title_not.line - 1]
-    assert [u["path"] for u in receipt["unsupported"]] == ["/not", "/properties/title/not"]
+    title_refused = by_pointer["/properties/title/contentSchema"]
+    assert title_refused.line is not None and '"contentSchema"' in lines[title_refused.line - 1]
+    assert [u["path"] for u in receipt["unsupported"]] == [
+        "/contentSchema",
+        "/properties/title/contentSchema",
+    ]
 
 
 def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
@@ -113,8 +116,8 @@ def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
     )
     del receipt["refused"]["reasons"]
     assert sorted((r["code"], r["pointer"]) for r in reasons_of(receipt)) == [
-        ("schema.unsupported-keyword", "/not"),
-        ("schema.unsupported-keyword", "/properties/title/not"),
+        ("schema.unsupported-keyword", "/contentSchema"),
+        ("schema.unsupported-keyword", "/properties/title/contentSchema"),
     ]
 
 
@@ -131,8 +134,8 @@ def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None
     assert problems(receipt) == []
     assert set(REQUIRED) <= set(receipt)
     assert receipt["unsupported"] == [
-        {"keyword": "not", "path": "/not"},
-        {"keyword": "not", "path": "/properties/title/not"},
+        {"keyword": "contentSchema", "path": "/contentSchema"},
+        {"keyword": "contentSchema", "path": "/properties/title/contentSchema"},
     ]
     assert receipt["counterexamples"] == [] and receipt["invariants"] == {}
     assert receipt["coverage"] == dict.fromkeys(FAMILIES, "unsupported")

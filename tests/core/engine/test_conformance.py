@@ -65,14 +65,14 @@ SUPPORTED_FILES = (
     "pattern.json",
     "patternProperties.json",
     "propertyNames.json",
+    "not.json",
     "if-then-else.json",
     "dependentSchemas.json",
 )
 
 # Files of keywords outside the subset, with the keyword each file is about.
-UNSUPPORTED_FILES = {
-    "not.json": "not",
-}
+UNSUPPORTED_FILES: dict[str, str] = {}
+"""None today: `not`, `if`/`then`/`else` and `dependentSchemas` are supported."""
 
 # The subset as the contract states it, written out here independently of the compiler.
 CONSTRAINT_KEYWORDS = frozenset(
@@ -111,6 +111,7 @@ CONSTRAINT_KEYWORDS = frozenset(
         "pattern",
         "patternProperties",
         "propertyNames",
+        "not",
         "if",
         "then",
         "else",
@@ -185,11 +186,11 @@ EXPLICIT_REFUSALS: dict[tuple[str, str], tuple[frozenset[str], str, str]] = {
     ),
 }
 
-# Honest count at the time of writing: 224 of the 254 supported-file groups compile and are
-# checked; 32 are refused (unsupported keywords, remote or anchor references, nested $id,
+# Honest count at the time of writing: 232 of the 263 supported-file groups compile and are
+# checked; 31 are refused (unsupported keywords, remote or anchor references, nested $id,
 # unsafe property names, the contradictions listed above, and two Unicode property escapes).
 # The floor sits a little below so the test fails if the compiler starts refusing broadly.
-MIN_COMPILED_GROUPS = 196
+MIN_COMPILED_GROUPS = 204
 
 
 def _escape(token: str) -> str:
@@ -304,6 +305,7 @@ def _walk(node: Any, where: str, depth: int, found: Expectation) -> None:
             "if",
             "then",
             "else",
+            "not",
         ):
             _walk(value, at, depth + 1, found)
         elif keyword == "prefixItems":

@@ -8,8 +8,9 @@ valid and every hostile near-miss invalid under the reference validator (the `js
 library) and the engine's own oracle never disagrees with its generator. Any other
 exception is a bug. The strategy leans on what broke on real schemas: `const`/`enum` inside
 `oneOf` branches with nothing in common, `uniqueItems` beside `items: {"$ref": ...}`,
-`$ref` cycles, bounds at the ends of the float range, patterns and names in odd Unicode,
-`if`/`then`/`else` (often on one tagged member) and `dependentSchemas`.
+`$ref` cycles, `not` beside the keywords it negates, bounds at the ends of the float range,
+patterns and names in odd Unicode, `if`/`then`/`else` (often on one tagged member) and
+`dependentSchemas`.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ PATTERNS = st.sampled_from(
         "^.{3}$",
         "^[A-Z][a-z]*(-[a-z]+)?$",
         "(a+)+",
+        "^(?:[a-z0-9](?:[a-z0-9-]{0,3}[a-z0-9])?\\.)+[a-z]{2,}$",
         "^\\p{L}$",
     ]
 )
@@ -167,6 +169,8 @@ def _container_options(draw: st.DrawFn, depth: int, name: str) -> Schema:
 def _composition(draw: st.DrawFn, depth: int, name: str) -> Schema:
     if name == "$ref":
         return draw(REFERENCES)
+    if name == "not":  # often a type or a const to avoid, sometimes a whole schema
+        return {"not": draw(st.one_of(TYPES.map(lambda t: {"type": t}), _schemas(depth + 1)))}
     if name == "union":  # pydantic's and zod's tagged unions: a `const` member per branch
         tag = draw(NAMES)
         values = draw(st.lists(MEMBERS, min_size=2, max_size=3))
@@ -219,6 +223,7 @@ _OPTIONS = {
     "anyOf": lambda draw, depth: _composition(draw, depth, "anyOf"),
     "oneOf": lambda draw, depth: _composition(draw, depth, "oneOf"),
     "$ref": lambda draw, depth: _composition(draw, depth, "$ref"),
+    "not": lambda draw, depth: _composition(draw, depth, "not"),
     "union": lambda draw, depth: _composition(draw, depth, "union"),
     "choice": lambda draw, depth: _composition(draw, depth, "choice"),
     "conditional": lambda draw, depth: _composition(draw, depth, "conditional"),

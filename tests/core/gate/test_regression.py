@@ -288,7 +288,7 @@ def test_the_schema_judge_uses_the_current_schema_and_declines_refused_ones() ->
     judge = schema_judge(schema, SchemaOptions(), None)
     assert judge is not None
     assert (judge({"width": 401}), judge({"width": 400})) == (False, True)
-    refused = {**schema, "not": {"required": ["width"]}}
+    refused = {**schema, "contentSchema": {"required": ["width"]}}
     assert schema_judge(refused, SchemaOptions(), None) is None
 
 

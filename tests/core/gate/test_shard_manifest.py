@@ -150,3 +150,38 @@ def test_a_shard_that_ran_other_units_does_not_merge() -> None:
 def test_nothing_to_merge() -> None:
     with pytest.raises(ShardError, match="no shard directories given"):
         check_together([])
+
+
+COSTS = [9_000, 1_000, 1_000, 1_000, 1_000, 1_000]
+
+
+def costed(index: int, costs: list[int] = COSTS) -> dict[str, Any]:
+    shard = Shard(index, 2)
+    ran = [(unit, hashed(unit)) for unit in select(PLAN, shard, costs)]
+    return manifest(index, 2, receipts=ran, costs=costs)
+
+
+def test_shards_balanced_by_cost_say_which_costs_and_merge_by_them() -> None:
+    assert read(costed(1)).costs == tuple(COSTS)
+    assert [unit for unit, _ in read(costed(1)).receipts] == [PLAN[0]]
+    assert "costs" not in manifest(1)  # a round-robin manifest is as it always was
+    assert [item.unit for item in together(costed(2), costed(1))] == PLAN
+
+
+def test_shards_balanced_by_other_costs_or_none_do_not_merge() -> None:
+    other = [1_000] * 5 + [9_000]
+    with pytest.raises(ShardError, match="the costs the shards were balanced by differ"):
+        together(costed(1), costed(2, other))
+    with pytest.raises(ShardError, match="the costs the shards were balanced by differ"):
+        together(costed(1), manifest(2, 2))
+
+
+def test_costs_are_read_as_untrusted() -> None:
+    short = costed(1)
+    short["costs"] = COSTS[:3]
+    with pytest.raises(ShardError, match="one cost per unit of the plan"):
+        read(short)
+    negative = costed(1)
+    negative["costs"] = [-1, *COSTS[1:]]
+    with pytest.raises(ShardError, match="/costs/0 is not an integer"):
+        read(negative)

@@ -1,4 +1,5 @@
-"""`--shard I/N` parsing and the round-robin assignment of (tool, seed) units to shards."""
+"""`--shard I/N` parsing and the assignment of (tool, seed) units to shards: round-robin, or
+balanced by measured costs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.profiles import examples
-from toolfuzz_gate.core.gate.sharding import MAX_SHARDS, Shard, parse_shard, select, shard_of
+from toolfuzz_gate.core.gate.sharding import (
+    MAX_SHARDS,
+    Shard,
+    balanced,
+    parse_shard,
+    select,
+    shard_of,
+    unit_costs,
+)
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.errors import UsageError
 
 SETTINGS = settings(max_examples=examples(80))
@@ -79,3 +89,41 @@ def test_round_robin_in_plan_order() -> None:
     assert select(plan, Shard(3, 3)) == ["b5", "c6"]
     assert select(plan, Shard(1, 1)) == plan
     assert select(plan, Shard(8, 8)) == []
+
+
+def test_costs_share_the_units_out_longest_first_to_the_least_loaded_shard() -> None:
+    # a 30 s tool and nine of 1 s: round-robin gives one shard 33 s and the other 9 s
+    costs = [30_000] + [1_000] * 9
+    assert balanced(costs, 2) == [1, 2, 2, 2, 2, 2, 2, 2, 2, 2]
+    units = list("abcdefghij")
+    assert select(units, Shard(1, 2), costs) == ["a"]
+    assert select(units, Shard(2, 2), costs) == units[1:]
+    assert sum(costs[k] for k in range(10) if k % 2 == 0) == 34_000  # round-robin's worst
+
+
+@SETTINGS
+@given(st.lists(st.integers(0, 10**6), max_size=40), st.integers(1, 7))
+def test_balanced_shards_cover_the_plan_and_equal_costs_are_round_robin(
+    costs: list[int], count: int
+) -> None:
+    owners = balanced(costs, count)
+    assert all(1 <= owner <= count for owner in owners) and len(owners) == len(costs)
+    units = list(range(len(costs)))
+    parts = [select(units, Shard(index, count), costs) for index in range(1, count + 1)]
+    assert sorted(unit for part in parts for unit in part) == units
+    equal = [7] * len(costs)
+    assert balanced(equal, count) == [shard_of(k, count) for k in range(len(costs))]
+
+
+def test_unit_costs_come_from_the_receipts_diagnostics_else_the_median() -> None:
+    measured: dict[str, JSON] = {
+        "a.json": {"diagnostics": {"profile": {"wallSeconds": 30.25}, "durationSeconds": 29}},
+        "b.json": {"diagnostics": {"durationSeconds": 1.5}},
+        "c.json": {"diagnostics": {"durationSeconds": 2}},
+        "d.json": {"receiptHash": "no diagnostics"},
+        "e.json": {"diagnostics": {"durationSeconds": True}},  # not a number
+        "f.json": {"diagnostics": {"durationSeconds": -1}},
+    }
+    files = ["a.json", "b.json", "c.json", "d.json", "e.json", "f.json", "new.json"]
+    assert unit_costs(files, measured) == [30_250, 1_500, 2_000] + [2_000] * 4
+    assert unit_costs(["x.json", "y.json"], {}) == [1_000, 1_000]

@@ -17,6 +17,7 @@ def test_defaults_when_the_runner_sets_nothing() -> None:
     assert (inputs.comment, inputs.comment_key) == ("update", "default")
     assert inputs.output_dir == inputs.results_dir == "toolfuzz-gate-results"
     assert (inputs.seed, inputs.runs, inputs.mode) == (None, None, "run")
+    assert inputs.jobs is None
 
 
 def test_names_keep_their_hyphens() -> None:
@@ -38,6 +39,7 @@ def test_every_input_is_read() -> None:
         "INPUT_OUTPUT-DIR": "out/gate",
         "INPUT_SEED": "-7",
         "INPUT_RUNS": "30",
+        "INPUT_JOBS": "3",
         "INPUT_MODE": "report",
         "INPUT_RESULTS-DIR": "downloaded",
     }
@@ -49,6 +51,7 @@ def test_every_input_is_read() -> None:
     assert (inputs.comment, inputs.comment_key) == ("recreate", "mcp.server-2")
     assert (inputs.output_dir, inputs.results_dir) == ("out/gate", "downloaded")
     assert (inputs.seed, inputs.runs, inputs.mode) == (-7, 30, "report")
+    assert inputs.jobs == 3
 
 
 def test_baseline_none() -> None:
@@ -71,6 +74,8 @@ def test_baseline_none() -> None:
         ("INPUT_SEED", "1e3", "integer from -2147483648"),
         ("INPUT_RUNS", "1001", "integer from 1 to 1000"),
         ("INPUT_RUNS", "0", "integer from 1"),
+        ("INPUT_JOBS", "0", "integer from 1 to 64"),
+        ("INPUT_JOBS", "65", "integer from 1 to 64"),
         ("INPUT_MODE", "gate", "run, report"),
         ("INPUT_POLICY", "x" * 5000, "longer than"),
     ],

@@ -1,6 +1,6 @@
 """Draft-07 readings: the list form of `items` with `additionalItems`, `dependencies` (lists
-of names and schemas), judged against `jsonschema.Draft7Validator` on hand-written cases;
-keywords of one draft are refused in the other."""
+of names and schemas), `not`, judged against `jsonschema.Draft7Validator` on hand-written
+cases; keywords of one draft are refused in the other."""
 
 from __future__ import annotations
 
@@ -56,6 +56,10 @@ CASES: list[tuple[dict[str, Any], list[Any]]] = [
     (
         {"type": "array", "items": [{"type": "integer"}], "minItems": 1, "uniqueItems": True},
         [[1], [1, 1], [1, 2], [], [1.0, 1]],
+    ),
+    (
+        {"not": {"items": [{"type": "integer"}], "additionalItems": False}},
+        [[1], [1, 2], ["a"], [], "a", None],
     ),
 ]
 
@@ -129,11 +133,18 @@ def draft07_schemas(draw: st.DrawFn) -> dict[str, Any]:
     rest = draw(st.sampled_from([None, False, *LEAVES]))
     if rest is not None:
         array["additionalItems"] = rest
+    negated = draw(st.sampled_from([{"const": 3}, {"multipleOf": 2}, {"maximum": 4}]))
+    digit = {"type": "integer", "minimum": 0, "maximum": 9, "not": negated}
     return {
         "$schema": DRAFT_07,
         "type": "object",
-        "properties": {"t": array, "a": {"type": "string"}, "b": {"type": "integer"}},
-        "required": ["t"],
+        "properties": {
+            "t": array,
+            "a": {"type": "string"},
+            "b": {"type": "integer"},
+            "n": digit,
+        },
+        "required": ["t", "n"],
         "dependencies": {"a": ["b"]},
     }
 
@@ -141,8 +152,9 @@ def draft07_schemas(draw: st.DrawFn) -> dict[str, Any]:
 @settings(max_examples=examples(40), suppress_health_check=[HealthCheck.too_slow])
 @given(schema=draft07_schemas(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 def test_draft07_generation_and_near_misses(schema: dict[str, Any], seed: int) -> None:
-    confirmed = check_laws(schema, seed, must_confirm={"dependencies"})
+    confirmed = check_laws(schema, seed, must_confirm={"dependencies", "not"})
     positions = len(schema["properties"]["t"]["items"])
     for index in range(positions):
         assert ("type", f"/t/{index}") in confirmed
     assert ("dependencies", "") in confirmed
+    assert ("not", "/n") in confirmed

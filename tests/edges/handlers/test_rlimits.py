@@ -49,6 +49,9 @@ for line in sys.stdin:
 
 
 def command(**limits: int) -> HandlerConfig:
+    # A generous per-call timeout unless a test sets one: starting Python and touching a few
+    # hundred megabytes takes seconds on a loaded runner, and these tests are about limits.
+    limits.setdefault("timeout_ms", 20_000)
     return HandlerConfig("command", argv=(sys.executable, "-c", HUNGRY), **limits)  # type: ignore[arg-type]
 
 

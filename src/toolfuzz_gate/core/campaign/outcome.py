@@ -6,10 +6,15 @@ handler did to an `Outcome`; the core only ever sees outcomes.
 
 from __future__ import annotations
 
+import json
+import re
 from enum import StrEnum
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import mask_text
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class OutcomeKind(StrEnum):
@@ -27,7 +32,9 @@ class Outcome(NamedTuple):
     """One call's result, reduced to what the invariants need (a tuple: made per call).
 
     The output itself is not kept (receipts hold little bulk): its digest answers
-    the replay and key-order questions, its size the output-bound question.
+    the replay and key-order questions, its size the output-bound question. Only agent
+    mode asks an adapter for `output_text` (`HandlerConfig.output_text_chars`), because a
+    model reads the output; the campaign never does, so its receipts cannot depend on it.
     """
 
     kind: OutcomeKind
@@ -56,6 +63,9 @@ class Outcome(NamedTuple):
     code_derived: bool = False
     """For a REJECTED call: the handler declared no code, the adapter made `error_code` up
     (read from free text, or a generic one), so a policy's `rejection_code` may replace it."""
+    output_text: str | None = None
+    """For an ACCEPTED call, when the adapter was asked to keep it: the output as bounded,
+    masked text (`output_text`). Untrusted: it is what the handler chose to say."""
 
     @property
     def committed_change(self) -> bool:
@@ -92,6 +102,23 @@ class Replaying(Protocol):
     def restart(self) -> None: ...
 
     def scale_timeout(self, factor: float) -> None: ...
+
+
+def output_text(output: Any, limit: int) -> str | None:
+    """`output` as text an agent may read, or None when `limit` is 0 (nothing kept): a
+    string as itself, anything else as JSON with sorted keys; credential-looking substrings
+    masked, control characters (but tab and newline) dropped, at most `limit` characters
+    (a cut is marked with how much was left out)."""
+    if limit <= 0:
+        return None
+    if isinstance(output, str):
+        text = output
+    else:
+        text = json.dumps(output, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = _CONTROL.sub("", mask_text(text))
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
 def handler_words(code: str | None, message: str | None) -> str:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction, replay
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
+from toolfuzz_gate.core.campaign.fresh_base import FreshBases
 from toolfuzz_gate.core.campaign.invariants import check_observation
 from toolfuzz_gate.core.campaign.observe import observe
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
-from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
@@ -26,7 +27,15 @@ from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema
 
 CaseSink = Callable[[JSONObject], None]
-MUTATION_COUNTERS = ("generated", "confirmed", "discarded", "inapplicable")
+MUTATION_COUNTERS = ("generated", "confirmed", "discarded", "inapplicable", "retried")
+
+BASES_PER_OPERATOR = 2
+"""Every operator's near-miss is built on at least this many valid cases."""
+RETRIES = 2
+"""Times a near-miss rejected with a declared business code is built again on a fresh base."""
+FUTILE_RETRIES = 4
+"""Retries in a row that met a business code again, after which a campaign stops retrying:
+fresh names do not get this tool past its rules (one that needs the thing to exist)."""
 
 
 BREAKER_TIMEOUTS = 3
@@ -67,6 +76,8 @@ class Campaign:
     dismissed_timeouts: int = 0
     breaker: JSONObject | None = None
     _hostile_done: bool = False
+    _fresh: FreshBases | None = None
+    _futile: int = 0
     _hangs: set[tuple[str, str]] = field(default_factory=set)
     _timed_out: int = 0
     _cases_digest: hashlib._Hash = field(default_factory=hashlib.sha256)
@@ -152,21 +163,29 @@ class Campaign:
 
         The first round puts every operator on valid case 0, whose values all sit at
         their simplest end, so no other rule of the handler can mask the one broken
-        keyword; later rounds spread the operators over the other valid cases.
+        keyword; later rounds spread the operators over valid cases 1, 2, ... in turn, so
+        every operator meets at least `BASES_PER_OPERATOR` bases (`hostile_count`).
         """
-        operator = self.operators[index % len(self.operators)]
-        first_round = index < len(self.operators)
-        base = self.valid_inputs[0 if first_round else index % len(self.valid_inputs)]
+        count, bases = len(self.operators), len(self.valid_inputs)
+        operator = self.operators[index % count]
+        first_round = index < count
+        at = 0 if first_round or bases == 1 else 1 + (index - count) % (bases - 1)
+        return operator, self._near_miss(operator, self.valid_inputs[at], index)
+
+    def _near_miss(self, operator: Operator, base: JSON, index: int) -> JSON | None:
         maker = generator_for(self.seed, index, self.limits, "hostile")
         mutant = apply(operator, base, maker, self.schema.root)
         # A near-miss never touches a fixed argument: counted inapplicable, as the
         # operator has nothing of its own to break.
         if mutant is not None and not self.tool.keeps_fixed(mutant):
-            return operator, None
-        return operator, mutant
+            return None
+        return mutant
 
     def hostile_count(self) -> int:
-        return max(self.runs, len(self.operators)) if self.operators else 0
+        if not self.operators:
+            return 0
+        # One run has one base: a second round would only repeat the first.
+        return max(self.runs, min(BASES_PER_OPERATOR, self.runs) * len(self.operators))
 
     def _hostile_cases(self) -> None:
         for index in range(self.hostile_count()):
@@ -182,21 +201,50 @@ class Campaign:
                 counters["discarded"] += 1
                 continue
             counters["confirmed"] += 1
-            self._execute(
-                Case(
-                    InputKind.HOSTILE,
-                    operator.family,
-                    operator.path,
-                    mutant,
-                    index,
-                    "hostile",
-                    False,
-                    operator.keyword,
-                    operator.label,
-                    operator.site,
-                )
-            )
+            observed = self._execute(_hostile(operator, mutant, index, "hostile"))
+            for _ in range(RETRIES):
+                if not self._business(observed) or self.breaker is not None:
+                    break
+                again = self._on_fresh_base(operator, index)
+                if again is None:
+                    break
+                counters["retried"] += 1
+                observed = self._execute(_hostile(operator, again, index, "retry"))
+                self._futile = self._futile + 1 if self._business(observed) else 0
         self._hostile_done = True
+
+    def _business(self, observed: Observation) -> bool:
+        """Was the call refused with a code the tool declares for business rules (one a
+        schema-valid call may get), while retrying still seems worth it?"""
+        outcome = observed.outcome
+        return (
+            outcome is not None
+            and outcome.kind is OutcomeKind.REJECTED
+            and outcome.error_code in self.tool.expected_rejections
+            and self._futile < FUTILE_RETRIES
+        )
+
+    def _on_fresh_base(self, operator: Operator, index: int) -> JSON | None:
+        """The same near-miss on a fresh base (`core.campaign.fresh_base`), made on the
+        first retry; None when there is no fresh base or the near-miss breaks elsewhere."""
+        if self._fresh is None:
+            fixed = frozenset(pointer for pointer, _ in self.tool.fixed)
+            self._fresh = FreshBases(
+                self.schema.root,
+                self.valid_inputs[0],
+                self.valid_inputs,
+                self.seed,
+                self.limits,
+                fixed,
+            )
+        base = self._fresh.next()
+        if base is None:
+            self._futile = FUTILE_RETRIES  # case 0 has nothing to rename: never again
+            return None
+        mutant = self._near_miss(operator, base, index)
+        if mutant is None or not fails_exactly_at(self.oracle.errors(mutant), *operator.expected):
+            return None
+        return mutant
 
     def _seam_probes(self) -> None:
         base = self.valid_inputs[0]
@@ -242,3 +290,18 @@ class Campaign:
             family: state(family, counters["confirmed"])
             for family, counters in self.mutation_counts.items()
         }
+
+
+def _hostile(operator: Operator, mutant: JSON, index: int, stream: str) -> Case:
+    return Case(
+        InputKind.HOSTILE,
+        operator.family,
+        operator.path,
+        mutant,
+        index,
+        stream,
+        False,
+        operator.keyword,
+        operator.label,
+        operator.site,
+    )

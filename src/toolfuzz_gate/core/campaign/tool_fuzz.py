@@ -94,7 +94,9 @@ def fuzz(
     reference = (
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
+    settling = clock() if clock else 0.0
     counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
+    settled = clock() if clock else 0.0
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     notes = [c for c in counterexamples if c.finding.failure is Failure.UNDER_SPECIFIED]
     counterexamples = [
@@ -138,7 +140,11 @@ def fuzz(
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     diagnostics: JSONObject | None = None
     if clock is not None:
-        diagnostics = {"durationSeconds": round(clock() - started, 3)}
+        diagnostics = {
+            "durationSeconds": round(clock() - started, 3),
+            # shrinking, diagnosing and confirming the findings (their handler calls too)
+            "settleSeconds": round(settled - settling, 3),
+        }
         if campaign.dismissed_timeouts:
             # They depend on the machine's load, so they stay out of the hash.
             diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts

@@ -29,6 +29,7 @@ from toolfuzz_gate.core.schema.conjoin import conjoin, effective
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
+from toolfuzz_gate.core.schema.keywords.negation import forbids_everything
 from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction, unbuildable
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
@@ -47,8 +48,8 @@ from toolfuzz_gate.core.schema.references import (
 from toolfuzz_gate.core.schema.vocabulary import is_defined
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
 
-NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf", "if"})
-LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "if"})
+NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if"})
+LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "if"})  # may hide a `$ref`
 
 
 @dataclass
@@ -277,7 +278,7 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     domain = Domain()
     for name, value in parsed:
         domain = KEYWORDS[name].narrow(domain, value, conjoin)
-    node = Node(where, tuple(parsed), domain)
+    node = Node(where, tuple(parsed), domain, forbids_everything(parsed))  # `{"not": {}}`
     before = len(state.problems)
     _check_contradictions(ctx, node)
     if any(p.code == "schema.contradiction" for p in state.problems[before:]):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
+from toolfuzz_gate.core.engine.avoidance import NEGATION_ATTEMPTS, avoidance
 from toolfuzz_gate.core.engine.caps import (
     ANY_DEPTH,
     HARD_REF_DEPTH,
@@ -56,7 +57,7 @@ from toolfuzz_gate.core.schema.object_keys import (
 from toolfuzz_gate.core.schema.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 """Bump when the same seed would produce different cases."""
 
 EXTRA_KEY_PROBABILITY = 0.25
@@ -87,9 +88,8 @@ class Generator(Scalars):
     dictionary_used: list[str] = field(default_factory=list)
     """The ids of the dictionary entries this generator drew, in order."""
     _empty: dict[tuple[int, int], tuple[Node, str]] = field(default_factory=dict)
-    """Merged sides of conditionals a proven `NoValue` showed empty, by (identity, `$ref`
-    depth): a recursive schema meets the same ones at every level, and trying each again
-    multiplies the work by the levels."""
+    """Merged conditional sides proven empty, by (identity, `$ref` depth): a recursive schema
+    meets the same ones at every level, and retrying each multiplies the work per level."""
 
     def valid(self, node: Node) -> JSON:
         """A valid value for `node`; raises `NoValue` when none could be built."""
@@ -132,6 +132,8 @@ class Generator(Scalars):
             raise NoValue(node.pointer, "no type is admitted by every part", proven=True)
         if d.enum == ():  # merged enums and consts with no member in common
             raise NoValue(node.pointer, "no value is in every enum and const", proven=True)
+        if d.negations:
+            return self._avoiding(node, force_type, depth)
         if d.choices:
             return self._from_choices(node, force_type, depth)
         if d.enum is not None and force_type is None:
@@ -152,6 +154,27 @@ class Generator(Scalars):
         if kind == "array":
             return self._array(node, depth)
         return self._object(node, depth)
+
+    def _avoiding(self, node: Node, force_type: str | None, depth: int) -> JSON:
+        """A value of the node's other keywords (narrowed) that no `not` schema matches:
+        built again, mixed and shifted, while one does (`core.engine.avoidance`)."""
+        plan = avoidance(node)
+        if plan.empty is not None:
+            raise NoValue(node.pointer, plan.empty, proven=True)
+        for attempt in range(NEGATION_ATTEMPTS):
+            saved = self._attempt, self.mode, self.emptiest
+            self._attempt += attempt
+            if attempt:  # the edge (or `null`, at the emptiest) matched: try the interiors
+                self.mode, self.emptiest = MIXED, False
+            try:
+                value = self._expanding(node, plan.base, force_type, depth, plan.through_ref)
+            finally:
+                self._attempt, self.mode, self.emptiest = saved
+            if plan.admits(value):
+                return value
+        raise NoValue(
+            node.pointer, f"each of {NEGATION_ATTEMPTS} values built matched the not schema"
+        )
 
     def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
         """One branch of every choice (`anyOf`, `oneOf`, a side of an `if` or of a dependent
@@ -209,10 +232,9 @@ class Generator(Scalars):
         raise NoValue(node.pointer, failure, proven=proven)
 
     def _side(self, choice: Choice, attempt: int) -> Node | None:
-        """On odd attempts a conditional choice starts on its other side (an `if`'s `else`, a
-        trigger absent), which asks least of the value, and is moved to its first side only
-        when the value meets its condition: many `if`s over one member (one per value of an
-        `action`) rarely leave a value when their sides are drawn independently."""
+        """On odd attempts a conditional starts on its other side (`else`, a trigger absent),
+        moved to its first only when the value meets its condition: many `if`s over one member
+        (one per `action`) rarely leave a value when their sides are drawn independently."""
         other = choice.branches[-1]
         if choice.condition is None or attempt % 2 == 0 or effective(other).never:
             return None

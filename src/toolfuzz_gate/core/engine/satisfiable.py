@@ -27,8 +27,11 @@ from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.core.schema.validate import validate_node
 from toolfuzz_gate.errors import SchemaProblem
 
-COMPOSED = frozenset({"allOf", "anyOf", "oneOf", "$ref", "patternProperties", "propertyNames"})
-"""Keywords whose generation merges schemas (a key's property and pattern schemas, say)."""
+COMPOSED = frozenset(
+    {"allOf", "anyOf", "oneOf", "$ref", "patternProperties", "propertyNames", "not"}
+)
+"""Keywords whose generation merges schemas (a key's property and pattern schemas, say) or
+rejects values (`not`)."""
 TRIAL_MODES = (LOW, HIGH, MIXED, MIXED, MIXED, MIXED)
 
 

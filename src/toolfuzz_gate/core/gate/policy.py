@@ -22,6 +22,7 @@ import jsonschema
 
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -34,6 +35,8 @@ FAIL_ON = (
     "unsupported-keyword",
     "coverage-drop",
     "under-specified",
+    "agent-reachable",
+    "agent-correctness",
 )
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
@@ -127,6 +130,8 @@ class Policy:
     gate: GateRules = field(default_factory=GateRules)
     corpus: str | None = None
     version: int = 1
+    llm: LlmSettings | None = None
+    """The `llm` section (agent mode only; None: the policy has none)."""
 
 
 def parse_policy(
@@ -165,7 +170,8 @@ def parse_policy(
         ),
         gate.get("flaky", GateRules.flaky),
     )
-    return Policy(tuple(tools), rules, document.get("corpus"))
+    llm = parse_llm(document.get("llm"), locate.error)
+    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm)
 
 
 class _Locator:

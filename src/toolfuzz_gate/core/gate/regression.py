@@ -91,6 +91,9 @@ class Replayed:
     """What the handler did with the input (`accepted`, `rejected`, `crash`, `timeout`)."""
     said: str = ""
     """The handler's own words about it (its error code and message), when it said any."""
+    output_text: str | None = None
+    """An accepted call's output as text, when the handler was asked to keep it (agent
+    mode: `Outcome.output_text`)."""
 
 
 def case_location(tool: str, fingerprint: str) -> tuple[str, str]:
@@ -293,7 +296,8 @@ def replay_case(
     answer = observation.outcome
     observed = answer.kind.value if answer else "not-run"
     said = handler_words(answer.error_code, answer.message) if answer is not None else ""
-    return Replayed(case, outcome, findings, observed, said)
+    text = answer.output_text if answer is not None else None
+    return Replayed(case, outcome, findings, observed, said, text)
 
 
 def render_replayed(replayed: Replayed, where: str) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfuzz_gate.core.gate.sharding import MAX_SHARDS, Shard, select
+from toolfuzz_gate.core.gate.sharding import MAX_COST_S, MAX_SHARDS, Shard, select
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import ShardError
 
@@ -49,6 +49,8 @@ class ShardManifest:
     plan: tuple[Unit, ...]
     receipts: tuple[tuple[Unit, str], ...]
     """The units this shard ran, each with its receipt's `receiptHash`."""
+    costs: tuple[int, ...] | None = None
+    """Each plan unit's cost in ms when the shards were balanced by cost (`--shard-costs`)."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,9 @@ def build_manifest(
     shard: Shard,
     plan: Sequence[Unit],
     receipts: Sequence[tuple[Unit, str]],
+    costs: Sequence[int] | None = None,
 ) -> JSONObject:
-    return {
+    manifest: JSONObject = {
         "format": FORMAT,
         "policy": {"file": policy_file, "digest": policy_digest},
         "replay": replay,
@@ -77,6 +80,9 @@ def build_manifest(
         "plan": [_unit_json(unit) for unit in plan],
         "receipts": [{**_unit_json(unit), "receiptHash": hashed} for unit, hashed in receipts],
     }
+    if costs is not None:
+        manifest["costs"] = list(costs)
+    return manifest
 
 
 def _unit_json(unit: Unit) -> JSONObject:
@@ -86,7 +92,10 @@ def _unit_json(unit: Unit) -> JSONObject:
 def read_manifest(document: JSON, source: str) -> ShardManifest:
     """The manifest `document` holds, or `ShardError` naming `source` and the member."""
     read = _Reader(source)
-    top = read.object(document, "", {"format", "policy", "replay", "shard", "plan", "receipts"})
+    members = {"format", "policy", "replay", "shard", "plan", "receipts"}
+    if isinstance(document, dict) and "costs" in document:
+        members.add("costs")
+    top = read.object(document, "", members)
     if top["format"] != FORMAT:
         raise read.error("/format", f"is not {FORMAT!r}")
     policy = read.object(top["policy"], "/policy", {"file", "digest"})
@@ -103,6 +112,14 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
         (read.unit(item, f"/receipts/{k}", {"receiptHash"}), _hash(read, item, k))
         for k, item in enumerate(read.items(top["receipts"], "/receipts"))
     )
+    costs = None
+    if "costs" in top:
+        items = read.items(top["costs"], "/costs")
+        if len(items) != len(plan):
+            raise read.error("/costs", "does not give one cost per unit of the plan")
+        costs = tuple(
+            read.integer(item, f"/costs/{k}", 0, MAX_COST_S * 1000) for k, item in enumerate(items)
+        )
     return ShardManifest(
         read.text(policy["file"], "/policy/file"),
         digest,
@@ -110,6 +127,7 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
         Shard(index, count),
         plan,
         receipts,
+        costs,
     )
 
 
@@ -178,6 +196,7 @@ def check_together(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]
             ("N", manifest.shard.count, first.shard.count),
             ("the arguments", manifest.replay, first.replay),
             ("the plan", manifest.plan, first.plan),
+            ("the costs the shards were balanced by", manifest.costs, first.costs),
         ):
             if mine != theirs:
                 raise ShardError(
@@ -219,7 +238,7 @@ def _locate(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]:
             found[unit] = Located(unit, hashed, position)
     for source, manifest in shards:
         ran = [unit for unit, _ in manifest.receipts]
-        if ran != select(manifest.plan, manifest.shard):
+        if ran != select(manifest.plan, manifest.shard, manifest.costs):
             raise ShardError(
                 f"{source}: shard {manifest.shard} did not run exactly its units of the plan",
                 hint=_HINT,

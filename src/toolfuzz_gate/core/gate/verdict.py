@@ -43,13 +43,20 @@ class Verdict:
     """Why it failed, then notes on what could not be judged; deterministic order."""
 
 
-def decide(rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None) -> Verdict:
+def decide(
+    rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None, agent: Receipts = ()
+) -> Verdict:
+    """`agent`: the agent receipts (`toolfuzz-agent/1`) of head's run, when `fail_on`
+    lists an agent check (`AGENT_CHECKS`) and agent mode ran."""
     failures: list[str] = []
     notes: list[str] = []
     if rules.flaky == "note":
         head, diff, notes = _without_flaky(head, diff)
     for name in rules.fail_on:
-        failed, noted = CHECKS[name](head, diff)
+        if name in AGENT_CHECKS:
+            failed, noted = AGENT_CHECKS[name](agent)
+        else:
+            failed, noted = CHECKS[name](head, diff)
         failures += failed
         notes += noted
     failed, noted = _refused(rules, head, diff)
@@ -230,3 +237,51 @@ CHECKS: dict[str, Callable[[Receipts, dict[str, Any] | None], Outcome]] = {
     "coverage-drop": _coverage_drop,
     "under-specified": _under_specified,
 }
+
+
+def _agent_reachable(agent: Receipts) -> Outcome:
+    """Counterexamples an agent reached, and documentation probes whose calls failed."""
+    per_tool = _tally(
+        [
+            (
+                r["tool"],
+                sum(
+                    1
+                    for f in r["findings"]
+                    if f["kind"] == "counterexample" and f["agentReachable"] is True
+                )
+                + sum(1 for p in r["documentationProbes"] if p["failing"] is True),
+            )
+            for r in agent
+        ]
+    )
+    if not per_tool:
+        return [], []
+    label = "agent-reachable: counterexamples an agent reaches and documentation probes failing"
+    return [_counted(label, per_tool)], []
+
+
+def _agent_correctness(agent: Receipts) -> Outcome:
+    """Erroneous prompt sets, with the arguments they name and how many fixes verified."""
+    sets = [(r["tool"], entry) for r in agent for entry in r.get("correctness", [])]
+    erroneous = [(tool, entry) for tool, entry in sets if entry.get("erroneous") is True]
+    if not erroneous:
+        return [], []
+    named = sorted({f"{tool} {name}" for tool, e in erroneous for name in e["underspecified"]})
+    verified = sum(
+        1 for _, e in erroneous if isinstance(e["refinement"], dict) and e["refinement"]["verified"]
+    )
+    label = "agent-correctness: erroneous prompt sets"
+    reason = _counted(label, _tally([(tool, 1) for tool, _ in erroneous]))
+    return [
+        f"{reason}; underspecified: {', '.join(named) or 'none named'}; "
+        f"description fixes verified: {verified} of {len(erroneous)}"
+    ], []
+
+
+AGENT_CHECKS: dict[str, Callable[[Receipts], Outcome]] = {
+    "agent-reachable": _agent_reachable,
+    "agent-correctness": _agent_correctness,
+}
+"""The `fail_on` values judged on agent receipts: listing one makes `run --policy` (and
+the action) run agent mode after the campaign (`app.agent_gate`)."""

@@ -15,6 +15,7 @@ from pathlib import PurePosixPath
 from typing import Literal, TypeVar
 
 from toolfuzz_gate.core.campaign.tool_fuzz import SEED_RANGE
+from toolfuzz_gate.core.gate.lanes import MAX_JOBS
 from toolfuzz_gate.core.gate.policy import FAIL_ON
 from toolfuzz_gate.core.github.names import is_login
 from toolfuzz_gate.errors import UsageError
@@ -40,6 +41,7 @@ INPUTS: tuple[InputSpec, ...] = (
     InputSpec("output-dir", "toolfuzz-gate-results"),
     InputSpec("seed", ""),
     InputSpec("runs", ""),
+    InputSpec("jobs", ""),
     InputSpec("mode", "run"),
     InputSpec("results-dir", ""),
 )
@@ -64,6 +66,7 @@ class ActionInputs:
     output_dir: str
     seed: int | None
     runs: int | None
+    jobs: int | None
     mode: Literal["run", "report"]
     results_dir: str
 
@@ -90,6 +93,7 @@ def read_inputs(environ: Mapping[str, str]) -> ActionInputs:
         output_dir=output_dir,
         seed=_integer("seed", raw["seed"], *SEED_RANGE),
         runs=_integer("runs", raw["runs"], 1, MAX_RUNS),
+        jobs=_integer("jobs", raw["jobs"], 1, MAX_JOBS),
         mode=_choice("mode", raw["mode"], ("run", "report")),
         results_dir=(
             workspace_path("results-dir", raw["results-dir"]) if raw["results-dir"] else output_dir

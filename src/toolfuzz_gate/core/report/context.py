@@ -46,6 +46,9 @@ class ReportContext:
     reported_by: str = ""
     """Who vouches for the results, said in the heading when it is not the gate itself (the
     workflow_run report: the pull request's own run, which a fork controls)."""
+    agent_fixes: tuple[Mapping[str, Any], ...] = ()
+    """The erroneous prompt sets agent mode found, when the gate ran it
+    (`core.report.agent_fixes`)."""
 
 
 @dataclass(frozen=True)

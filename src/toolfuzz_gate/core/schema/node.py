@@ -65,6 +65,8 @@ class Domain:
     patterns: tuple[Pattern, ...] = ()
     pattern_properties: tuple[tuple[Pattern, Node], ...] = ()
     property_names: tuple[Node, ...] = ()
+    negations: tuple[Node, ...] = ()
+    """Schemas a value must not satisfy (`not`); generation rejects what matches one."""
 
     def property_node(self, name: str) -> Node | None:
         for key, node in self.properties:

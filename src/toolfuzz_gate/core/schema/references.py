@@ -89,7 +89,7 @@ def link(
 
 
 def same_instance_cycles(nodes: Iterable[Node]) -> list[SchemaProblem]:
-    """`$ref`/`allOf`/`anyOf`/`oneOf` chains that come back to where they started."""
+    """`$ref`/`allOf`/`anyOf`/`oneOf`/`not` chains that come back to where they started."""
     problems: list[SchemaProblem] = []
     state: dict[int, int] = {}  # id -> 1 while on the current path, 2 when done
     for start in nodes:

@@ -34,7 +34,7 @@ import tempfile
 import time
 from typing import Any
 
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import LineWorkerHandler
@@ -71,6 +71,7 @@ class CommandHandler(LineWorkerHandler):
         limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
         super().__init__(config.timeout_ms / 1000, config.max_output_bytes, limits)
         self._ignore = config.ignore_output
+        self._text_chars = config.output_text_chars
         # Popen would resolve a relative executable against the new working directory.
         resolved = config.checkout.argv(config.argv, config.cwd)
         self._program = resolved[0]
@@ -159,6 +160,7 @@ class CommandHandler(LineWorkerHandler):
                 OutcomeKind.ACCEPTED,
                 output_digest=output_digest,
                 output_bytes=output_bytes,
+                output_text=output_text(response["output"], self._text_chars),
                 **effects,
             )
         assert isinstance(error, dict)

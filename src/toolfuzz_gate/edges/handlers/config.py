@@ -27,6 +27,9 @@ class HandlerConfig(HandlerSettings):
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
     """JSON Pointers of output members the output's digest leaves out (ids, times)."""
+    output_text_chars: int = 0
+    """Characters of an accepted call's output kept as `Outcome.output_text`; 0 (the
+    campaign's setting): none. Agent mode sets it, since the model reads the output."""
     root: str | None = None
     """The checkout the handler's code is read from (`checkout.Checkout`); None: the
     gate's current directory. Not part of the label: receipts say what was configured."""

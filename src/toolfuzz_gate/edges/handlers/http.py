@@ -27,7 +27,7 @@ from collections.abc import Collection, Mapping
 from urllib.parse import urlsplit
 
 from toolfuzz_gate.core.campaign.cause import named
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import MASK, bounded_message
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, ManagedHandler
@@ -62,6 +62,7 @@ class HttpHandler(ManagedHandler):
         self.base_timeout_s = self.timeout_s = config.timeout_ms / 1000
         self.limit = config.max_output_bytes + RESPONSE_SLACK_BYTES
         self._ignore = config.ignore_output
+        self._text_chars = config.output_text_chars
         if self.timeout_s <= 0 or config.max_output_bytes < 0:
             raise HandlerError(f"{self.url}: timeout and output cap must be positive")
         scheme, self._host, self._port, self._target = _parse_url(self.url)
@@ -184,9 +185,13 @@ class HttpHandler(ManagedHandler):
         if response.will_close or not response.isclosed():
             self._drop()
         if 200 <= status < 300:
-            output_digest, output_bytes = digest_and_size(_decode(body), self._ignore)
+            output = _decode(body)
+            output_digest, output_bytes = digest_and_size(output, self._ignore)
             return Outcome(
-                OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=output_bytes
+                OutcomeKind.ACCEPTED,
+                output_digest=output_digest,
+                output_bytes=output_bytes,
+                output_text=output_text(output, self._text_chars),
             )
         if 400 <= status < 500:
             code, path = _error_fields(_decode(body))

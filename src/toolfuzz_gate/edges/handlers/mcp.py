@@ -47,10 +47,11 @@ import time
 from typing import Any
 
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
 from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import Deadline, RestartingHandler, unanswered
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_client import (
@@ -193,7 +194,10 @@ class McpHandler(RestartingHandler):
         self._launch.cleanup()
 
     def _start(self) -> McpSession:
-        return McpSession(self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise)
+        with timing.measured("starts"):
+            return McpSession(
+                self._launch, startup_timeout_s=self._startup_timeout_s, noise=self.noise
+            )
 
     def _call(self, session: McpSession, tool: str, arguments: JSONObject) -> Outcome:
         deadline = Deadline(self._timeout_s, PROGRESS_MAX_FACTOR * self._base_timeout_s)
@@ -207,7 +211,9 @@ class McpHandler(RestartingHandler):
             return outcome
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(result, tool, arguments, self.config.ignore_output)
+            outcome = _result_outcome(
+                result, tool, arguments, self.config.ignore_output, self.config.output_text_chars
+            )
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
                 return _with_raised(outcome, session.process.stderr_since(mark))
             return outcome
@@ -241,7 +247,8 @@ class McpHandler(RestartingHandler):
         """The effects tool's output (in a 1-tuple: it may be null), or why there is none."""
         deadline = time.monotonic() + self._timeout_s
         params = {"name": tool, "arguments": {}}
-        reply = session.request("tools/call", params, deadline, self._read_limit)
+        with timing.measured("effects"):
+            reply = session.request("tools/call", params, deadline, self._read_limit)
         if isinstance(reply, Broken):
             failed = self._broken(session, reply)
         else:
@@ -270,14 +277,20 @@ class McpHandler(RestartingHandler):
 
 
 def _result_outcome(
-    result: dict[str, Any], tool: str, arguments: JSONObject, ignore: tuple[str, ...] = ()
+    result: dict[str, Any],
+    tool: str,
+    arguments: JSONObject,
+    ignore: tuple[str, ...] = (),
+    text_chars: int = 0,
 ) -> Outcome:
     if result.get("isError") is not True:
-        output_digest, size = digest_and_size(_output(result), ignore)
+        output = _output(result)
+        output_digest, size = digest_and_size(output, ignore)
         return Outcome(
             kind=OutcomeKind.ACCEPTED,
             output_digest=output_digest,
             output_bytes=size,
+            output_text=output_text(output, text_chars),
             structured=result.get("structuredContent"),
             has_structured="structuredContent" in result,
         )

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import toolfuzz_gate
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
@@ -94,6 +94,8 @@ class WorkerOptions:
     """Per call, wall clock; the worker is killed when it passes."""
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
+    output_text_chars: int = 0
+    """Characters of an accepted call's output kept as text (`HandlerConfig`)."""
     cwd: str | None = None
     """The worker's working directory, also first on its import path. By default modules
     are imported from the checkout and the worker runs in a temporary directory."""
@@ -240,6 +242,7 @@ class PythonWorkerHandler(LineWorkerHandler):
                 effects_before=before,
                 effects_after=after,
                 effects_observed=observed,
+                output_text=output_text(response["output"], self.options.output_text_chars),
             )
         if response.get("ok") is False and isinstance(error, dict):
             code, path = error.get("code"), error.get("path")

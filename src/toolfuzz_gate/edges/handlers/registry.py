@@ -39,6 +39,7 @@ def _python(config: HandlerConfig) -> ManagedHandler:
         timeout_s=config.timeout_ms / 1000,
         max_output_bytes=config.max_output_bytes,
         ignore_output=config.ignore_output,
+        output_text_chars=config.output_text_chars,
         cwd=config.cwd,
         checkout=config.checkout,
         env_passthrough=config.env,

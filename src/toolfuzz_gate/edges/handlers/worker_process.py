@@ -7,7 +7,9 @@ into a bounded tail, so a chatty child never blocks on a full pipe. The child's 
 watched too (a pidfd, else polling), so a child that exits while a helper it started still
 holds its stdout is noticed at once, not when the pipe closes. Ending a child ends every
 process it started, in its group or escaped from it (`reaper`). Every live process is
-tracked so the gate can kill them all on exit, including after Ctrl-C.
+tracked so the gate can kill them all on exit, including after Ctrl-C. Handlers may run in
+several threads at once (`run --jobs`): a child joins the tracked set under the same lock
+that looking for strays takes, so one thread never takes another's fresh child for a stray.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ class WorkerProcess:
     """A started child process. `kill` is idempotent and always reaps."""
 
     _live: ClassVar[set[WorkerProcess]] = set()
+    _tracking: ClassVar[threading.RLock] = threading.RLock()
+    """Held while a child starts and joins `_live`, and while strays are looked for: a
+    child another thread has just started is outside the gate's session before it is
+    live, and would look like a stray (`run --jobs`)."""
 
     def __init__(
         self,
@@ -75,17 +81,18 @@ class WorkerProcess:
         self._cpu_budget_s = cpu_budget_s
         self.crowd_limit = process_limit if reaper.HAS_PROC else None
         self._subreaper = reaper.become_subreaper()
-        reaper.reap_zombies(self.live_pids())
-        self.process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if talks else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE if talks else subprocess.STDOUT,
-            env=env,
-            cwd=cwd,
-            start_new_session=True,
-        )
-        WorkerProcess._live.add(self)
+        with WorkerProcess._tracking:
+            reaper.reap_zombies(self.live_pids())
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if talks else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if talks else subprocess.STDOUT,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+            )
+            WorkerProcess._live.add(self)
         self.pid = self.process.pid
         self._readable = selectors.DefaultSelector()
         self._writable = selectors.DefaultSelector()
@@ -202,8 +209,10 @@ class WorkerProcess:
         if now < self._counted_at + _COUNT_EVERY_S or self.crowd_limit is None:
             return False
         self._counted_at = now
-        table = reaper.process_table()
-        below = reaper.descendants([self.pid], table) | reaper.strays(self.live_pids(), table)
+        with WorkerProcess._tracking:
+            table = reaper.process_table()
+            strays = reaper.strays(self.live_pids(), table)
+        below = reaper.descendants([self.pid], table) | strays
         return len(below) > self.crowd_limit
 
     def _read_now(self, wanted: int) -> bytes | None:
@@ -281,7 +290,8 @@ class WorkerProcess:
     def kill(self) -> None:
         """SIGKILL the whole process group, end every process the child started (SIGTERM, a
         short grace, SIGKILL), reap them all, release the pipes."""
-        WorkerProcess._live.discard(self)
+        with WorkerProcess._tracking:
+            WorkerProcess._live.discard(self)
         if self.process.returncode is None:
             # Found while the tree is whole: once the group dies, its escapees are orphans.
             escaped = reaper.descendants([self.pid], reaper.process_table())
@@ -305,21 +315,26 @@ class WorkerProcess:
 
     @classmethod
     def live_pids(cls) -> set[int]:
-        return {worker.pid for worker in cls._live}
+        with cls._tracking:
+            return {worker.pid for worker in cls._live}
 
     @classmethod
     def kill_all(cls) -> None:
         """Kill every live child and every stray; registered with `atexit` below."""
-        for worker in list(cls._live):
+        with cls._tracking:
+            live = list(cls._live)
+        for worker in live:
             worker.kill()
-        reaper.sweep(cls.live_pids())
+        with cls._tracking:
+            reaper.sweep(cls.live_pids())
 
     def _end_descendants(self) -> None:
         """End what the child started: those seen below it, and orphans the gate adopted."""
         tracked, self._tracked = self._tracked, set()
         if self.process.returncode is None:
             tracked |= reaper.descendants([self.pid], reaper.process_table())
-        reaper.sweep(self.live_pids() | {self.pid}, tracked)
+        with WorkerProcess._tracking:
+            reaper.sweep(self.live_pids() | {self.pid}, tracked)
 
     def _exit_status(self, wait_s: float) -> str | None:
         """How the child exited, waiting up to `wait_s`, without reaping it.

@@ -8,6 +8,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keyword import (
+    ARRAYS,
     CountBound,
     Keyword,
     Maker,
@@ -56,5 +57,9 @@ def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Reci
     return (Recipe(FAMILY, "maxItems", "above-maxItems", make, needs="array"),)
 
 
-MIN_ITEMS = Keyword("minItems", _parse_min, MIN.narrow, MIN.check, FAMILY, _min_recipes)
-MAX_ITEMS = Keyword("maxItems", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes)
+MIN_ITEMS = Keyword(
+    "minItems", _parse_min, MIN.narrow, MIN.check, FAMILY, _min_recipes, instance_types=ARRAYS
+)
+MAX_ITEMS = Keyword(
+    "maxItems", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes, instance_types=ARRAYS
+)

@@ -135,6 +135,8 @@ def same_instance_parts(node: Node) -> Iterator[Node]:
             yield from argument
         elif name == "$ref" and argument.node is not None:
             yield argument.node
+        elif name == "not":
+            yield argument
         else:
             yield from same_instance(name, argument)
 

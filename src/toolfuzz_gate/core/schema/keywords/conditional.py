@@ -28,6 +28,7 @@ from toolfuzz_gate.core.jsonutil.values import has_type
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
+    OBJECTS,
     Keyword,
     Maker,
     Merge,
@@ -306,5 +307,6 @@ DEPENDENT_SCHEMAS = Keyword(
     DEPENDENT_FAMILY,
     _dependent_schema_recipes,
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=OBJECTS,
     unchosen=none_left,
 )

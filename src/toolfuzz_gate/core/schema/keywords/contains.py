@@ -15,6 +15,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keyword import (
+    ARRAYS,
     INVALID,
     Keyword,
     Maker,
@@ -158,7 +159,9 @@ def _counted_by_contains(node: Node, argument: int, instance: JSON, recurse: obj
     return True
 
 
-CONTAINS = Keyword("contains", _parse, _narrow, _check, FAMILY, _contains_recipes, _bind)
+CONTAINS = Keyword(
+    "contains", _parse, _narrow, _check, FAMILY, _contains_recipes, _bind, instance_types=ARRAYS
+)
 MIN_CONTAINS = Keyword(
     "minContains",
     _parse_min,
@@ -166,6 +169,7 @@ MIN_CONTAINS = Keyword(
     family=FAMILY,
     recipes=_min_recipes,
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=ARRAYS,
 )
 MAX_CONTAINS = Keyword(
     "maxContains",
@@ -174,4 +178,5 @@ MAX_CONTAINS = Keyword(
     family=FAMILY,
     recipes=_max_recipes,
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=ARRAYS,
 )

@@ -21,6 +21,7 @@ from toolfuzz_gate.core.schema.formats import FORMATS, MIXED, Format, NearMiss, 
 from toolfuzz_gate.core.schema.formats import length_range as format_lengths
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    STRINGS,
     Keyword,
     Maker,
     Merge,
@@ -132,4 +133,4 @@ def contradictions(node: Node, limits: Limits) -> Iterator[str]:
     )
 
 
-FORMAT = Keyword("format", _parse, _narrow, _check, FAMILY, _recipes)
+FORMAT = Keyword("format", _parse, _narrow, _check, FAMILY, _recipes, instance_types=STRINGS)

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
+    ARRAYS,
     INVALID,
     Keyword,
     Merge,
@@ -141,13 +142,16 @@ def _bind_additional_items(argument: Node, siblings: Mapping[str, Any]) -> Rest 
     return Rest(argument, len(positional)) if isinstance(positional, tuple) else None
 
 
-ITEMS = Keyword("items", _parse_items, _narrow_items, _check_items, bind=_bind_items)
+ITEMS = Keyword(
+    "items", _parse_items, _narrow_items, _check_items, bind=_bind_items, instance_types=ARRAYS
+)
 PREFIX_ITEMS = Keyword(
     "prefixItems",
     _parse_prefix,
     _narrow_positional,
     _check_positional,
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=ARRAYS,
 )
 ADDITIONAL_ITEMS = Keyword(
     "additionalItems",
@@ -156,4 +160,5 @@ ADDITIONAL_ITEMS = Keyword(
     _check_rest,
     bind=_bind_additional_items,
     drafts=frozenset({DRAFT_07}),
+    instance_types=ARRAYS,
 )

@@ -17,6 +17,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
+    OBJECTS,
     Keyword,
     Maker,
     Merge,
@@ -158,6 +159,7 @@ PATTERN_PROPERTIES = Keyword(
     # The near-misses are the pattern schema's own, reached by the mutator through a key
     # the pattern matches (`core.engine.mutate`), and claimed for this family there.
     PATTERN_FAMILY,
+    instance_types=OBJECTS,
 )
 PROPERTY_NAMES = Keyword(
     "propertyNames",
@@ -166,4 +168,5 @@ PROPERTY_NAMES = Keyword(
     _check_property_names,
     NAME_FAMILY,
     _name_recipes,
+    instance_types=OBJECTS,
 )

@@ -24,6 +24,11 @@ from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.options import DRAFTS, SchemaOptions
 
+NUMBERS = frozenset({"integer", "number"})
+STRINGS = frozenset({"string"})
+ARRAYS = frozenset({"array"})
+OBJECTS = frozenset({"object"})
+
 INVALID: Any = object()
 """What `parse` returns for an argument it reported as a problem: the keyword is skipped."""
 
@@ -153,6 +158,7 @@ class Keyword:
     recipes: Callable[[Node, Any, RecipeContext], Iterable[Recipe]] = _no_recipes
     bind: Bind | None = None
     drafts: frozenset[str] = frozenset(DRAFTS)
+    instance_types: frozenset[str] | None = None
     unchosen: Callable[[Any], Any] | None = None
 
 

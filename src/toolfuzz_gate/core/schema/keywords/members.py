@@ -20,6 +20,7 @@ from toolfuzz_gate.core.schema.keywords.conditional import (
 )
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    OBJECTS,
     CountBound,
     Keyword,
     Maker,
@@ -174,8 +175,12 @@ def _dependent_recipes(keyword: str) -> Any:
     return recipes
 
 
-MIN_PROPERTIES = Keyword("minProperties", _parse_min, MIN.narrow, MIN.check, SIZE, _min_recipes)
-MAX_PROPERTIES = Keyword("maxProperties", MAX.parse, MAX.narrow, MAX.check, SIZE, _max_recipes)
+MIN_PROPERTIES = Keyword(
+    "minProperties", _parse_min, MIN.narrow, MIN.check, SIZE, _min_recipes, instance_types=OBJECTS
+)
+MAX_PROPERTIES = Keyword(
+    "maxProperties", MAX.parse, MAX.narrow, MAX.check, SIZE, _max_recipes, instance_types=OBJECTS
+)
 DEPENDENT_REQUIRED = Keyword(
     "dependentRequired",
     _parse_dependents("dependentRequired"),
@@ -184,6 +189,7 @@ DEPENDENT_REQUIRED = Keyword(
     DEPENDENCY,
     _dependent_recipes("dependentRequired"),
     drafts=frozenset({DRAFT_2020_12}),
+    instance_types=OBJECTS,
 )
 Entries = tuple[tuple[str, "tuple[str, ...] | Dependent"], ...]
 """The draft-07 `dependencies` argument: each name with the names or the schema it needs."""
@@ -240,5 +246,6 @@ DEPENDENCIES = Keyword(
     DEPENDENCY,
     _dependencies_recipes,
     drafts=frozenset({DRAFT_07}),
+    instance_types=OBJECTS,
     unchosen=_names_only,
 )

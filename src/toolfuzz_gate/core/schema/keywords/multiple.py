@@ -17,6 +17,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    NUMBERS,
     Keyword,
     Maker,
     Merge,
@@ -89,4 +90,6 @@ def _recipes(node: Node, argument: int | float, ctx: RecipeContext) -> Iterable[
     return (Recipe(FAMILY, "multipleOf", "between-multiples", make, needs=needs),)
 
 
-MULTIPLE_OF = Keyword("multipleOf", _parse, _narrow, _check, FAMILY, _recipes)
+MULTIPLE_OF = Keyword(
+    "multipleOf", _parse, _narrow, _check, FAMILY, _recipes, instance_types=NUMBERS
+)

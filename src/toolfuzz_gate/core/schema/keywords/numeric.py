@@ -14,6 +14,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_number
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    NUMBERS,
     Keyword,
     Merge,
     ParseContext,
@@ -74,10 +75,22 @@ def _maximum_recipes(node: Node, argument: float, ctx: RecipeContext) -> Iterabl
 
 
 MINIMUM = Keyword(
-    "minimum", _parse_bound("minimum"), _narrow_minimum, _check_minimum, FAMILY, _minimum_recipes
+    "minimum",
+    _parse_bound("minimum"),
+    _narrow_minimum,
+    _check_minimum,
+    FAMILY,
+    _minimum_recipes,
+    instance_types=NUMBERS,
 )
 MAXIMUM = Keyword(
-    "maximum", _parse_bound("maximum"), _narrow_maximum, _check_maximum, FAMILY, _maximum_recipes
+    "maximum",
+    _parse_bound("maximum"),
+    _narrow_maximum,
+    _check_maximum,
+    FAMILY,
+    _maximum_recipes,
+    instance_types=NUMBERS,
 )
 
 
@@ -112,6 +125,7 @@ EXCLUSIVE_MINIMUM = Keyword(
     _check_exclusive_minimum,
     FAMILY,
     _exclusive_minimum_recipes,
+    instance_types=NUMBERS,
 )
 EXCLUSIVE_MAXIMUM = Keyword(
     "exclusiveMaximum",
@@ -120,4 +134,5 @@ EXCLUSIVE_MAXIMUM = Keyword(
     _check_exclusive_maximum,
     FAMILY,
     _exclusive_maximum_recipes,
+    instance_types=NUMBERS,
 )

@@ -9,6 +9,7 @@ from typing import Any
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    OBJECTS,
     Keyword,
     Maker,
     Merge,
@@ -175,9 +176,17 @@ def _additional_recipes(node: Node, argument: Additional, ctx: RecipeContext) ->
     return (Recipe("additionalProperties", "additionalProperties", "unknown-key", make, "object"),)
 
 
-PROPERTIES = Keyword("properties", _parse_properties, _narrow_properties, _check_properties)
+PROPERTIES = Keyword(
+    "properties", _parse_properties, _narrow_properties, _check_properties, instance_types=OBJECTS
+)
 REQUIRED = Keyword(
-    "required", _parse_required, _narrow_required, _check_required, "required", _required_recipes
+    "required",
+    _parse_required,
+    _narrow_required,
+    _check_required,
+    "required",
+    _required_recipes,
+    instance_types=OBJECTS,
 )
 ADDITIONAL_PROPERTIES = Keyword(
     "additionalProperties",
@@ -187,4 +196,5 @@ ADDITIONAL_PROPERTIES = Keyword(
     "additionalProperties",
     _additional_recipes,
     _bind_additional,
+    instance_types=OBJECTS,
 )

@@ -11,6 +11,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
+    STRINGS,
     Keyword,
     Maker,
     Merge,
@@ -138,4 +139,4 @@ def _maker(pattern: Pattern, kind: str, low: int, high: int) -> Any:
     return make
 
 
-PATTERN = Keyword("pattern", _parse, _narrow, _check, FAMILY, _recipes)
+PATTERN = Keyword("pattern", _parse, _narrow, _check, FAMILY, _recipes, instance_types=STRINGS)

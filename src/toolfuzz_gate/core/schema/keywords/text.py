@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
+    STRINGS,
     CountBound,
     Keyword,
     Maker,
@@ -51,5 +52,9 @@ def _max_recipes(node: Node, argument: int, ctx: RecipeContext) -> Iterable[Reci
     return (Recipe(FAMILY, "maxLength", "above-maxLength", make, needs="string"),)
 
 
-MIN_LENGTH = Keyword("minLength", MIN.parse, MIN.narrow, MIN.check, FAMILY, _min_recipes)
-MAX_LENGTH = Keyword("maxLength", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes)
+MIN_LENGTH = Keyword(
+    "minLength", MIN.parse, MIN.narrow, MIN.check, FAMILY, _min_recipes, instance_types=STRINGS
+)
+MAX_LENGTH = Keyword(
+    "maxLength", MAX.parse, MAX.narrow, MAX.check, FAMILY, _max_recipes, instance_types=STRINGS
+)

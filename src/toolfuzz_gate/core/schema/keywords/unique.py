@@ -10,6 +10,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import equality_key
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keyword import (
+    ARRAYS,
     INVALID,
     Keyword,
     Maker,
@@ -62,4 +63,6 @@ def _recipes(node: Node, argument: bool, ctx: RecipeContext) -> Iterable[Recipe]
     return (Recipe(FAMILY, "uniqueItems", "duplicate-item", make, needs="array"),)
 
 
-UNIQUE_ITEMS = Keyword("uniqueItems", _parse, _narrow, _check, FAMILY, _recipes)
+UNIQUE_ITEMS = Keyword(
+    "uniqueItems", _parse, _narrow, _check, FAMILY, _recipes, instance_types=ARRAYS
+)

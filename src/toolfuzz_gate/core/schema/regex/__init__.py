@@ -1,7 +1,8 @@
 """ECMA-262 regular expressions for `pattern` and `patternProperties` (pure).
 
 `parse` reads a pattern into a small tree (`ast`) with a `reader` and its `escapes`,
-`safety` refuses catastrophic backtracking, `translate` writes the engine's Python
+`safety` refuses catastrophic backtracking (with `ambiguity` deciding whether a repeated
+group can read one string in two ways), `translate` writes the engine's Python
 reading, `sample` draws matching strings and near-misses, and `compiled.Pattern` ties
 them together.
 """

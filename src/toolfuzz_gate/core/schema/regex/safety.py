@@ -1,11 +1,15 @@
-"""Refuse patterns a backtracking matcher could take super-quadratic time on (pure).
+r"""Refuse patterns a backtracking matcher could take super-quadratic time on (pure).
 
 The reference validator runs Python's backtracking `re` on the raw pattern, so
 the gate only accepts patterns whose worst case stays near n**2 on an n-character
-input. Two shapes break that. A repeated group whose body can match the same
-text in more than one way (`(a+)+`, `(a|a)*`) is exponential; it is allowed only
-when each repetition starts with a character the rest of the body cannot consume
-(`(-[a-z]+)*`), which pins where one repetition ends. And k long quantifiers in a
+input. Two shapes break that. A repeated group whose iterations can read the same
+text in more than one way (`(a+)+`, `(a|a)*`, `(-a?a?)+`) is exponential; one whose
+iterations read every string in one way only is not, however its parts overlap
+(`(-[a-z]+)*`, where each iteration starts with a character nothing else in it reads,
+or a host name's `([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+`, where each ends with
+one): `core.schema.regex.ambiguity` decides which on the pattern's automaton. A
+repeated alternation must also have branches that start differently (`(a|ab)+`
+is refused, though it is only quadratic). And k long quantifiers in a
 row over overlapping characters (`a*a*`) cost n**k, times n more when the pattern
 is not anchored at the start (`search` retries at every offset): the sum must stay
 at most 2.
@@ -13,6 +17,7 @@ at most 2.
 
 from __future__ import annotations
 
+from toolfuzz_gate.core.schema.regex.ambiguity import ambiguous_repeat, disjoint_branches
 from toolfuzz_gate.core.schema.regex.ast import (
     Alt,
     Chars,
@@ -22,9 +27,7 @@ from toolfuzz_gate.core.schema.regex.ast import (
     Seq,
     all_chars,
     anchored_start,
-    first_chars,
     intersect,
-    length_range,
 )
 from toolfuzz_gate.core.schema.regex.reader import UNSUPPORTED, PatternError
 
@@ -58,7 +61,7 @@ def _check_nesting(node: Regex, repeated: bool) -> None:
         for item in node.items:
             _check_nesting(item, repeated)
     elif isinstance(node, Alt):
-        if repeated and not _disjoint_branches(node):
+        if repeated and not disjoint_branches(node):
             raise PatternError(
                 UNSUPPORTED,
                 "a repeated alternation whose branches can start with the same character "
@@ -69,7 +72,7 @@ def _check_nesting(node: Regex, repeated: bool) -> None:
             _check_nesting(branch, repeated)
     elif isinstance(node, Repeat):
         repeats = node.high is None or node.high > 1
-        if repeats and _ambiguous_body(node.body):
+        if repeats and ambiguous_repeat(node):
             raise PatternError(
                 UNSUPPORTED,
                 "a repeated group that can match the same text in more than one way, "
@@ -77,30 +80,6 @@ def _check_nesting(node: Regex, repeated: bool) -> None:
                 node.offset,
             )
         _check_nesting(node.body, repeated or repeats)
-
-
-def _disjoint_branches(node: Alt) -> bool:
-    seen: Ranges = ()
-    for branch in node.branches:
-        first = first_chars(branch)
-        if intersect(seen, first) or length_range(branch)[0] == 0:
-            return False
-        seen = tuple(sorted(seen + first))
-    return True
-
-
-def _ambiguous_body(body: Regex) -> bool:
-    low, high = length_range(body)
-    if low == high:
-        return False  # alternations inside are held to disjoint branches by the caller
-    if low == 0:
-        return True
-    items = body.items if isinstance(body, Seq) else (body,)
-    lead = items[0]
-    if not isinstance(lead, Chars):
-        return True
-    rest = all_chars(Seq(items[1:]))
-    return bool(intersect(lead.ranges, rest))
 
 
 class _Cost:

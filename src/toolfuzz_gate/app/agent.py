@@ -1,0 +1,367 @@
+"""`agent --policy FILE --receipts DIR`: are the schema campaign's runtime failures
+reachable by an agent? One agent receipt per schema receipt, beside them in `agent/`.
+
+The counterexamples come from the receipts a `run --policy` (or `fuzz`) wrote; each tool's
+handler is its policy entry, run through the same adapters and judged as `replay` judges
+a case. The model is the policy's `llm` section: answered from the cassette in `replay`
+mode, asked (and recorded) in `record`, asked in `live`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
+from toolfuzz_gate.core.agent.documentation_probe import (
+    probe_case,
+    probe_entry,
+    probe_messages,
+    read_prompts,
+)
+from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
+from toolfuzz_gate.core.agent.reachability import (
+    REACHABLE,
+    agent_case,
+    failure_record,
+    prompt_messages,
+    read_prompt,
+)
+from toolfuzz_gate.core.agent.refinement import check_correctness
+from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.gate.policy import ToolPolicy
+from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
+from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.registry import build_handler
+from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.edges.secrets import make_undumpable
+from toolfuzz_gate.errors import ReceiptError, UsageError
+from toolfuzz_gate.exitcodes import ExitCode
+
+AGENT_DIRECTORY = "agent"
+"""Where agent receipts go by default: this directory under the receipts' directory."""
+OUTPUT_TEXT_CHARS = 2_000
+"""Characters of an accepted call's output the agent sees (and its receipt keeps)."""
+
+
+@dataclass(frozen=True)
+class AgentRequest:
+    policy: Path
+    receipts: Path
+    out: Path | None = None
+    """Where the agent receipts go (None: `agent/` under `receipts`)."""
+    root: Path | None = None
+    environ: Mapping[str, str] = field(default_factory=dict)
+    """Where the API key is read from (only the variable `llm.api_key_env` names)."""
+    sleep: Callable[[float], None] = time.sleep
+    """How the client waits between retries (tests pass one that does not)."""
+
+
+def agent(request: AgentRequest, out: TextIO) -> ExitCode:
+    """Exit 1 when a counterexample is agent-reachable, a documentation probe's call fails
+    or a prompt set is erroneous, else 0 (a reachable note is documentation to fix, as in
+    the schema gate, not a failure)."""
+    loaded = load_policy(request.policy, request.root)
+    found = load_receipts(request.receipts)
+    pairs = [(found.files[key], found.receipts[key]) for key in found.receipts]
+    directory = request.out or request.receipts / AGENT_DIRECTORY
+    tried = try_receipts(loaded, pairs, directory, request.environ, request.sleep, out)
+    return ExitCode.FAILED if tried.failing() else ExitCode.PASSED
+
+
+@dataclass(frozen=True)
+class AgentTried:
+    """What one agent run wrote (the agent receipts) and counted."""
+
+    receipts: list[JSONObject]
+    counts: dict[str, int]
+
+    def failing(self) -> int:
+        """Reachable counterexamples, failing probes and erroneous prompt sets."""
+        return self.counts["counterexamples"] + self.counts["failing"] + self.counts["erroneous"]
+
+
+def try_receipts(
+    loaded: LoadedPolicy,
+    pairs: Sequence[tuple[str, JSONObject]],
+    directory: Path,
+    environ: Mapping[str, str],
+    sleep: Callable[[float], None],
+    out: TextIO,
+) -> AgentTried:
+    """Schema receipts (file name, receipt) tried through the agent, in receipt-key order
+    whoever calls (`agent`, or the gate of `run --policy`); agent receipts written into
+    `directory` under the same file names, a line per finding and a summary printed."""
+    settings = loaded.policy.llm
+    if settings is None:
+        raise UsageError(
+            f"the policy {loaded.file} has no llm section",
+            hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
+        )
+    _keep_key_from_handlers(loaded, settings.api_key_env)
+    make_undumpable()  # a handler runs as our user: it must not read the key from our memory
+    keys = receipt_keys([receipt for _, receipt in pairs])
+    session, client = open_session(settings, environ, sleep)
+    done: list[tuple[str, ToolResults]] = []
+    probed: set[str] = set()
+    try:
+        for index in sorted(range(len(pairs)), key=keys.__getitem__):
+            file, receipt = pairs[index]
+            tool = _policy_tool(loaded, str(receipt["tool"]))
+            if tool is None:
+                print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
+                continue
+            if isinstance(receipt.get("refused"), dict):
+                print(f"skipped: {file}: the tool was refused, not fuzzed", file=out)
+                continue
+            probe = tool.name not in probed  # once per tool, not per seed
+            probed.add(tool.name)
+            done.append((file, _try_tool(session, loaded, tool, receipt, file, probe)))
+    finally:
+        if client is not None:
+            client.close()
+        if settings.mode == "record" and settings.cassette is not None:
+            write_cassette(Path(settings.cassette), session.cassette)
+    digest = None if settings.mode == "live" else session.cassette.digest()
+    model = model_record(settings)
+    counts = dict.fromkeys(
+        ("findings", "reachable", "counterexamples", "probes", "failing", "sets", "erroneous"), 0
+    )
+    written: list[JSONObject] = []
+    for file, results in done:
+        document = build_agent_receipt(
+            results.tool,
+            results.source,
+            model,
+            digest,
+            results.budget,
+            results.findings,
+            results.skipped,
+            results.probes,
+            results.correctness,
+        )
+        write_document(directory / file, document)
+        written.append(document)
+        for entry in results.findings:
+            reached = entry["outcome"] == REACHABLE
+            counts["findings"] += 1
+            counts["reachable"] += reached
+            counts["counterexamples"] += reached and entry["kind"] == "counterexample"
+            print(_line(results.tool, entry), file=out)
+        for tried in results.probes:
+            counts["probes"] += 1
+            counts["failing"] += bool(tried["failing"])
+            if tried["failing"]:
+                print(_probe_line(results.tool, tried), file=out)
+        for checked in results.correctness:
+            counts["sets"] += checked.get("template") is not None
+            counts["erroneous"] += checked.get("erroneous") is True
+            if checked.get("erroneous") is True:
+                print(_set_line(results.tool, checked), file=out)
+    print(
+        f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
+        f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
+        f"{counts['probes']} documentation probe(s) failing; {counts['erroneous']} of "
+        f"{counts['sets']} prompt set(s) erroneous; {directory}",
+        file=out,
+    )
+    spent = session.budget
+    print(
+        f"llm: {spent.requests} of {spent.max_requests} request(s), {spent.tokens} of "
+        f"{spent.max_tokens} token(s) ({settings.mode})",
+        file=out,
+    )
+    return AgentTried(written, counts)
+
+
+@dataclass(frozen=True)
+class ToolResults:
+    """One schema receipt's counterexamples tried through the agent."""
+
+    tool: str
+    source: JSONObject
+    budget: JSONObject
+    findings: list[JSONObject]
+    skipped: list[JSONObject]
+    probes: list[JSONObject]
+    """Requests written from the documentation alone, and what the agent did with them."""
+    correctness: list[JSONObject]
+    """Prompt sets of synonymous requests, judged, and the refinements of erroneous ones."""
+
+
+def _line(tool: str, entry: JSONObject) -> str:
+    prompt = bounded_message(str(entry["prompt"]), 120)
+    return (
+        f"{entry['outcome']}: {tool} {entry['kind']} {entry['failure']} at {entry['path'] or '/'} "
+        f"({entry['fingerprint']}); prompt: {prompt!r}"
+    )
+
+
+def _probe_line(tool: str, probe: JSONObject) -> str:
+    prompt = bounded_message(str(probe["prompt"]), 120)
+    failures: Any = probe["failures"]
+    return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
+
+
+def _set_line(tool: str, checked: JSONObject) -> str:
+    template = bounded_message(str(checked["template"]), 120)
+    named: Any = checked["underspecified"]
+    refinement: Any = checked["refinement"]
+    if not isinstance(refinement, dict) or refinement["suggestion"] is None:
+        fix = "no description fix proposed"
+    else:
+        verdict = "verified" if refinement["verified"] else "not verified"
+        fix = (
+            f"description fix {verdict} (failure rate {refinement['failureRateBefore']} -> "
+            f"{refinement['failureRateAfter']})"
+        )
+    return (
+        f"erroneous: {tool} prompt set {template!r}; underspecified: "
+        f"{', '.join(named) or '(no argument differs)'}; {fix}"
+    )
+
+
+def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
+    return next((tool for tool in loaded.policy.tools if tool.name == name), None)
+
+
+def _keep_key_from_handlers(loaded: LoadedPolicy, key_variable: str | None) -> None:
+    """Refuse a policy that hands the model's API key to a handler (through `env` or an HTTP
+    header): the agent runs handlers the pull request controls."""
+    if key_variable is None:
+        return
+    for tool in loaded.policy.tools:
+        named = {*tool.handler.env, *(variable for _, variable in tool.handler.headers)}
+        if key_variable in named:
+            raise loaded.error_at(
+                f"{tool.pointer}/handler",
+                f"tool {tool.name!r} passes {key_variable}, the model's API key "
+                "(llm.api_key_env), to its handler",
+                near=tool.pointer,
+                hint="handlers never get the model's key; remove it from the handler's env "
+                "and headers",
+            )
+
+
+def _try_tool(
+    session: ModelSession,
+    loaded: LoadedPolicy,
+    tool: ToolPolicy,
+    receipt: JSONObject,
+    file: str,
+    probe: bool,
+) -> ToolResults:
+    """The receipt's findings, each tried through the agent; with `probe`, requests
+    written from the documentation alone too."""
+    listings: Listings = {}
+    setup = replay_setup(tool, tool.options, loaded, listings)
+    schema = tool_schema(tool, setup.handler, loaded, listings)
+    documented = _description(tool, setup.handler.target, schema, listings)
+    function = FunctionTool(tool.name, documented, schema)
+    cases, skipped = _cases(receipt)
+    before = session.budget.spent()
+    findings: list[JSONObject] = []
+    probes: list[JSONObject] = []
+    correctness: list[JSONObject] = []
+    handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
+    if cases or probe:
+        with build_handler(handler) as running:
+            for case in cases:
+                prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
+                run: AgentRun | None = None
+                if prompt:
+                    call = _caller(partial(agent_case, case), case.valid, running, setup)
+                    run = run_agent(prompt, function, session.ask, call)
+                findings.append(finding_entry(case, prompt, run))
+            if probe:
+                call = _caller(partial(probe_case, tool.name), True, running, setup)
+                for prompt in read_prompts(session.ask(probe_messages(function))):
+                    run = run_agent(prompt, function, session.ask, call)
+                    probes.append(probe_entry(prompt, run))
+                correctness = check_correctness(function, session.ask, call, receipt)
+    after = session.budget.spent()
+    budget: JSONObject = {
+        "maxRequests": after["maxRequests"],
+        "maxTokens": after["maxTokens"],
+        "requests": after["requests"] - before["requests"],
+        "tokens": after["tokens"] - before["tokens"],
+    }
+    source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
+    return ToolResults(tool.name, source, budget, findings, skipped, probes, correctness)
+
+
+def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
+    """The tool's documentation as an agent would read it: the MCP server's or the tools
+    file's description of the tool, else the schema's own `description`."""
+    if tool.tools is not None:
+        declared = load_declarations(Path(tool.tools)).tools
+        said = next((d.description for d in declared if d.name == (tool.pick or tool.name)), "")
+        if said:
+            return said
+    for listed in listings.values():
+        for item in listed if isinstance(listed, list) else []:
+            listed_said = item.get("description")
+            if item.get("name") == (tool.pick or target) and isinstance(listed_said, str):
+                return listed_said
+    given = schema.get("description") if isinstance(schema, dict) else None
+    return given if isinstance(given, str) else ""
+
+
+def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
+    """The receipt's counterexamples and under-specification notes as cases (in that
+    order), and those that cannot be replayed, why."""
+    cases: list[RegressionCase] = []
+    skipped: list[JSONObject] = []
+    examples: list[JSON] = []
+    for member in ("counterexamples", "underSpecified"):
+        listed = receipt.get(member)
+        examples += listed if isinstance(listed, list) else []
+    for example in examples:
+        if not isinstance(example, dict):
+            continue
+        try:
+            cases.append(parse_case(build_case(receipt, example)))
+        except (ReceiptError, ValueError) as error:
+            reason = error.message if isinstance(error, ReceiptError) else str(error)
+            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
+    return cases, skipped
+
+
+def _caller(
+    make_case: Callable[[JSONObject, bool], RegressionCase],
+    unjudged: bool,
+    running: Handler,
+    setup: ReplaySetup,
+) -> Callable[[JSONObject], ToolResult]:
+    """Runs one agent call on the handler and judges it as `make_case` (arguments,
+    validity) says; `unjudged` is the validity assumed when the engine refused the schema."""
+
+    def call(arguments: JSONObject) -> ToolResult:
+        bound = setup.spec.with_fixed(arguments)  # `fixed_arguments`: every call carries them
+        if isinstance(bound, dict):
+            arguments = bound
+        valid = setup.judge(arguments) if setup.judge is not None else unjudged
+        replayed = replay_case(make_case(arguments, valid), running, setup.spec)
+        said = bounded_message(" ".join(replayed.said.split()), 200)
+        failures: list[JSON] = list(failure_record(replayed.findings))
+        record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
+        if said:
+            record["said"] = said
+        if replayed.output_text is not None:
+            record["output"] = replayed.output_text
+        shown = replayed.output_text if replayed.output_text is not None else said
+        return ToolResult(replayed.observed + (f": {shown}" if shown else ""), record)
+
+    return call

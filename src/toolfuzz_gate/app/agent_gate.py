@@ -1,0 +1,40 @@
+"""Agent mode as part of the gate: when `gate.fail_on` lists an agent check, `run --policy`,
+`merge` and the action try head's receipts through the agent after the campaign, and the
+agent receipts go to the verdict. Without one, the gate never runs it (nor needs `llm`)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from toolfuzz_gate.app.agent import AGENT_DIRECTORY, try_receipts
+from toolfuzz_gate.app.policy_plan import Written
+from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.errors import UsageError
+
+
+def agent_for_gate(
+    loaded: LoadedPolicy, written: Sequence[Written], directory: Path, out: TextIO
+) -> list[JSONObject]:
+    """The agent receipts of head's receipts (written into `agent/` under `directory`), or
+    none when `fail_on` lists no agent check. The API key, in `record` or `live` mode, is
+    read from the variable `llm.api_key_env` names; `replay` reads none."""
+    listed = [name for name in loaded.policy.gate.fail_on if name in AGENT_CHECKS]
+    if not listed:
+        return []
+    if loaded.policy.llm is None:
+        raise UsageError(
+            f"fail_on lists {listed[0]}, which needs agent mode, and the policy "
+            f"{loaded.file} has no llm section",
+            hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md), or drop "
+            f"{listed[0]} from fail_on",
+        )
+    pairs = [(item.file, item.receipt) for item in written]
+    print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
+    tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, os.environ, time.sleep, out)
+    return tried.receipts

@@ -1,0 +1,91 @@
+"""The agent receipt: what agent mode found for one tool, and how to reproduce it (pure).
+
+Deterministic: it records the model, its sampling parameters, the cassette's digest and
+the budget spent, never a time, a duration, the mode or the key, so a `record` run and
+its `replay` write the same bytes. `agentReceiptHash` seals the rest of the document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolfuzz_gate.core.agent.loop import AgentRun
+from toolfuzz_gate.core.agent.reachability import REACHABLE, kind_of, verdict
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.core.gate.regression import RegressionCase
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
+
+FORMAT = "toolfuzz-agent/1"
+
+
+def finding_entry(case: RegressionCase, prompt: str, run: AgentRun | None) -> JSONObject:
+    """One finding's entry in the receipt: the prompt, the agent's run, the verdict."""
+    outcome = verdict(case, prompt, run)
+    return {
+        "kind": kind_of(case),
+        "fingerprint": case.fingerprint,
+        "failure": case.failure.value,
+        "path": case.path,
+        "input": case.input,
+        "prompt": prompt,
+        "agent": None if run is None else run.to_json(),
+        "outcome": outcome,
+        "agentReachable": outcome == REACHABLE,
+    }
+
+
+def model_record(settings: LlmSettings) -> JSONObject:
+    """The model and its parameters as the receipt names them (the policy's schema
+    admits no credentials in the URL)."""
+    parameters: JSONObject = dict(settings.parameters())
+    return {"model": settings.model, "baseUrl": settings.base_url, "parameters": parameters}
+
+
+def build_agent_receipt(
+    tool: str,
+    source: JSONObject,
+    model: JSONObject,
+    cassette: str | None,
+    budget: JSONObject,
+    findings: Sequence[JSONObject],
+    skipped: Sequence[JSONObject],
+    probes: Sequence[JSONObject] = (),
+    correctness: Sequence[JSONObject] = (),
+) -> JSONObject:
+    """The receipt; `source` names the schema receipt the counterexamples came from."""
+    body: JSONObject = {
+        "format": FORMAT,
+        "tool": tool,
+        "source": source,
+        "llm": model,
+        "cassetteDigest": cassette,
+        "budget": budget,
+        "findings": list(findings),
+        "skipped": list(skipped),
+        "documentationProbes": list(probes),
+        "correctness": list(correctness),
+        "summary": _summary(findings, probes, correctness),
+    }
+    body["agentReceiptHash"] = digest(body)
+    return body
+
+
+def _summary(
+    findings: Sequence[JSONObject], probes: Sequence[JSONObject], sets: Sequence[JSONObject]
+) -> JSONObject:
+    refined = [entry["refinement"] for entry in sets if isinstance(entry.get("refinement"), dict)]
+    counts: dict[str, JSON] = {
+        "findings": len(findings),
+        "probes": len(probes),
+        "probesFailing": sum(1 for probe in probes if probe["failing"]),
+        "promptSets": sum(1 for entry in sets if entry.get("template") is not None),
+        "erroneous": sum(1 for entry in sets if entry.get("erroneous") is True),
+        "refinementsVerified": sum(
+            1 for entry in refined if isinstance(entry, dict) and entry.get("verified") is True
+        ),
+    }
+    for entry in findings:
+        for key in (str(entry["kind"]), str(entry["outcome"])):
+            previous = counts.get(key, 0)
+            counts[key] = (previous if isinstance(previous, int) else 0) + 1
+    return counts

@@ -1,0 +1,189 @@
+"""Documentation refinement, verified: a better description, tried before it is believed (pure).
+
+For an erroneous prompt set the model is shown the tool's documentation, the synonymous
+requests and the arguments the agent filled differently, and asked for a better tool
+description and better descriptions of those arguments. The same prompt set then runs
+again with the patched documentation offered to the agent (the handler is unchanged);
+the suggestion is *verified* only when the re-run's failure rate (the share of answers
+the oracle scores below its threshold) is lower than the original run's.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+
+from toolfuzz_gate.core.agent.chat import Reply
+from toolfuzz_gate.core.agent.correctness import read_prompt_set
+from toolfuzz_gate.core.agent.loop import CallTool, Chat, FunctionTool
+from toolfuzz_gate.core.agent.prompt_sets import (
+    PROMPT_SETS,
+    SetRun,
+    prompt_set_messages,
+    run_prompt_set,
+)
+from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
+
+MAX_DESCRIPTION = 2_000
+"""Characters kept of a proposed description."""
+REFINER_SYSTEM = "You improve the documentation of tools AI assistants call. Reply with JSON only."
+
+
+@dataclass(frozen=True)
+class Refinement:
+    """A proposed tool description (None: keep it) and argument descriptions by name."""
+
+    description: str | None
+    arguments: tuple[tuple[str, str], ...]
+
+    def to_json(self) -> JSONObject:
+        arguments: JSONObject = dict(self.arguments)
+        return {"description": self.description, "arguments": arguments}
+
+
+def refinement_messages(tool: FunctionTool, before: SetRun) -> list[JSONObject]:
+    """The conversation asking for better documentation after `before` went wrong."""
+    calls = [canonical_compact(call) for call in before.calls()]
+    differing = before.checks()["underspecified"]
+    lines = "\n".join(
+        f"- {prompt!r} -> {call}"
+        for prompt, call in zip(before.prompt_set.prompts(), calls, strict=True)
+    )
+    return [
+        {"role": "system", "content": REFINER_SYSTEM},
+        {
+            "role": "user",
+            "content": (
+                f"An assistant with the tool {tool.name!r} (description: "
+                f"{tool.description or 'none'}; parameters: "
+                f"{canonical_compact(tool.parameters)}) was given requests that mean the "
+                f"same thing and called the tool differently:\n{lines}\nThe arguments "
+                f"filled differently: {json.dumps(differing)}. Propose a clearer tool "
+                "description and clearer descriptions of those arguments, so that an "
+                'assistant calls the tool the same, right way. Reply as {"description": '
+                '"...", "arguments": {"NAME": "..."}}'
+            ),
+        },
+    ]
+
+
+def read_refinement(reply: Reply, parameters: JSON) -> Refinement | None:
+    """The suggestion in `reply`: a non-empty description and/or descriptions of the
+    schema's own top-level properties (others are ignored); None when it has neither."""
+    text = reply.content
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        document = json.loads(text[start : end + 1]) if 0 <= start < end else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    said = document.get("description")
+    description = said.strip()[:MAX_DESCRIPTION] if isinstance(said, str) else ""
+    known = _properties(parameters)
+    given = document.get("arguments")
+    arguments = tuple(
+        (name, value.strip()[:MAX_DESCRIPTION])
+        for name, value in sorted(given.items() if isinstance(given, dict) else [])
+        if name in known and isinstance(value, str) and value.strip()
+    )
+    if not description and not arguments:
+        return None
+    return Refinement(description or None, arguments)
+
+
+def patched(tool: FunctionTool, refinement: Refinement) -> FunctionTool:
+    """`tool` as the agent sees it with the suggestion applied (the schema's constraints
+    untouched: only descriptions change)."""
+    parameters = copy.deepcopy(tool.parameters)
+    properties = _properties(parameters)
+    for name, description in refinement.arguments:
+        entry = properties.get(name)
+        if isinstance(entry, dict):
+            entry["description"] = description
+    return FunctionTool(tool.name, refinement.description or tool.description, parameters)
+
+
+def refinement_entry(
+    refinement: Refinement | None, before: SetRun, after: SetRun | None
+) -> JSONObject:
+    """The receipt's record of one refinement: the suggestion, the re-run, the verdict."""
+    rate_before = round(before.failure_rate(), 4)
+    rate_after = None if after is None else round(after.failure_rate(), 4)
+    return {
+        "suggestion": None if refinement is None else refinement.to_json(),
+        "rerun": None if after is None else after.to_json(),
+        "failureRateBefore": rate_before,
+        "failureRateAfter": rate_after,
+        "verified": rate_after is not None and rate_after < rate_before,
+    }
+
+
+def _properties(parameters: JSON) -> dict[str, JSON]:
+    properties = parameters.get("properties") if isinstance(parameters, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
+def campaign_patches(receipt: JSONObject, arguments: list[JSON]) -> list[JSONObject]:
+    """The schema campaign's verified patches (its counterexamples' and notes' suggestions
+    whose re-run proved them) that change one of `arguments` (`/properties/NAME` or below):
+    the schema fix that goes with a description fix for the same argument."""
+    places = [jp.join("/properties", name) for name in arguments if isinstance(name, str)]
+    found: list[JSONObject] = []
+    for member in ("counterexamples", "underSpecified"):
+        entries = receipt.get(member)
+        for entry in entries if isinstance(entries, list) else ():
+            if not isinstance(entry, dict):
+                continue
+            suggestion = entry.get("suggestion")
+            if not isinstance(suggestion, dict) or suggestion.get("verified") is not True:
+                continue
+            patch = suggestion.get("patch")
+            operations = patch if isinstance(patch, list) else []
+            paths = [op["path"] for op in operations if isinstance(op, dict) and "path" in op]
+            if any(_under(path, place) for path in paths for place in places):
+                found.append(
+                    {
+                        "fingerprint": entry.get("fingerprint"),
+                        "patch": patch,
+                        "sentence": suggestion.get("sentence"),
+                    }
+                )
+    return found
+
+
+def _under(path: JSON, place: str) -> bool:
+    return isinstance(path, str) and (path == place or path.startswith(place + "/"))
+
+
+def check_correctness(
+    tool: FunctionTool, chat: Chat, call_tool: CallTool, receipt: JSONObject | None = None
+) -> list[JSONObject]:
+    """The tool's prompt sets, each run and judged; each erroneous one refined and re-run,
+    with the schema campaign's verified patches to the arguments it names (from `receipt`).
+    A set the model wrote unusably is recorded as such (`template` null)."""
+    entries: list[JSONObject] = []
+    for number in range(1, PROMPT_SETS + 1):
+        prompt_set = read_prompt_set(chat(prompt_set_messages(tool, number), ()))
+        if prompt_set is None:
+            entries.append({"number": number, "template": None})
+            continue
+        before = run_prompt_set(prompt_set, tool, chat, call_tool)
+        entry: JSONObject = {"number": number, **before.to_json(), "refinement": None}
+        if entry["erroneous"]:
+            suggestion = read_refinement(
+                chat(refinement_messages(tool, before), ()), tool.parameters
+            )
+            after = None
+            if suggestion is not None:
+                after = run_prompt_set(prompt_set, patched(tool, suggestion), chat, call_tool)
+            named = entry.get("underspecified")
+            patches = campaign_patches(receipt or {}, named if isinstance(named, list) else [])
+            entry["refinement"] = {
+                **refinement_entry(suggestion, before, after),
+                "schemaPatches": list[JSON](patches),
+            }
+        entries.append(entry)
+    return entries

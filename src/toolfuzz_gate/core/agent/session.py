@@ -1,0 +1,47 @@
+"""One run's conversation with the model: budget, cassette and mode in one place (pure).
+
+`ask` builds the request, charges it to the budget, and gets its answer from the
+cassette (`replay`) or from the injected transport (`record`, `live`; `record` keeps the
+exchange). The transport is the only way out, and in `replay` there is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from toolfuzz_gate.core.agent.budget import Budget
+from toolfuzz_gate.core.agent.cassette import Cassette
+from toolfuzz_gate.core.agent.chat import Reply, build_request, parse_reply, prompt_of
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+
+Transport = Callable[[JSONObject], JSON]
+"""A request body -> the endpoint's answer (`edges.llm.chat_client.ChatClient`)."""
+
+
+class ModelSession:
+    """The model as the agent loop and the prompt writer see it."""
+
+    def __init__(
+        self, settings: LlmSettings, cassette: Cassette, transport: Transport | None
+    ) -> None:
+        if settings.mode != "replay" and transport is None:
+            raise ValueError(f"mode {settings.mode} needs a transport")
+        self.settings = settings
+        self.cassette = cassette
+        self.budget = Budget(settings.max_requests, settings.max_tokens)
+        self._transport = transport
+
+    def ask(self, messages: Sequence[JSONObject], tools: Sequence[JSONObject] = ()) -> Reply:
+        """The model's reply to `messages`, offered `tools`."""
+        request = build_request(self.settings, messages, tools)
+        self.budget.admit(prompt_of(request))
+        if self.settings.mode == "replay" or self._transport is None:
+            answer = self.cassette.answer(request)
+        else:
+            answer = self._transport(request)
+            if self.settings.mode == "record":
+                self.cassette.record(request, answer)
+        reply = parse_reply(answer)
+        self.budget.charge(reply.tokens)
+        return reply

@@ -1,0 +1,68 @@
+"""The policy's `llm` section: the model agent mode talks to and how (pure).
+
+The shipped policy schema checks each key's type and range; this module gives the
+section its meaning and checks what the schema cannot say (a cassette is needed unless
+the mode is `live`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolfuzz_gate.errors import PolicyError
+
+MODES = ("replay", "record", "live")
+"""`replay`: the cassette answers, the network is never used; `record`: the endpoint
+answers and every exchange is written to the cassette; `live`: the endpoint answers."""
+
+
+@dataclass(frozen=True)
+class LlmSettings:
+    """One model endpoint and the limits of one agent run against it."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    """The environment variable holding the key (None: the endpoint takes none)."""
+    temperature: float = 0.0
+    seed: int = 0
+    max_requests: int = 200
+    max_tokens: int = 200_000
+    """Tokens, prompt plus completion as the endpoint reports them, for the whole run."""
+    cassette: str | None = None
+    """The cassette path as resolved against the repository root (None: none)."""
+    mode: str = "replay"
+
+    def parameters(self) -> dict[str, Any]:
+        """The sampling parameters every request carries (and receipts record)."""
+        return {"temperature": self.temperature, "seed": self.seed}
+
+
+PolicyErrorAt = Callable[[str, str, str], PolicyError]
+"""Builds the policy's error at a JSON Pointer, with a message and a hint."""
+
+
+def parse_llm(given: Mapping[str, Any] | None, error_at: PolicyErrorAt) -> LlmSettings | None:
+    """The settings an already schema-checked `llm` section describes (None: no section)."""
+    if given is None:
+        return None
+    settings = LlmSettings(
+        base_url=str(given["base_url"]).rstrip("/"),
+        model=str(given["model"]),
+        api_key_env=given.get("api_key_env"),
+        temperature=float(given.get("temperature", LlmSettings.temperature)),
+        seed=int(given.get("seed", LlmSettings.seed)),
+        max_requests=int(given.get("max_requests", LlmSettings.max_requests)),
+        max_tokens=int(given.get("max_tokens", LlmSettings.max_tokens)),
+        cassette=given.get("cassette"),
+        mode=str(given.get("mode", LlmSettings.mode)),
+    )
+    if settings.cassette is None and settings.mode != "live":
+        raise error_at(
+            "/llm",
+            f"mode {settings.mode} needs a cassette",
+            "add `cassette: PATH` (committed, so CI replays it), or use `mode: live`",
+        )
+    return settings

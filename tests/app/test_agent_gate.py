@@ -1,0 +1,75 @@
+"""Agent mode in the gate: `run --policy` runs it when `fail_on` lists an agent check, and
+its findings fail the gate only then. The model is the example's scripted stand-in on
+127.0.0.1, recording (so the test does not depend on the committed cassette)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from tests.app.test_agent_example import example_copy, stand_in
+from toolfuzz_gate.cli import run
+from toolfuzz_gate.exitcodes import ExitCode
+
+
+def _gate(policy: Path, fail_on: str, out: Path) -> tuple[int, str, str]:
+    text = policy.read_text("utf-8").replace("tools:\n", f"gate:\n  fail_on: {fail_on}\ntools:\n")
+    policy.write_text(text, "utf-8")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    argv = ["run", "--policy", str(policy), "--root", str(policy.parent), "--out", str(out)]
+    code = run(argv, stdout, stderr, {})
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+def test_fail_on_agent_correctness_runs_the_agent_and_fails_on_the_erroneous_set(
+    tmp_path: Path,
+) -> None:
+    example = example_copy(tmp_path)
+    with stand_in(example) as policy:
+        code, out, err = _gate(policy, "[agent-correctness]", tmp_path / "out")
+    assert code == ExitCode.FAILED, err
+    assert (
+        "  - agent-correctness: erroneous prompt sets: 1 in geocode (1); underspecified: "
+        "geocode country; description fixes verified: 1 of 1\n" in out
+    )
+    assert "  - invariant:" not in out  # the crash alone does not fail it here
+    receipt = json.loads((tmp_path / "out" / "agent" / "geocode.json").read_text("utf-8"))
+    assert receipt["summary"]["erroneous"] == 1
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text("utf-8"))
+    assert summary["verdict"] == "failed" and len(summary["reasons"]) == 1
+    comment = (tmp_path / "out" / "comment.md").read_text("utf-8")
+    assert "<details><summary>Documentation: agent correctness (1)</summary>" in comment
+    (row,) = [line for line in comment.splitlines() if line.startswith("| geocode | Where is")]
+    assert "| country | tool: Find the coordinates of a city. Many city names" in row
+    assert "country: The country the city is in" in row and row.endswith("| yes (0.3333 → 0.0) |")
+
+
+def test_fail_on_agent_reachable_counts_the_reached_counterexample(tmp_path: Path) -> None:
+    example = example_copy(tmp_path)
+    with stand_in(example) as policy:
+        code, out, err = _gate(policy, "[agent-reachable]", tmp_path / "out")
+    assert code == ExitCode.FAILED, err
+    assert (
+        "  - agent-reachable: counterexamples an agent reaches and documentation probes "
+        "failing: 1 in geocode (1)\n" in out
+    )
+    assert "agent-correctness" not in out
+
+
+def test_without_an_agent_check_the_gate_never_runs_the_agent(tmp_path: Path) -> None:
+    example = example_copy(tmp_path)
+    (example / "cassette.json").unlink()  # replay would stop on the missing cassette
+    code, out, err = _gate(example / "toolfuzz.yml", "[invariant]", tmp_path / "out")
+    assert code == ExitCode.FAILED, err
+    assert "agent mode" not in out and not (tmp_path / "out" / "agent").exists()
+    assert "  - invariant: counterexamples on head: 1 in geocode (1)\n" in out
+
+
+def test_an_agent_check_without_an_llm_section_is_a_usage_error(tmp_path: Path) -> None:
+    example = example_copy(tmp_path)
+    policy = example / "toolfuzz.yml"
+    policy.write_text(policy.read_text("utf-8").split("llm:")[0], "utf-8")
+    code, _, err = _gate(policy, "[invariant, agent-reachable]", tmp_path / "out")
+    assert code == ExitCode.USAGE
+    assert "fail_on lists agent-reachable, which needs agent mode" in err

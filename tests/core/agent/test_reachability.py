@@ -1,0 +1,99 @@
+"""Agent-reachability: the agent's call judged as the counterexample, the receipt sealed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry
+from toolfuzz_gate.core.agent.chat import Reply
+from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, Step
+from toolfuzz_gate.core.agent.reachability import (
+    AGENT_MUTATION,
+    agent_case,
+    prompt_messages,
+    read_prompt,
+    verdict,
+)
+from toolfuzz_gate.core.campaign.findings import Failure, InputKind
+from toolfuzz_gate.core.gate.regression import RegressionCase
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
+
+CASE = RegressionCase(
+    "geocode",
+    "a" * 24,
+    Failure.CRASH,
+    InputKind.HOSTILE,
+    "/country",
+    "type",
+    "type",
+    "null",
+    {"city": "a", "country": None},
+    False,
+    "hostile",
+    3,
+)
+
+
+def _run(*records: JSONObject) -> AgentRun:
+    steps = tuple(Step("call", "geocode", "{}", {}, record) for record in records)
+    return AgentRun("Where is Paris?", steps, "done", "answered", 2)
+
+
+def test_a_call_failing_with_the_same_class_makes_it_reachable() -> None:
+    assert verdict(CASE, "p", _run({"failures": ["crash"]})) == "reachable"
+    assert verdict(CASE, "p", _run({"failures": ["hostile-accepted"]}, {"failures": []})) == (
+        "not-reached"
+    )
+    assert verdict(CASE, "", None) == "no-prompt"
+
+
+def test_a_note_is_reached_by_a_schema_valid_call_the_tool_rejects() -> None:
+    note = replace(CASE, failure=Failure.UNDER_SPECIFIED, valid=True)
+    rejected: JSONObject = {"outcome": "rejected", "valid": True, "failures": []}
+    assert verdict(note, "p", _run(rejected)) == "reachable"
+    assert verdict(note, "p", _run({**rejected, "valid": False})) == "not-reached"
+    assert verdict(note, "p", _run({**rejected, "outcome": "accepted"})) == "not-reached"
+    assert finding_entry(note, "p", None)["kind"] == "note"
+
+
+def test_the_agent_arguments_are_judged_by_their_own_validity() -> None:
+    valid = agent_case(CASE, {"city": "Paris"}, True)
+    assert (valid.input_kind, valid.mutation, valid.valid) == (InputKind.VALID, "valid", True)
+    assert valid.input == {"city": "Paris"} and valid.failure is Failure.CRASH
+    invalid = agent_case(CASE, {"city": 3}, False)
+    assert (invalid.input_kind, invalid.path, invalid.valid) == (
+        InputKind.HOSTILE,
+        "/country",
+        False,
+    )
+    from_valid = agent_case(valid, {"city": 3}, False)
+    assert (from_valid.mutation, from_valid.path, from_valid.valid) == (AGENT_MUTATION, "", False)
+
+
+def test_the_prompt_request_names_the_tool_and_the_exact_arguments() -> None:
+    tool = FunctionTool("geocode", "Find a city.", {"type": "object"})
+    text = str(prompt_messages(tool, {"city": "a", "country": None})[1]["content"])
+    assert "'geocode'" in text and "Find a city." in text
+    assert text.endswith('{"city":"a","country":null}')
+    assert read_prompt(Reply("\n  Where is Paris?\n\nThis request...", (), 0)) == "Where is Paris?"
+    assert read_prompt(Reply("   ", (), 0)) == ""
+
+
+def test_the_receipt_is_sealed_over_everything_else() -> None:
+    entry = finding_entry(CASE, "Where is Paris?", _run({"failures": ["crash"]}))
+    assert entry["agentReachable"] is True and entry["input"] == CASE.input
+    receipt = build_agent_receipt(
+        "geocode", {"file": "geocode.json"}, {"model": "m"}, "d" * 64, {}, [entry], []
+    )
+    sealed = receipt.pop("agentReceiptHash")
+    assert sealed == digest(receipt)
+    assert receipt["summary"] == {
+        "findings": 1,
+        "counterexample": 1,
+        "reachable": 1,
+        "probes": 0,
+        "probesFailing": 0,
+        "promptSets": 0,
+        "erroneous": 0,
+        "refinementsVerified": 0,
+    }

@@ -1,0 +1,114 @@
+"""The policy's `llm` section: validated like the rest of the policy, with pointers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.edges.policy_file import load_policy
+from toolfuzz_gate.errors import PolicyError
+
+TOOLS = """tools:
+  - name: echo
+    schema: schema.json
+    handler: {command: [python, t.py]}
+"""
+
+
+def _policy(tmp_path: Path, llm: str) -> Path:
+    (tmp_path / "schema.json").write_text('{"type": "object"}', encoding="utf-8")
+    path = tmp_path / "policy.yml"
+    path.write_text(f"version: 1\n{TOOLS}llm:\n{llm}", encoding="utf-8")
+    return path
+
+
+def test_a_full_section_is_read_with_the_cassette_under_the_root(tmp_path: Path) -> None:
+    llm = """  base_url: http://127.0.0.1:11434/v1/
+  model: llama3.1
+  api_key_env: OPENAI_API_KEY
+  temperature: 0.5
+  seed: 7
+  max_requests: 10
+  max_tokens: 5000
+  cassette: cassettes/agent.json
+  mode: record
+"""
+    settings = load_policy(_policy(tmp_path, llm), root=tmp_path).policy.llm
+    assert settings == LlmSettings(
+        "http://127.0.0.1:11434/v1",
+        "llama3.1",
+        "OPENAI_API_KEY",
+        0.5,
+        7,
+        10,
+        5000,
+        str((tmp_path / "cassettes" / "agent.json").resolve()),
+        "record",
+    )
+
+
+def test_without_the_section_there_are_no_settings(tmp_path: Path) -> None:
+    path = tmp_path / "policy.yml"
+    (tmp_path / "schema.json").write_text("{}", encoding="utf-8")
+    path.write_text(f"version: 1\n{TOOLS}", encoding="utf-8")
+    assert load_policy(path, root=tmp_path).policy.llm is None
+
+
+@pytest.mark.parametrize(
+    ("llm", "key", "line", "words"),
+    [
+        (
+            "  base_url: http://h/v1\n  model: m\n  cassette: c.json\n  temprature: 1\n",
+            "llm/temprature",
+            10,
+            "unknown key 'temprature'",
+        ),
+        (
+            "  base_url: http://h/v1\n  model: m\n  cassette: c.json\n  mode: replay-ish\n",
+            "llm/mode",
+            10,
+            "is not one of: replay, record, live",
+        ),
+        (
+            "  base_url: http://h/v1\n  model: m\n  cassette: c.json\n  max_requests: 0\n",
+            "llm/max_requests",
+            10,
+            "less than the minimum",
+        ),
+        (
+            "  base_url: ftp://h/v1\n  model: m\n  cassette: c.json\n",
+            "llm/base_url",
+            7,
+            "does not match",
+        ),
+        (
+            "  base_url: http://user:sk-secret@h/v1\n  model: m\n  cassette: c.json\n",
+            "llm/base_url",
+            7,
+            "does not match",
+        ),
+        ("  model: m\n  cassette: c.json\n", "llm/base_url", 6, "missing key 'base_url'"),
+        ("  base_url: http://h/v1\n  model: m\n", "llm", 6, "mode replay needs a cassette"),
+        (
+            "  base_url: http://h/v1\n  model: m\n  cassette: ../outside.json\n",
+            "llm/cassette",
+            9,
+            "escapes the repository root",
+        ),
+    ],
+)
+def test_a_bad_section_is_a_policy_error_at_the_key(
+    tmp_path: Path, llm: str, key: str, line: int, words: str
+) -> None:
+    with pytest.raises(PolicyError) as raised:
+        load_policy(_policy(tmp_path, llm), root=tmp_path)
+    assert (raised.value.key, raised.value.line) == (key, line)
+    assert words in raised.value.detail
+
+
+def test_live_mode_needs_no_cassette(tmp_path: Path) -> None:
+    llm = "  base_url: https://api.openai.com/v1\n  model: gpt-4o-mini\n  mode: live\n"
+    settings = load_policy(_policy(tmp_path, llm), root=tmp_path).policy.llm
+    assert settings is not None and settings.cassette is None and settings.mode == "live"
