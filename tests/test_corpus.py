@@ -38,8 +38,9 @@ its reason (`bench/corpus/store.py` writes both files)."""
 PLACEHOLDER: str = MANIFEST["placeholder"]
 PROSE_KEYS = ("description", "title", "$comment")
 FIELDS = {"file", "source", "package", "version", "tool", "kind", "draft", "dialect"}
-STANDARD_SHARE = 0.95
-"""The issue's target; measured at the time of writing: 423 of 424 (one uses if/then)."""
+STANDARD_SHARE = 0.99
+"""Issue 15's target (at least 99% of the standard schemas fuzzed); measured when it was
+raised: 958 of 958."""
 VALIDATORS = {
     None: Draft202012Validator,
     "2020-12": Draft202012Validator,
