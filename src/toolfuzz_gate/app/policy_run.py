@@ -9,6 +9,7 @@ why (`edges.execute.attempt`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,8 +65,12 @@ def run_policy(
             prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
         ready.append(prepared[key])
 
+    budget_s = loaded.policy.budget_s
+    ends_at = None if budget_s is None else time.monotonic() + budget_s
+    budget = RunBudget(ends_at, budget_s)
+
     def fuzz_unit(index: int) -> Written:
-        return _fuzz_unit(units[index], ready[index], request, replay, directory, progress)
+        return _fuzz_unit(units[index], ready[index], request, replay, directory, progress, budget)
 
     return jobs.run(stages([item.handler for item in ready]), fuzz_unit)
 
@@ -77,6 +82,7 @@ def _fuzz_unit(
     replay: str,
     directory: Path,
     progress: Progress,
+    budget: RunBudget,
 ) -> Written:
     tool, options = unit.tool, unit.options
     config = FuzzConfig(
@@ -85,8 +91,12 @@ def _fuzz_unit(
         oracle=request.oracle,
         options=SchemaOptions(options.default_draft, options.format_assertion),
         dialect=options.dialect,
+        saturation=options.saturation,
+        budget_s=options.budget_s,
     )
-    tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
+    tool_run = ToolRun(
+        ready.schema, ready.handler, ready.spec, config, replay, budget.ends_at, budget.seconds
+    )
     path = directory / unit.file
     progress.start(tool.name, unit.seed, options.runs)
     if ready.unreachable is not None:
@@ -97,6 +107,14 @@ def _fuzz_unit(
         done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
     progress.done(tool.name, done.receipt)
     return Written(done.receipt, unit.file, done.refused, ready.source)
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """The policy's run-wide `budget_s`, and when it ends on `time.monotonic` (None: none)."""
+
+    ends_at: float | None
+    seconds: float | None
 
 
 def policy_handlers(loaded: LoadedPolicy) -> list[HandlerSettings]:

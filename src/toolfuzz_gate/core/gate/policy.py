@@ -50,6 +50,8 @@ RUN_OPTION_KEYS = (
     "dialect",
     "ignore_output",
     "rejection_code",
+    "budget_s",
+    "saturation",
 )
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
@@ -70,6 +72,10 @@ class RunOptions:
     """JSON Pointers of output members replay and key-order comparisons leave out."""
     rejection_code: str | None = None
     """A regular expression whose `code` group codes a rejection the handler did not."""
+    budget_s: float | None = None
+    """Seconds one tool may spend generating cases (`core.campaign.budget`); None: no limit."""
+    saturation: bool = True
+    """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,8 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
+    budget_s: float | None = None
+    """Seconds the whole run may spend generating cases, every tool's together."""
 
 
 def parse_policy(
@@ -169,7 +177,8 @@ def parse_policy(
         gate.get("flaky", GateRules.flaky),
     )
     llm = parse_llm(document.get("llm"), locate.error)
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm)
+    budget = document.get("budget_s")
+    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
 
 
 class _Locator:
