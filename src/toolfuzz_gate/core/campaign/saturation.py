@@ -112,7 +112,9 @@ def case_features(obs: Observation, found: list[Finding], root: Node) -> Iterato
 
 def shape(value: JSON, node: Node | None, place: str) -> Iterator[Feature]:
     """The shape of `value`: each member's place (a property the schema names, `*` for
-    another, `[]` for an item), JSON type and size class; string character classes."""
+    another, `[]` for an item), JSON type and size class; each character class a string
+    holds (`CHARACTER_CLASSES`: whitespace only, whitespace, controls, non-ASCII, lone
+    surrogates, outside the Basic Multilingual Plane)."""
     domain = effective(node).domain if node is not None else None
     if isinstance(value, dict):
         yield (place, "object", _size(len(value)))
@@ -126,7 +128,11 @@ def shape(value: JSON, node: Node | None, place: str) -> Iterator[Feature]:
         for item in value:
             yield from shape(item, items, f"{place}/[]")
     elif isinstance(value, str):
-        yield (place, "string", _size(len(value)), *_characters(value))
+        yield (place, "string", _size(len(value)))
+        # Each class on its own: their combinations would never stop being new.
+        for name, present in zip(CHARACTER_CLASSES, _characters(value), strict=True):
+            if present:
+                yield (place, "string", name)
     elif isinstance(value, bool) or value is None:
         yield (place, value)
     else:
@@ -141,6 +147,9 @@ def _size(count: int) -> int:
         size += 1
         count //= 4
     return size
+
+
+CHARACTER_CLASSES = ("blank", "space", "control", "non-ascii", "surrogate", "astral")
 
 
 def _characters(text: str) -> tuple[bool, ...]:
