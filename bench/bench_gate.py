@@ -14,7 +14,8 @@ tool's line. Needs the test extra (`pip install -e '.[test]'`) for the SDK.
     python bench/bench_gate.py [--repeat 3] [--runs N] [--jobs N] [--verbose] [--found FILE]
 
 `--found FILE` writes each side's counterexamples (tool, failure class, path, fingerprint),
-one per line, so two builds can be compared for finding the same ones.
+one per line, so two builds can be compared for finding the same ones; `--hashes FILE`
+each receipt's `receiptHash`, so two runs can be compared for byte-identical receipts.
 """
 
 from __future__ import annotations
@@ -129,6 +130,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, help="pass --jobs N to the gate")
     parser.add_argument("--verbose", action="store_true", help="each tool's figures too")
     parser.add_argument("--found", type=Path, help="write the counterexamples found to FILE")
+    parser.add_argument("--hashes", type=Path, help="write each receipt's hash to FILE")
     args = parser.parse_args()
     extra = [] if args.runs is None else ["--runs", str(args.runs)]
     extra += [] if args.jobs is None else ["--jobs", str(args.jobs)]
@@ -152,6 +154,13 @@ def main() -> None:
             )
             if args.found is not None:
                 args.found.write_text("".join(found_lines(sides)), "utf-8")
+            if args.hashes is not None:
+                hashes = [
+                    f"{side} {document['tool']} {document['receiptHash']}\n"
+                    for side, documents in sides.items()
+                    for document in documents
+                ]
+                args.hashes.write_text("".join(sorted(hashes)), "utf-8")
             for side, documents in sides.items():
                 show(side, figures(documents))
                 if args.verbose:

@@ -13,7 +13,7 @@ from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import InputKind
 from toolfuzz_gate.core.campaign.observe import REPLAY_EVERY, REPLAY_FIRST, replay_due
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.saturation import Saturation, shape, window_for
+from toolfuzz_gate.core.campaign.saturation import Places, Saturation, window_for
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -135,9 +135,9 @@ def test_a_new_feature_resets_the_quiet_count() -> None:
 
 
 def test_shape_tells_apart_the_strings_handlers_trip_on() -> None:
-    node = compile_schema(TEXT_SCHEMA).root
+    places = Places(compile_schema(TEXT_SCHEMA).root)
     shapes = {
-        text: set(shape({"text": text}, node, ""))
+        text: set(places.shape({"text": text}))
         for text in ("abc", "abd", "   ", "caf\u00e9", "\ud800x", "a\x00")
     }
     assert shapes["abc"] == shapes["abd"]
@@ -145,7 +145,7 @@ def test_shape_tells_apart_the_strings_handlers_trip_on() -> None:
     assert all(other != shapes["abc"] for other in others)
     assert len({frozenset(other) for other in others}) == len(others)
     # a name the schema does not declare is one place, whatever it is
-    assert set(shape({"zq": 1}, node, "")) == set(shape({"yy": 2}, node, ""))
+    assert set(places.shape({"zq": 1})) == set(places.shape({"yy": 2}))
 
 
 def test_replays_go_to_the_first_cases_then_every_few() -> None:

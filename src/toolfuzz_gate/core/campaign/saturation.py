@@ -17,6 +17,7 @@ Near-misses start counting only once every operator has met its first bases
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -75,6 +76,10 @@ class Saturation:
                 fresh = True
         stream.quiet = 0 if fresh or not counts else stream.quiet + 1
 
+    def listening(self, name: str) -> bool:
+        """Does stream `name` still need to know what its cases show?"""
+        return self.window > 0 and not self.streams[name].stopped
+
     def saturated(self, name: str, index: int) -> bool:
         """Should stream `name` stop before its case `index` (and say so from now on)?"""
         stream = self.streams[name]
@@ -95,7 +100,7 @@ class Saturation:
         return described
 
 
-def case_features(obs: Observation, found: list[Finding], root: Node) -> Iterator[Feature]:
+def case_features(obs: Observation, found: list[Finding], places: Places) -> Iterator[Feature]:
     """What one case showed: see the module's design note."""
     case = obs.case
     where = (case.kind.value, case.family, case.path, case.label)
@@ -107,37 +112,53 @@ def case_features(obs: Observation, found: list[Finding], root: Node) -> Iterato
     for finding in found:
         yield ("finding", finding.failure.value, finding.path, finding.mutation, finding.cause)
     if case.family == "valid":
-        yield from shape(case.input, root, "")
+        yield from places.shape(case.input)
 
 
-def shape(value: JSON, node: Node | None, place: str) -> Iterator[Feature]:
-    """The shape of `value`: each member's place (a property the schema names, `*` for
-    another, `[]` for an item), JSON type and size class; each character class a string
-    holds (`CHARACTER_CLASSES`: whitespace only, whitespace, controls, non-ASCII, lone
-    surrogates, outside the Basic Multilingual Plane)."""
-    domain = effective(node).domain if node is not None else None
-    if isinstance(value, dict):
-        yield (place, "object", _size(len(value)))
-        named = dict(domain.properties) if domain is not None else {}
-        for key, member in value.items():
-            child = named.get(key)
-            yield from shape(member, child, f"{place}/{key if child is not None else '*'}")
-    elif isinstance(value, list):
-        yield (place, "array", _size(len(value)))
-        items = domain.items if domain is not None else None
-        for item in value:
-            yield from shape(item, items, f"{place}/[]")
-    elif isinstance(value, str):
-        yield (place, "string", _size(len(value)))
-        # Each class on its own: their combinations would never stop being new.
-        for name, present in zip(CHARACTER_CLASSES, _characters(value), strict=True):
-            if present:
+class Places:
+    """The shape of a schema's values (`shape`), with each node's members looked up once."""
+
+    def __init__(self, root: Node) -> None:
+        self.root = root
+        self._members: dict[int, tuple[dict[str, Node], Node | None]] = {}
+
+    def _of(self, node: Node) -> tuple[dict[str, Node], Node | None]:
+        known = self._members.get(id(node))
+        if known is None:
+            domain = effective(node).domain
+            known = self._members[id(node)] = (dict(domain.properties), domain.items)
+        return known
+
+    def shape(self, value: JSON) -> Iterator[Feature]:
+        return self._shape(value, self.root, "")
+
+    def _shape(self, value: JSON, node: Node | None, place: str) -> Iterator[Feature]:
+        """The shape of `value`: each member's place (a property the schema names, `*` for
+        another, `[]` for an item), JSON type and size class; each character class a string
+        holds (`CHARACTER_CLASSES`: whitespace only, whitespace, controls, non-ASCII, lone
+        surrogates, outside the Basic Multilingual Plane)."""
+        if isinstance(value, dict):
+            yield (place, "object", _size(len(value)))
+            named = self._of(node)[0] if node is not None else {}
+            for key, member in value.items():
+                child = named.get(key)
+                where = f"{place}/{key if child is not None else '*'}"
+                yield from self._shape(member, child, where)
+        elif isinstance(value, list):
+            yield (place, "array", _size(len(value)))
+            items = self._of(node)[1] if node is not None else None
+            for item in value:
+                yield from self._shape(item, items, f"{place}/[]")
+        elif isinstance(value, str):
+            yield (place, "string", _size(len(value)))
+            # Each class on its own: their combinations would never stop being new.
+            for name in _characters(value):
                 yield (place, "string", name)
-    elif isinstance(value, bool) or value is None:
-        yield (place, value)
-    else:
-        kind = "integer" if is_integer(value) else "number"
-        yield (place, kind, (value > 0) - (value < 0), _size(int(min(abs(value), 1e18))))
+        elif isinstance(value, bool) or value is None:
+            yield (place, value)
+        else:
+            kind = "integer" if is_integer(value) else "number"
+            yield (place, kind, (value > 0) - (value < 0), _size(int(min(abs(value), 1e18))))
 
 
 def _size(count: int) -> int:
@@ -150,14 +171,23 @@ def _size(count: int) -> int:
 
 
 CHARACTER_CLASSES = ("blank", "space", "control", "non-ascii", "surrogate", "astral")
+_SPACE = re.compile(r"\s")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
-def _characters(text: str) -> tuple[bool, ...]:
-    return (
-        bool(text) and not text.strip(),
-        any(c.isspace() for c in text),
-        any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in text),
-        any(ord(c) > 0x7F for c in text),
-        any(0xD800 <= ord(c) <= 0xDFFF for c in text),
-        any(ord(c) > 0xFFFF for c in text),
-    )
+def _characters(text: str) -> Iterator[str]:
+    """The `CHARACTER_CLASSES` `text` holds (a search each, in C)."""
+    if text and text.isspace():
+        yield "blank"
+    if _SPACE.search(text):
+        yield "space"
+    if _CONTROL.search(text):
+        yield "control"
+    if not text.isascii():
+        yield "non-ascii"
+        if _SURROGATE.search(text):
+            yield "surrogate"
+        if _ASTRAL.search(text):
+            yield "astral"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from toolfuzz_gate.core.campaign.budget import Budget
 from toolfuzz_gate.core.campaign.case import Case, Observation
@@ -18,7 +19,7 @@ from toolfuzz_gate.core.campaign.invariants import check_observation
 from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
-from toolfuzz_gate.core.campaign.saturation import Saturation, case_features
+from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
@@ -100,6 +101,10 @@ class Campaign:
         self._hostile_cases()
         self._seam_probes()
 
+    @cached_property
+    def _places(self) -> Places:
+        return Places(self.schema.root)
+
     def _execute(self, case: Case) -> Observation:
         obs = observe(case, self.handler, self.tool.checks, again=replay_due(case))
         self.replays["replayed"] += obs.replay is not None
@@ -115,10 +120,11 @@ class Campaign:
                 continue
             self.findings.append((found, obs.case))
             kept.append(found)
-        if obs.case.kind is not InputKind.SEAM:
+        stream = obs.case.kind.value
+        if obs.case.kind is not InputKind.SEAM and self.saturation.listening(stream):
             counts = obs.case.kind is InputKind.VALID or obs.case.index >= self._hostile_floor
-            features = case_features(obs, kept, self.schema.root)
-            self.saturation.note(obs.case.kind.value, features, counts)
+            features = case_features(obs, kept, self._places)
+            self.saturation.note(stream, features, counts)
         outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
         record = obs.case.record(outcome)
         # Cases and records are built in a fixed order, so their own key order is stable;
