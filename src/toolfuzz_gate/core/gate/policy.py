@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import jsonschema
@@ -40,19 +40,6 @@ FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
-RUN_OPTION_KEYS = (
-    "seeds",
-    "runs",
-    "timeout_ms",
-    "max_output_bytes",
-    "format_assertion",
-    "default_draft",
-    "dialect",
-    "ignore_output",
-    "rejection_code",
-    "budget_s",
-    "saturation",
-)
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
 
@@ -76,6 +63,10 @@ class RunOptions:
     """Seconds one tool may spend generating cases (`core.campaign.budget`); None: no limit."""
     saturation: bool = True
     """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
+
+
+RUN_OPTION_KEYS = tuple(option.name for option in fields(RunOptions))
+"""The keys of `defaults` a tool may override: one per `RunOptions` field."""
 
 
 @dataclass(frozen=True)
