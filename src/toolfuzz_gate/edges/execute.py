@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfuzz_gate.core.campaign.budget import earliest
 from toolfuzz_gate.core.campaign.receipt import receipt_hash
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, schema_refusals
+from toolfuzz_gate.core.campaign.time_budget import earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import (
     FuzzConfig,

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from toolfuzz_gate.core.campaign.budget import Budget
 from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction, replay
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
@@ -20,6 +19,7 @@ from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
+from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
@@ -68,7 +68,7 @@ class Campaign:
     """Quiet cases in a row after which a stream stops (`core.campaign.saturation`); 0: off."""
     budget: Budget | None = None
     budget_stop: JSONObject | None = None
-    """Where the budget ran out (`core.campaign.budget`): the stream and its case."""
+    """Where the budget ran out (`core.campaign.time_budget`): the stream and its case."""
     operators: list[Operator] = field(default_factory=list)
     valid_inputs: list[JSON] = field(default_factory=list)
     findings: list[tuple[Finding, Case]] = field(default_factory=list)
@@ -183,7 +183,7 @@ class Campaign:
         return self.budget_stop is not None
 
     def not_run(self) -> JSONObject:
-        """Cases of each stream the budget left out (`core.campaign.budget`)."""
+        """Cases of each stream the budget left out (`core.campaign.time_budget`)."""
         streams = self.saturation.streams
         left: JSONObject = {}
         for name, planned in (("valid", self.runs), ("hostile", self.hostile_count())):

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.campaign.budget import SHRINK_CALLS_AFTER, Budget, budget_json
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
@@ -24,6 +23,7 @@ from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.saturation import window_for
 from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.campaign.settle import settle
+from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, budget_json
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -56,7 +56,7 @@ class FuzzConfig:
     saturation: bool = True
     """Stop a stream of cases once it stops adding anything new (`core.campaign.saturation`)."""
     budget_s: float | None = None
-    """The tool's time budget (`core.campaign.budget`); None: none."""
+    """The tool's time budget (`core.campaign.time_budget`); None: none."""
 
     def check(self) -> None:
         lo, hi = SEED_RANGE

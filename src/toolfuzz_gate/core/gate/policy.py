@@ -60,7 +60,7 @@ class RunOptions:
     rejection_code: str | None = None
     """A regular expression whose `code` group codes a rejection the handler did not."""
     budget_s: float | None = None
-    """Seconds one tool may spend generating cases (`core.campaign.budget`); None: no limit."""
+    """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
     saturation: bool = True
     """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
 

@@ -1,4 +1,4 @@
-"""`core.campaign.budget`: a campaign out of time stops generating, still settles what it
+"""`core.campaign.time_budget`: a campaign out of time stops generating, still settles what it
 found, and its receipt says what was not run. The clock is a counter here: one tick per
 reading, so where the budget runs out is known."""
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.core.campaign.test_saturation import TEXT_SCHEMA, Counting, CrashOnSpaces
 from tests.documents import doc
-from toolfuzz_gate.core.campaign.budget import SHRINK_CALLS_AFTER, Budget, earliest
+from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 
