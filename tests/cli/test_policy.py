@@ -563,5 +563,5 @@ def test_budgets_and_saturation_reach_the_receipts(repo: Path) -> None:
     # a thousandth of a second runs out before the first case: nothing generated, and said
     assert cut["budget"]["exhausted"] is True and cut["budget"]["scope"] == "tool"
     assert cut["budget"]["notRun"]["valid"] == 200 and cut["cases"]["valid"] == 0
-    assert full["budget"] == {"seconds": 3000, "scope": "tool", "exhausted": False}
+    assert full["budget"] == {"seconds": 3000, "runSeconds": 3600, "exhausted": False}
     assert full["saturation"]["window"] == 0 and full["cases"]["valid"] == 200

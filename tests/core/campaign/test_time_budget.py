@@ -38,7 +38,7 @@ def run(handler: Counting, budget: Budget | None, *, saturation: bool = False) -
 
 def test_an_exhausted_budget_stops_generating_and_says_what_was_not_run() -> None:
     clock = Ticks()
-    result = run(Counting(), Budget(clock, 31.0, 30.0, "tool"))
+    result = run(Counting(), Budget(clock, 31.0, "tool", tool_s=30.0))
     receipt = doc(result.receipt)
     budget: Any = receipt["budget"]
     assert budget["exhausted"] is True and budget["scope"] == "tool"
@@ -58,7 +58,7 @@ def test_findings_made_before_the_budget_ran_out_are_still_settled() -> None:
     stop_after = crash[0]["replay"]["case"] + 1
     # the campaign reads the clock once per valid case before it runs it
     clock = Ticks()
-    cut = doc(run(CrashOnSpaces(), Budget(clock, stop_after + 1.5, 9.0, "run")).receipt)
+    cut = doc(run(CrashOnSpaces(), Budget(clock, stop_after + 1.5, "run", run_s=9.0)).receipt)
     assert cut["budget"]["exhausted"] is True and cut["budget"]["scope"] == "run"
     assert [c["fingerprint"] for c in cut["counterexamples"] if c["failure"] == "crash"] == [
         crash[0]["fingerprint"]
@@ -69,8 +69,10 @@ def test_findings_made_before_the_budget_ran_out_are_still_settled() -> None:
 
 def test_a_budget_that_did_not_run_out_changes_nothing_but_its_member() -> None:
     without = doc(run(Counting(), None).receipt)
-    within = doc(run(Counting(), Budget(Ticks(), 1e9, 600.0, "tool")).receipt)
-    assert within.pop("budget") == {"seconds": 600.0, "scope": "tool", "exhausted": False}
+    budget = Budget(Ticks(), 1e9, "run", tool_s=2e9, run_s=600.0)
+    within = doc(run(Counting(), budget).receipt)
+    # which of the two would have ended first is not said: it depends on when it started
+    assert within.pop("budget") == {"seconds": 2e9, "runSeconds": 600.0, "exhausted": False}
     for member in ("receiptHash", "budget"):
         without.pop(member, None)
         within.pop(member, None)
@@ -84,5 +86,8 @@ def test_the_budget_that_ends_first_applies() -> None:
     assert earliest(clock, None, None, None) is None
     own = earliest(clock, 30.0, 200.0, 500.0)
     assert own is not None and (own.scope, own.ends_at, own.seconds) == ("tool", 130.0, 30.0)
+    assert (own.tool_s, own.run_s) == (30.0, 500.0)
     run_wide = earliest(clock, 30.0, 120.0, 500.0)
     assert run_wide is not None and (run_wide.scope, run_wide.seconds) == ("run", 500.0)
+    alone = earliest(clock, None, 120.0, 500.0)
+    assert alone is not None and (alone.scope, alone.tool_s) == ("run", None)

@@ -21,40 +21,52 @@ SHRINK_CALLS_AFTER = 100
 
 @dataclass(frozen=True)
 class Budget:
-    """`seconds` of `clock` for a campaign, which ends at `ends_at` on that clock; `scope`
-    is whose budget it is (`tool`, or `run` when the run's ends first)."""
+    """A campaign's time on `clock`, which ends at `ends_at`: the end of the tool's own
+    budget (`tool_s` from its start) or of the run's (`run_s`), whichever comes first;
+    `scope` says which (`tool` or `run`)."""
 
     clock: Callable[[], float]
     ends_at: float
-    seconds: float
     scope: str
+    tool_s: float | None = None
+    run_s: float | None = None
 
     def exhausted(self) -> bool:
         return self.clock() >= self.ends_at
+
+    @property
+    def seconds(self) -> float | None:
+        return self.tool_s if self.scope == "tool" else self.run_s
 
 
 def earliest(
     clock: Callable[[], float], tool_s: float | None, run_ends_at: float | None, run_s: float | None
 ) -> Budget | None:
     """The budget that ends first of a tool's own (`tool_s` from now) and the run's."""
-    now = clock()
-    budgets = []
+    ends = []
     if tool_s is not None:
-        budgets.append(Budget(clock, now + tool_s, tool_s, "tool"))
+        ends.append((clock() + tool_s, "tool"))
     if run_ends_at is not None and run_s is not None:
-        budgets.append(Budget(clock, run_ends_at, run_s, "run"))
-    return min(budgets, key=lambda budget: budget.ends_at) if budgets else None
+        ends.append((run_ends_at, "run"))
+    if not ends:
+        return None
+    ends_at, scope = min(ends)
+    return Budget(clock, ends_at, scope, tool_s, run_s if run_ends_at is not None else None)
 
 
 def budget_json(budget: Budget, stop: JSONObject | None, not_run: JSONObject) -> JSONObject:
-    """The receipt's `budget`: its seconds and scope, and when it ran out, where the campaign
-    stopped, how many cases of each stream were not run, and the shrinking budget left."""
-    described: JSONObject = {
-        "seconds": budget.seconds,
-        "scope": budget.scope,
-        "exhausted": stop is not None,
-    }
+    """The receipt's `budget`: the budgets declared (`seconds`, the tool's; `runSeconds`,
+    the run's) and whether one ran out; then which (`scope`), where the campaign stopped,
+    how many cases of each stream were not run, and the shrinking budget left. Which
+    budget ends first depends on when the tool started, so it is said only when it counts."""
+    described: JSONObject = {}
+    if budget.tool_s is not None:
+        described["seconds"] = budget.tool_s
+    if budget.run_s is not None:
+        described["runSeconds"] = budget.run_s
+    described["exhausted"] = stop is not None
     if stop is not None:
+        described["scope"] = budget.scope
         described["stoppedAt"] = stop
         described["notRun"] = not_run
         described["shrinkCalls"] = SHRINK_CALLS_AFTER
