@@ -5,7 +5,11 @@ oracle on every case, the in-process renderPoster handler (with its replay and
 key-order calls), invariant checks and the receipt. Prints one line per seed
 and the median. Targets are met here, never asserted in unit tests.
 
-    python bench/bench_engine.py --runs 1000 --seeds 41 42 43 44 45 46 47
+    python bench/bench_engine.py --runs 1000 --seeds 41 42 43 44 45 46 47 [--no-saturation]
+
+By default a campaign stops a stream that stopped adding anything new (saturation), so it
+runs fewer cases than planned; `--no-saturation` runs every planned case, to compare the
+cost per case with builds from before saturation.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[41, 42, 43, 44, 45, 46, 47])
     parser.add_argument("--oracle", default="auto")
+    parser.add_argument("--no-saturation", action="store_true", help="run every planned case")
     args = parser.parse_args()
     tool = ToolSpec(
         poster.TOOL_NAME,
@@ -51,7 +56,7 @@ def main() -> None:
             poster.SCHEMA,
             handler,
             tool,
-            FuzzConfig(seed, args.runs, oracle=args.oracle),
+            FuzzConfig(seed, args.runs, oracle=args.oracle, saturation=not args.no_saturation),
             handler_label={"spec": SPEC},
             replay_command="bench",
         )

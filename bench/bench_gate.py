@@ -11,7 +11,11 @@ in OUT/base), the cases, the handler calls per case, and the time in handler cal
 starts, shrinking and confirming (`settleSeconds`), effect probes and timeouts, then each
 tool's line. Needs the test extra (`pip install -e '.[test]'`) for the SDK.
 
-    python bench/bench_gate.py [--repeat 3] [--runs N] [--jobs N] [--verbose]
+    python bench/bench_gate.py [--repeat 3] [--runs N] [--jobs N] [--verbose] [--found FILE]
+
+`--found FILE` writes each side's counterexamples (tool, failure class, path, fingerprint),
+one per line, so two builds can be compared for finding the same ones; `--hashes FILE`
+each receipt's `receiptHash`, so two runs can be compared for byte-identical receipts.
 """
 
 from __future__ import annotations
@@ -84,6 +88,17 @@ def figures(documents: list[dict[str, Any]]) -> dict[str, float]:
     return total
 
 
+def found_lines(sides: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """One sorted line per counterexample of each side: side, tool, class, path, fingerprint."""
+    lines = []
+    for side, documents in sides.items():
+        for document in documents:
+            for example in document["counterexamples"]:
+                fields = (side, document["tool"], example["failure"], example["path"])
+                lines.append(" ".join((*fields, example["fingerprint"])) + "\n")
+    return sorted(lines)
+
+
 def run_gate(root: Path, base: str, out: Path, extra: list[str]) -> tuple[float, int, str]:
     argv = [sys.executable, "-m", "toolfuzz_gate", "run", "--policy", "policy.yml"]
     argv += ["--baseline", base, "--out", str(out), "--diagnostics", *extra]
@@ -114,6 +129,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, help="override the policy's runs (default: 200)")
     parser.add_argument("--jobs", type=int, help="pass --jobs N to the gate")
     parser.add_argument("--verbose", action="store_true", help="each tool's figures too")
+    parser.add_argument("--found", type=Path, help="write the counterexamples found to FILE")
+    parser.add_argument("--hashes", type=Path, help="write each receipt's hash to FILE")
     args = parser.parse_args()
     extra = [] if args.runs is None else ["--runs", str(args.runs)]
     extra += [] if args.jobs is None else ["--jobs", str(args.jobs)]
@@ -135,6 +152,15 @@ def main() -> None:
                 f"(verdict {summary.get('verdict')}), "
                 f"{found} counterexamples on head"
             )
+            if args.found is not None:
+                args.found.write_text("".join(found_lines(sides)), "utf-8")
+            if args.hashes is not None:
+                hashes = [
+                    f"{side} {document['tool']} {document['receiptHash']}\n"
+                    for side, documents in sides.items()
+                    for document in documents
+                ]
+                args.hashes.write_text("".join(sorted(hashes)), "utf-8")
             for side, documents in sides.items():
                 show(side, figures(documents))
                 if args.verbose:

@@ -550,3 +550,18 @@ def test_a_tools_file_entry_without_tool_expands_to_every_declared_tool(repo: Pa
         "summary.json",
         *REPORT_FILES,
     }
+
+
+def test_budgets_and_saturation_reach_the_receipts(repo: Path) -> None:
+    head = "version: 1\nbudget_s: 3600\ndefaults: {runs: 200, budget_s: 0.001}\n"
+    whole = "    saturation: false\n    budget_s: 3000\n"
+    code, _out, err, out_dir = run_policy(
+        repo, policy(tool("cut", "correct"), tool("whole", "correct", extra=whole), head=head)
+    )
+    assert code == 0, err
+    cut, full = read(out_dir / "cut.json"), read(out_dir / "whole.json")
+    # a thousandth of a second runs out before the first case: nothing generated, and said
+    assert cut["budget"]["exhausted"] is True and cut["budget"]["scope"] == "tool"
+    assert cut["budget"]["notRun"]["valid"] == 200 and cut["cases"]["valid"] == 0
+    assert full["budget"] == {"seconds": 3000, "runSeconds": 3600, "exhausted": False}
+    assert full["saturation"]["window"] == 0 and full["cases"]["valid"] == 200

@@ -9,8 +9,9 @@ why (`edges.execute.attempt`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolfuzz_gate.app.jobs import Jobs
@@ -29,13 +30,15 @@ from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
-from toolfuzz_gate.core.gate.lanes import stages
+from toolfuzz_gate.core.gate.lanes import exclusive, stages
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp import server_key
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
 
@@ -64,10 +67,39 @@ def run_policy(
             prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
         ready.append(prepared[key])
 
-    def fuzz_unit(index: int) -> Written:
-        return _fuzz_unit(units[index], ready[index], request, replay, directory, progress)
+    budget_s = loaded.policy.budget_s
+    ends_at = None if budget_s is None else time.monotonic() + budget_s
+    budget = RunBudget(ends_at, budget_s)
 
-    return jobs.run(stages([item.handler for item in ready]), fuzz_unit)
+    servers = McpServers()
+    shared = [_shared_server(item) for item in ready]
+    configs = [
+        item.handler if key is None else replace(item.handler, servers=servers)
+        for item, key in zip(ready, shared, strict=True)
+    ]
+
+    def fuzz_unit(index: int) -> Written:
+        unit_ready = replace(ready[index], handler=configs[index])
+        return _fuzz_unit(units[index], unit_ready, request, replay, directory, progress, budget)
+
+    try:
+        return jobs.run(stages([item.handler for item in ready], shared), fuzz_unit)
+    finally:
+        servers.close()
+
+
+def _shared_server(item: Prepared) -> str | None:
+    """The server process a tool may share with the other tools of it (`mcp_servers`), or
+    None: an MCP tool its server declares read-only (`readOnlyHint`), with no reset and no
+    effects probe of any kind, so nothing it does can reach another tool's results."""
+    handler = item.handler
+    if handler.kind != "mcp" or item.unreachable is not None:
+        return None
+    if exclusive(handler) or handler.effects is not None:
+        return None
+    if dict(item.spec.annotations).get("readOnlyHint") is not True:
+        return None
+    return repr(server_key(handler))
 
 
 def _fuzz_unit(
@@ -77,6 +109,7 @@ def _fuzz_unit(
     replay: str,
     directory: Path,
     progress: Progress,
+    budget: RunBudget,
 ) -> Written:
     tool, options = unit.tool, unit.options
     config = FuzzConfig(
@@ -85,8 +118,12 @@ def _fuzz_unit(
         oracle=request.oracle,
         options=SchemaOptions(options.default_draft, options.format_assertion),
         dialect=options.dialect,
+        saturation=options.saturation,
+        budget_s=options.budget_s,
     )
-    tool_run = ToolRun(ready.schema, ready.handler, ready.spec, config, replay)
+    tool_run = ToolRun(
+        ready.schema, ready.handler, ready.spec, config, replay, budget.ends_at, budget.seconds
+    )
     path = directory / unit.file
     progress.start(tool.name, unit.seed, options.runs)
     if ready.unreachable is not None:
@@ -97,6 +134,14 @@ def _fuzz_unit(
         done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
     progress.done(tool.name, done.receipt)
     return Written(done.receipt, unit.file, done.refused, ready.source)
+
+
+@dataclass(frozen=True)
+class RunBudget:
+    """The policy's run-wide `budget_s`, and when it ends on `time.monotonic` (None: none)."""
+
+    ends_at: float | None
+    seconds: float | None
 
 
 def policy_handlers(loaded: LoadedPolicy) -> list[HandlerSettings]:

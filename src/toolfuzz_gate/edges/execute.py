@@ -14,6 +14,7 @@ from pathlib import Path
 
 from toolfuzz_gate.core.campaign.receipt import receipt_hash
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, schema_refusals
+from toolfuzz_gate.core.campaign.time_budget import earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import (
     FuzzConfig,
@@ -37,6 +38,9 @@ class ToolRun:
     tool: ToolSpec
     config: FuzzConfig
     replay_command: str
+    run_ends_at: float | None = None
+    """When the run's budget ends, on `time.monotonic` (None: the run has none)."""
+    run_budget_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,7 @@ def execute(
     """Fuzz and write the receipt. Diagnostics (durations, host) only when asked for:
     without them the file is byte-identical across runs, not just equal in hash."""
     sink = JsonLinesWriter(cases_path) if cases_path is not None else None
+    budget = earliest(time.monotonic, run.config.budget_s, run.run_ends_at, run.run_budget_s)
     try:
         with timing.profiling() as profile, build_handler(run.handler) as handler:
             result = fuzz(
@@ -116,6 +121,7 @@ def execute(
                 replay_command=run.replay_command,
                 sink=sink,
                 clock=time.monotonic if diagnostics else None,
+                budget=budget,
             )
     finally:
         if sink is not None:

@@ -43,6 +43,13 @@ def test_a_shared_directory_or_server_is_one_lane_in_plan_order() -> None:
     ]
 
 
+def test_tools_sharing_one_server_process_are_one_lane_in_plan_order() -> None:
+    shared = ["s", None, "s", "t", None]
+    assert stages([MCP, MCP, MCP, MCP, PYTHON], shared) == [((0, 2), (1,), (3,), (4,))]
+    # a shared directory's lane already runs its tools one after another
+    assert stages([IN_REPO, IN_REPO, MCP], ["s", None, "s"]) == [((0, 1), (2,))]
+
+
 def test_the_base_runs_beside_the_head_only_without_declared_state_or_servers() -> None:
     assert side_by_side([MCP, PYTHON, COMMAND, IN_REPO])
     assert not side_by_side([MCP, RESET])

@@ -353,3 +353,48 @@ def test_an_error_codes_that_does_not_compile_is_still_named() -> None:
         parse({"version": 1, "tools": [tool]})
     assert caught.value.key == "tools/0/error_codes"
     assert "not a regular expression" in caught.value.message
+
+
+def test_budgets_and_saturation_are_set_per_run_in_defaults_and_per_tool() -> None:
+    policy = parse(
+        {
+            "version": 1,
+            "budget_s": 600,
+            "defaults": {"budget_s": 45.5, "saturation": False},
+            "tools": [
+                {"name": "a", "schema": "a.json", "handler": {"python": "m:a"}},
+                {
+                    "name": "b",
+                    "schema": "b.json",
+                    "handler": {"python": "m:b"},
+                    "budget_s": 5,
+                    "saturation": True,
+                },
+            ],
+        }
+    )
+    assert policy.budget_s == 600
+    a, b = (tool.options for tool in policy.tools)
+    assert (a.budget_s, a.saturation) == (45.5, False)
+    assert (b.budget_s, b.saturation) == (5, True)
+    assert parse(minimal()).budget_s is None
+    assert RunOptions().budget_s is None and RunOptions().saturation is True
+
+
+def minimal() -> dict[str, Any]:
+    return {
+        "version": 1,
+        "tools": [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}],
+    }
+
+
+@pytest.mark.parametrize("where", ["top", "defaults", "tool"])
+@pytest.mark.parametrize("given", [0, -1, "60", 86401])
+def test_a_budget_that_is_not_a_positive_number_of_seconds_is_refused(
+    where: str, given: Any
+) -> None:
+    document = minimal()
+    target = {"top": document, "defaults": document.setdefault("defaults", {})}
+    target.get(where, document["tools"][0])["budget_s"] = given
+    with pytest.raises(PolicyError, match="budget_s"):
+        parse(document)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import resource
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +14,7 @@ from tests.processes import children_of, process_gone
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.edges.handlers import rlimits
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_CPU_LIMIT_S,
@@ -146,3 +150,29 @@ def test_a_handler_allocating_without_bound_is_stopped_at_the_default_limit(
         config = HandlerConfig("command", argv=argv)
     limit = f"memory {DEFAULT_MEMORY_LIMIT_MB} MB"
     assert _exhaustion(config) == [("resource-exhaustion", limit)]
+
+
+REPORT_LIMITS = (
+    "import resource as r; "
+    f"print(r.getrlimit(r.{rlimits.MEMORY_RLIMIT}), r.getrlimit(r.RLIMIT_CPU), flush=True)"
+)
+
+
+@pytest.mark.skipif(shutil.which("prlimit") is None, reason="util-linux prlimit")
+def test_prlimit_sets_the_limits_the_shim_sets_without_a_second_interpreter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limits = Limits(256, 7)
+    argv = (sys.executable, "-c", REPORT_LIMITS)
+    fast = limits.wrap(argv)
+    assert fast[0] == shutil.which("prlimit") and sys.executable not in fast[:-3]
+    monkeypatch.setattr(rlimits, "_prlimit", lambda: None)
+    shim = limits.wrap(argv)
+    assert shim[:2] == (sys.executable, "-c")
+    seen = {
+        subprocess.run(wrapped, capture_output=True, text=True, check=True).stdout
+        for wrapped in (fast, shim)
+    }
+    assert len(seen) == 1
+    hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    assert seen == {f"({256 << 20}, {256 << 20}) (7, {hard_cpu})\n"}

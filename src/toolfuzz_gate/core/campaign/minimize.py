@@ -226,4 +226,5 @@ def replace_campaign(campaign: Campaign, schema: CompiledSchema, oracle: Oracle)
         campaign.seed,
         campaign.runs,
         campaign.limits,
+        window=campaign.window,
     )

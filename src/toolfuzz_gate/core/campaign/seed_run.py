@@ -8,15 +8,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction, replay
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.fresh_base import FreshBases
 from toolfuzz_gate.core.campaign.invariants import check_observation
-from toolfuzz_gate.core.campaign.observe import observe
+from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
+from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
+from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
@@ -61,6 +64,11 @@ class Campaign:
     runs: int
     limits: Limits
     sink: CaseSink | None = None
+    window: int = 0
+    """Quiet cases in a row after which a stream stops (`core.campaign.saturation`); 0: off."""
+    budget: Budget | None = None
+    budget_stop: JSONObject | None = None
+    """Where the budget ran out (`core.campaign.time_budget`): the stream and its case."""
     operators: list[Operator] = field(default_factory=list)
     valid_inputs: list[JSON] = field(default_factory=list)
     findings: list[tuple[Finding, Case]] = field(default_factory=list)
@@ -75,7 +83,11 @@ class Campaign:
     """The confirmation of the first timeout of each kind, by its case's (stream, index)."""
     dismissed_timeouts: int = 0
     breaker: JSONObject | None = None
+    saturation: Saturation = field(default_factory=lambda: Saturation(0))
+    replays: dict[str, int] = field(default_factory=lambda: {"replayed": 0, "reordered": 0})
+    """Cases called again as they were, and key-reordered (`core.campaign.observe`)."""
     _hostile_done: bool = False
+    _hostile_floor: int = 0
     _fresh: FreshBases | None = None
     _futile: int = 0
     _hangs: set[tuple[str, str]] = field(default_factory=set)
@@ -84,21 +96,35 @@ class Campaign:
 
     def run(self) -> None:
         self.operators = list(iter_operators(self.schema, self.limits))
+        self.saturation = Saturation(self.window)
         self._valid_cases()
         self._hostile_cases()
         self._seam_probes()
 
+    @cached_property
+    def _places(self) -> Places:
+        return Places(self.schema.root)
+
     def _execute(self, case: Case) -> Observation:
-        obs = observe(case, self.handler, self.tool.checks)
+        obs = observe(case, self.handler, self.tool.checks, again=replay_due(case))
+        self.replays["replayed"] += obs.replay is not None
+        self.replays["reordered"] += obs.reordered is not None
         self._record(obs)
         return obs
 
     def _record(self, obs: Observation) -> None:
         self.counts[obs.case.kind.value] += 1
+        kept = []
         for found in check_observation(obs, self.tool):
             if found.failure is Failure.TIMEOUT and not self._timeout_holds(found, obs.case):
                 continue
             self.findings.append((found, obs.case))
+            kept.append(found)
+        stream = obs.case.kind.value
+        if obs.case.kind is not InputKind.SEAM and self.saturation.listening(stream):
+            counts = obs.case.kind is InputKind.VALID or obs.case.index >= self._hostile_floor
+            features = case_features(obs, kept, self._places)
+            self.saturation.note(stream, features, counts)
         outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
         record = obs.case.record(outcome)
         # Cases and records are built in a fixed order, so their own key order is stable;
@@ -143,9 +169,43 @@ class Campaign:
         """sha256 over every executed case and its outcome, in order: the run's fingerprint."""
         return self._cases_digest.hexdigest()
 
+    def _stopped(self, stream: str, index: int) -> bool:
+        """Before case `index` of `stream`: has the breaker tripped, the budget run out or
+        the stream saturated?"""
+        if self._out_of_time(stream, index) or self.breaker is not None:
+            self.saturation.streams[stream].ran = index
+            return True
+        return self.saturation.saturated(stream, index)
+
+    def _out_of_time(self, stream: str, index: int) -> bool:
+        if self.budget_stop is None and self.budget is not None and self.budget.exhausted():
+            self.budget_stop = {"stream": stream, "case": index}
+        return self.budget_stop is not None
+
+    def not_run(self) -> JSONObject:
+        """Cases of each stream the budget left out (`core.campaign.time_budget`)."""
+        streams = self.saturation.streams
+        left: JSONObject = {}
+        for name, planned in (("valid", self.runs), ("hostile", self.hostile_count())):
+            stream = streams.get(name)
+            left[name] = planned if stream is None else planned - stream.ran
+        base = self.valid_inputs[0] if self.valid_inputs else None
+        probes = (
+            0
+            if base is None
+            else sum(
+                1
+                for probe in iter_probes(self.schema, base, self.seed, self.limits)
+                if self.tool.keeps_fixed(probe.input)
+            )
+        )
+        left["seam"] = probes - self.counts["seam"]
+        return left
+
     def _valid_cases(self) -> None:
+        self.saturation.begin("valid", self.runs)
         for index in range(self.runs):
-            if self.breaker is not None:
+            if self._stopped("valid", index):
                 return
             drawn, used = generate_traced(self.schema, self.seed, index, self.limits)
             for entry in used:
@@ -157,6 +217,7 @@ class Campaign:
                 self._execute(case)
             else:
                 self._record(Observation(case, None))
+        self.saturation.finish("valid")
 
     def hostile_case(self, index: int) -> tuple[Operator, JSON | None]:
         """Hostile case `index`: operators in turn, each over a valid case as base.
@@ -188,8 +249,13 @@ class Campaign:
         return max(self.runs, min(BASES_PER_OPERATOR, self.runs) * len(self.operators))
 
     def _hostile_cases(self) -> None:
+        self.saturation.begin("hostile", self.hostile_count())
+        # Every operator meets its first bases before the stream may stop.
+        self._hostile_floor = min(BASES_PER_OPERATOR, self.runs) * len(self.operators)
         for index in range(self.hostile_count()):
-            if self.breaker is not None:
+            if self._stopped("hostile", index):
+                # Saturated, every operator has met its first bases: as good as done.
+                self._hostile_done = self.breaker is None and self.budget_stop is None
                 return
             operator, mutant = self.hostile_case(index)
             counters = self.mutation_counts[operator.family]
@@ -211,6 +277,7 @@ class Campaign:
                 counters["retried"] += 1
                 observed = self._execute(_hostile(operator, again, index, "retry"))
                 self._futile = self._futile + 1 if self._business(observed) else 0
+        self.saturation.finish("hostile")
         self._hostile_done = True
 
     def _business(self, observed: Observation) -> bool:
@@ -247,9 +314,11 @@ class Campaign:
         return mutant
 
     def _seam_probes(self) -> None:
+        if not self.valid_inputs:  # the budget ran out before the first valid case
+            return
         base = self.valid_inputs[0]
         for index, probe in enumerate(iter_probes(self.schema, base, self.seed, self.limits)):
-            if self.breaker is not None:
+            if self.breaker is not None or self._out_of_time("seam", index):
                 return
             if not self.tool.keeps_fixed(probe.input):
                 continue

@@ -14,13 +14,16 @@ from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
+from toolfuzz_gate.core.campaign.observe import replay_sample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.campaign.rejection_code import recoding
+from toolfuzz_gate.core.campaign.saturation import window_for
 from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.campaign.settle import settle
+from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, budget_json
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -50,6 +53,10 @@ class FuzzConfig:
     options: SchemaOptions = DEFAULT_OPTIONS
     dialect: str | None = None
     """`core.schema.dialects` name applied to the schema before compiling (None: standard only)."""
+    saturation: bool = True
+    """Stop a stream of cases once it stops adding anything new (`core.campaign.saturation`)."""
+    budget_s: float | None = None
+    """The tool's time budget (`core.campaign.time_budget`); None: none."""
 
     def check(self) -> None:
         lo, hi = SEED_RANGE
@@ -78,6 +85,7 @@ def fuzz(
     replay_command: str,
     sink: CaseSink | None = None,
     clock: Callable[[], float] | None = None,
+    budget: Budget | None = None,
 ) -> FuzzResult:
     config.check()
     started = clock() if clock else 0.0
@@ -87,15 +95,19 @@ def fuzz(
         raise SchemaError([problem])
     oracle = build_oracle(document, config.oracle, config.options)
     handler = recoding(handler, tool.rejection_pattern)
+    window = window_for(config.runs) if config.saturation else 0
     campaign = Campaign(
-        schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink
+        schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink, window, budget
     )
     campaign.run()
+    shrink_budget = config.shrink_budget
+    if campaign.budget_stop is not None:
+        shrink_budget = min(shrink_budget, SHRINK_CALLS_AFTER)
     reference = (
         oracle if oracle.name == "jsonschema" else JsonschemaOracle(document, config.options)
     )
     settling = clock() if clock else 0.0
-    counterexamples = settle(campaign, oracle, reference, document, config.shrink_budget)
+    counterexamples = settle(campaign, oracle, reference, document, shrink_budget)
     settled = clock() if clock else 0.0
     counterexamples.sort(key=lambda c: (c.finding.failure.value, c.finding.path, c.fingerprint))
     notes = [c for c in counterexamples if c.finding.failure is Failure.UNDER_SPECIFIED]
@@ -119,6 +131,8 @@ def fuzz(
         "schemaReading": _reading(schema),
         "contract": _contract(tool),
         "cases": dict(campaign.counts),
+        "saturation": campaign.saturation.as_json(),
+        "replaySample": {**replay_sample(), **campaign.replays},
         "casesDigest": campaign.cases_digest(),
         "coverage": campaign.coverage(),
         "mutationCounts": campaign.mutation_counts,
@@ -136,6 +150,8 @@ def fuzz(
     body.update(_declared(tool))
     if campaign.breaker is not None:
         body["breaker"] = campaign.breaker
+    if budget is not None:
+        body["budget"] = budget_json(budget, campaign.budget_stop, campaign.not_run())
     if config.dialect is not None:
         body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
     diagnostics: JSONObject | None = None

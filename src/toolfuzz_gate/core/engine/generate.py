@@ -57,7 +57,7 @@ from toolfuzz_gate.core.schema.object_keys import (
 from toolfuzz_gate.core.schema.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 """Bump when the same seed would produce different cases."""
 
 EXTRA_KEY_PROBABILITY = 0.25

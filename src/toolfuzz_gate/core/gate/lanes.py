@@ -8,9 +8,10 @@ for tools to share state, and keeps those apart:
 * a tool that declares shared state, a reset (`reset_command`, `reset_tool`) or an outside
   effects probe (`effects_directory`, `effects_command`), is *exclusive*: it runs alone,
   after every tool planned before it and before every tool planned after it;
-* tools whose handlers run in the same configured working directory (`cwd`), or call the
-  same HTTP server (one host and port), share a *lane*: they run one after another, in the
-  order of the plan;
+* tools whose handlers run in the same configured working directory (`cwd`), call the
+  same HTTP server (one host and port), or share one MCP server process (`shared`: the
+  run decides which may), share a *lane*: they run one after another, in the order of
+  the plan;
 * every other tool is a lane of its own.
 
 Lanes between two exclusive tools run at the same time (up to the run's jobs). Base and
@@ -60,9 +61,10 @@ def _authority(url: str) -> str:
     return rest.rpartition("@")[2].lower()
 
 
-def stages(handlers: Sequence[HandlerSettings]) -> list[Stage]:
+def stages(handlers: Sequence[HandlerSettings], shared: Sequence[str | None] = ()) -> list[Stage]:
     """The plan (one handler per unit, in order) as stages run one after another: each
-    exclusive unit a stage of its own, the units between them grouped into lanes."""
+    exclusive unit a stage of its own, the units between them grouped into lanes. Units
+    with the same `shared` key (one per unit, None: none) use one server process."""
     planned: list[Stage] = []
     lanes: dict[str, list[int]] = {}
     for index, settings in enumerate(handlers):
@@ -73,6 +75,9 @@ def stages(handlers: Sequence[HandlerSettings]) -> list[Stage]:
             planned.append(((index,),))
             continue
         key = lane_key(settings)
+        server = shared[index] if index < len(shared) else None
+        if key is None and server is not None:  # (a server's key names its cwd)
+            key = f"server:{server}"
         lanes.setdefault(f"unit:{index}" if key is None else key, []).append(index)
     if lanes:
         planned.append(tuple(tuple(lane) for lane in lanes.values()))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import jsonschema
@@ -42,17 +42,6 @@ FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
-RUN_OPTION_KEYS = (
-    "seeds",
-    "runs",
-    "timeout_ms",
-    "max_output_bytes",
-    "format_assertion",
-    "default_draft",
-    "dialect",
-    "ignore_output",
-    "rejection_code",
-)
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
 
@@ -72,6 +61,14 @@ class RunOptions:
     """JSON Pointers of output members replay and key-order comparisons leave out."""
     rejection_code: str | None = None
     """A regular expression whose `code` group codes a rejection the handler did not."""
+    budget_s: float | None = None
+    """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
+    saturation: bool = True
+    """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
+
+
+RUN_OPTION_KEYS = tuple(option.name for option in fields(RunOptions))
+"""The keys of `defaults` a tool may override: one per `RunOptions` field."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +129,8 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
+    budget_s: float | None = None
+    """Seconds the whole run may spend generating cases, every tool's together."""
 
 
 def parse_policy(
@@ -171,7 +170,8 @@ def parse_policy(
         gate.get("flaky", GateRules.flaky),
     )
     llm = parse_llm(document.get("llm"), locate.error)
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm)
+    budget = document.get("budget_s")
+    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
 
 
 class _Locator:

@@ -6,7 +6,7 @@ run adds (edge).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
@@ -14,6 +14,7 @@ from toolfuzz_gate.core.gate.policy import RunOptions
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.errors import HandlerError
 
 
@@ -35,6 +36,9 @@ class HandlerConfig(HandlerSettings):
     gate's current directory. Not part of the label: receipts say what was configured."""
     mirrors: str | None = None
     """On the base side, the head's checkout: its absolute paths are read from `root`."""
+    servers: McpServers | None = field(default=None, compare=False, repr=False)
+    """mcp: the run's shared servers, when this tool may share its server with other tools
+    of it (`mcp_servers`); None: a server of its own."""
 
     @classmethod
     def from_policy(

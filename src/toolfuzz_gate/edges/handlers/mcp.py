@@ -62,6 +62,7 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
+from toolfuzz_gate.edges.handlers.mcp_servers import SharedServer
 from toolfuzz_gate.edges.handlers.rlimits import Limits
 from toolfuzz_gate.errors import HandlerError, TaskRequiredError
 
@@ -104,11 +105,25 @@ class McpHandler(RestartingHandler):
         self._set_timeout(config.timeout_ms / 1000)
         self._read_limit = READ_FACTOR * config.max_output_bytes + RESPONSE_SLACK_BYTES
         limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-        self._launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
-        self._session: McpSession | None = None
+
+        def launch() -> Launch:
+            return Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
+
+        # A shared server (`mcp_servers`) outlives this handler; its own dies with it.
+        self._shared = config.servers is not None
+        self._server = (
+            config.servers.server(server_key(config), launch)
+            if config.servers is not None
+            else SharedServer(launch())
+        )
+        self._launch = self._server.launch
         try:
-            self._session = self._start()
-            listed = list_session_tools(self._session, startup_timeout_s)
+            if self._session is None:
+                self._session = self._start()
+            self._session.noise = self.noise
+            listed = self._server.listed
+            if listed is None:
+                listed = self._server.listed = list_session_tools(self._session, startup_timeout_s)
         except BaseException:
             self.close()
             raise
@@ -130,6 +145,14 @@ class McpHandler(RestartingHandler):
                 hint="calling a tool as a task is not supported; the skip is a note, not a "
                 "failure of the gate",
             )
+
+    @property
+    def _session(self) -> McpSession | None:
+        return self._server.session
+
+    @_session.setter
+    def _session(self, session: McpSession | None) -> None:
+        self._server.session = session
 
     @property
     def input_schema(self) -> JSONObject:
@@ -188,10 +211,8 @@ class McpHandler(RestartingHandler):
             raise
 
     def close(self) -> None:
-        session, self._session = self._session, None
-        if session is not None:
-            session.stop(grace_s=1.0)
-        self._launch.cleanup()
+        if not self._shared:
+            self._server.stop()
 
     def _start(self) -> McpSession:
         with timing.measured("starts"):
@@ -340,6 +361,12 @@ def _first_text(result: dict[str, Any]) -> str | None:
             text = block.get("text")
             return text if isinstance(text, str) else None
     return None
+
+
+def server_key(config: HandlerConfig) -> tuple[object, ...]:
+    """What starts the server of `config`: handlers with the same key may share it."""
+    limits = (config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+    return (config.argv, config.env, config.cwd, config.root, config.mirrors, limits)
 
 
 def list_tools(

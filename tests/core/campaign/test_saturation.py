@@ -1,0 +1,172 @@
+"""`core.campaign.saturation` and the replay sample of `core.campaign.observe`: a campaign
+stops a stream that stopped showing anything new, by counts alone, and finds what the whole
+run finds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.documents import doc
+from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.case import Case
+from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
+from toolfuzz_gate.core.campaign.findings import InputKind
+from toolfuzz_gate.core.campaign.observe import REPLAY_EVERY, REPLAY_FIRST, replay_due
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.saturation import Places, Saturation, window_for
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
+from toolfuzz_gate.core.engine.compile import compile_schema
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.edges.handlers.builtin import BuiltinPosterHandler
+
+TEXT_SCHEMA: JSONObject = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 60}},
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+
+class Counting:
+    """Accepts everything, echoing it; counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        self.calls += 1
+        output_digest, size = digest_and_size(arguments)
+        return Outcome(OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
+
+
+class CrashOnSpaces(Counting):
+    """The fixture's `slugify` bug: a text of spaces only has no first word."""
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        text = arguments.get("text")
+        if isinstance(text, str) and text and not text.split():
+            self.calls += 1
+            return Outcome(OutcomeKind.CRASH, message="IndexError: list index out of range")
+        return super().call(arguments)
+
+
+class CrashOnNonAscii(BuiltinPosterHandler):
+    def call(self, arguments: JSONObject) -> Outcome:
+        title = arguments.get("title")
+        if isinstance(title, str) and not title.isascii():
+            return Outcome(OutcomeKind.CRASH, message="UnicodeEncodeError")
+        return super().call(arguments)
+
+
+def run(
+    handler: Any,
+    document: Any,
+    *,
+    seed: int = 41,
+    runs: int = 200,
+    saturation: bool = True,
+    tool: ToolSpec | None = None,
+) -> FuzzResult:
+    return fuzz(
+        document,
+        handler,
+        tool or ToolSpec("t"),
+        FuzzConfig(seed, runs, saturation=saturation),
+        handler_label={"spec": "test"},
+        replay_command="toolfuzz-gate run",
+    )
+
+
+def fingerprints(result: FuzzResult) -> set[str]:
+    return {example["fingerprint"] for example in doc(result.receipt)["counterexamples"]}
+
+
+def test_a_quiet_stream_stops_and_the_receipt_says_where() -> None:
+    result = run(Counting(), TEXT_SCHEMA)
+    receipt = doc(result.receipt)
+    saturation = receipt["saturation"]
+    assert saturation["window"] == window_for(200) == 50
+    valid = saturation["valid"]
+    assert valid["saturated"] is True and valid["planned"] == 200
+    assert window_for(200) <= valid["ran"] < 200
+    assert receipt["cases"]["valid"] == valid["ran"]
+
+
+def test_saturation_off_runs_every_case() -> None:
+    receipt = doc(run(Counting(), TEXT_SCHEMA, saturation=False).receipt)
+    assert receipt["saturation"]["window"] == 0
+    assert receipt["saturation"]["valid"] == {"planned": 200, "ran": 200, "saturated": False}
+    assert receipt["cases"]["valid"] == 200
+
+
+def test_saturation_is_decided_by_counts_so_receipts_repeat() -> None:
+    first = run(CrashOnSpaces(), TEXT_SCHEMA, seed=7).receipt
+    again = run(CrashOnSpaces(), TEXT_SCHEMA, seed=7).receipt
+    assert first == again
+
+
+def test_saturated_runs_find_what_whole_runs_find() -> None:
+    for seed in (1, 41, 99):
+        for handler, document in ((CrashOnSpaces, TEXT_SCHEMA), (CrashOnNonAscii, poster.SCHEMA)):
+            whole = run(handler(), document, seed=seed, saturation=False)
+            saturated = run(handler(), document, seed=seed)
+            assert fingerprints(whole), (seed, handler)
+            assert fingerprints(saturated) == fingerprints(whole), (seed, handler)
+            assert sum(saturated.counts.values()) < sum(whole.counts.values()), (seed, handler)
+
+
+def test_every_operator_meets_its_first_bases_before_near_misses_may_stop() -> None:
+    whole = doc(run(BuiltinPosterHandler(), poster.SCHEMA, saturation=False).receipt)
+    saturated = doc(run(BuiltinPosterHandler(), poster.SCHEMA).receipt)
+    assert saturated["coverage"] == whole["coverage"]
+    hostile = saturated["saturation"]["hostile"]
+    assert hostile["saturated"] is True and hostile["ran"] < hostile["planned"]
+
+
+def test_a_new_feature_resets_the_quiet_count() -> None:
+    saturation = Saturation(window=2)
+    saturation.begin("valid", 10)
+    for index, feature in enumerate(["a", "a", "b", "b", "b"]):
+        assert not saturation.saturated("valid", index)
+        saturation.note("valid", iter([(feature,)]))
+    assert saturation.saturated("valid", 5)
+    assert saturation.as_json()["valid"] == {"planned": 10, "ran": 5, "saturated": True}
+
+
+def test_shape_tells_apart_the_strings_handlers_trip_on() -> None:
+    places = Places(compile_schema(TEXT_SCHEMA).root)
+    shapes = {
+        text: set(places.shape({"text": text}))
+        for text in ("abc", "abd", "   ", "caf\u00e9", "\ud800x", "a\x00")
+    }
+    assert shapes["abc"] == shapes["abd"]
+    others = [shapes[text] for text in ("   ", "caf\u00e9", "\ud800x", "a\x00")]
+    assert all(other != shapes["abc"] for other in others)
+    assert len({frozenset(other) for other in others}) == len(others)
+    # a name the schema does not declare is one place, whatever it is
+    assert set(places.shape({"zq": 1})) == set(places.shape({"yy": 2}))
+
+
+def test_replays_go_to_the_first_cases_then_every_few() -> None:
+    def valid(index: int) -> Case:
+        return Case(InputKind.VALID, "valid", "", {}, index, "valid", True)
+
+    due = [index for index in range(64) if replay_due(valid(index))]
+    assert due[:REPLAY_FIRST] == list(range(REPLAY_FIRST))
+    assert all(index % REPLAY_EVERY == 0 for index in due[REPLAY_FIRST:])
+    probe = Case(InputKind.SEAM, "seam", "", {}, 63, "seam", True)
+    assert replay_due(probe)
+
+
+def test_the_receipt_counts_the_replays_made() -> None:
+    handler = Counting()
+    result = run(handler, TEXT_SCHEMA, saturation=False, tool=ToolSpec("t", checks=ALL_CHECKS))
+    receipt = doc(result.receipt)
+    sample = receipt["replaySample"]
+    expected = REPLAY_FIRST + len(range(REPLAY_FIRST, 200, REPLAY_EVERY))
+    seams = receipt["cases"]["seam"]
+    valid_probes = sum(1 for probe in receipt["probes"] if probe["valid"])
+    assert sample["first"] == REPLAY_FIRST and sample["every"] == REPLAY_EVERY
+    assert sample["replayed"] == expected + valid_probes
+    assert handler.calls >= 200 + receipt["cases"]["hostile"] + seams + sample["replayed"]
