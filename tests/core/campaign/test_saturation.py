@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.core.campaign.test_tool_fuzz import AcceptAll
 from tests.documents import doc
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.case import Case
@@ -17,7 +18,7 @@ from toolfuzz_gate.core.campaign.saturation import Places, Saturation, window_fo
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.engine.compile import compile_schema
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers.builtin import BuiltinPosterHandler
 
 TEXT_SCHEMA: JSONObject = {
@@ -28,16 +29,8 @@ TEXT_SCHEMA: JSONObject = {
 }
 
 
-class Counting:
-    """Accepts everything, echoing it; counts its calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def call(self, arguments: JSONObject) -> Outcome:
-        self.calls += 1
-        output_digest, size = digest_and_size(arguments)
-        return Outcome(OutcomeKind.ACCEPTED, output_digest=output_digest, output_bytes=size)
+Counting = AcceptAll
+"""Accepts everything, echoing it; counts its calls."""
 
 
 class CrashOnSpaces(Counting):

@@ -10,6 +10,7 @@ model that writes them badly is a finding about the model, which the agent loop 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +58,19 @@ class Reply:
                 for call in self.tool_calls
             ]
         return message
+
+    def json_object(self) -> dict[str, JSON] | None:
+        """The JSON object the content holds, from its first `{` to its last `}` (a model
+        may wrap it in prose or a code fence); None when there is no such object."""
+        text = self.content
+        start, end = text.find("{"), text.rfind("}")
+        if start < 0 or end <= start:
+            return None
+        try:
+            document = json.loads(text[start : end + 1])
+        except (ValueError, RecursionError):
+            return None
+        return document if isinstance(document, dict) else None
 
 
 def build_request(

@@ -16,7 +16,6 @@ the one whose documentation is underspecified.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,15 +44,8 @@ def read_prompt_set(reply: Reply) -> PromptSet | None:
     """The set in a reply of the form `{"template": "... [A] ...", "infills": [...]}` (the
     JSON may sit in a code fence), or None when the reply holds no usable set: no JSON,
     no slot, or fewer than two distinct infills."""
-    text = reply.content.strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return None
-    try:
-        document = json.loads(text[start : end + 1])
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(document, dict):
+    document = reply.json_object()
+    if document is None:
         return None
     template, infills = document.get("template"), document.get("infills")
     if not isinstance(template, str) or template.count(SLOT) != 1 or not isinstance(infills, list):

@@ -93,20 +93,16 @@ def read_oracle(reply: Reply, answers: int) -> Oracle | None:
     """The oracle's verdict: an expected answer and one integer score in 1..10 per
     answer; None when the reply holds no such thing (the check is then not counted
     as failing: an unreadable oracle cannot make a set erroneous)."""
-    text = reply.content
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        document = json.loads(text[start : end + 1]) if 0 <= start < end else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(document, dict):
+    document = reply.json_object()
+    if document is None:
         return None
     expected, scores = document.get("expected"), document.get("scores")
     if not isinstance(expected, str) or not isinstance(scores, list) or len(scores) != answers:
         return None
-    if not all(type(score) is int and 1 <= score <= 10 for score in scores):
+    numbers = [s for s in scores if isinstance(s, int) and not isinstance(s, bool)]
+    if len(numbers) != len(scores) or not all(1 <= score <= 10 for score in numbers):
         return None
-    return Oracle(expected[:MAX_ANSWER], tuple(scores))
+    return Oracle(expected[:MAX_ANSWER], tuple(numbers))
 
 
 @dataclass(frozen=True)

@@ -72,13 +72,8 @@ def refinement_messages(tool: FunctionTool, before: SetRun) -> list[JSONObject]:
 def read_refinement(reply: Reply, parameters: JSON) -> Refinement | None:
     """The suggestion in `reply`: a non-empty description and/or descriptions of the
     schema's own top-level properties (others are ignored); None when it has neither."""
-    text = reply.content
-    start, end = text.find("{"), text.rfind("}")
-    try:
-        document = json.loads(text[start : end + 1]) if 0 <= start < end else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(document, dict):
+    document = reply.json_object()
+    if document is None:
         return None
     said = document.get("description")
     description = said.strip()[:MAX_DESCRIPTION] if isinstance(said, str) else ""

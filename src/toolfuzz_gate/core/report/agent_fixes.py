@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolfuzz_gate.core.report.collapsed import CollapsedTable
 from toolfuzz_gate.core.report.context import text_of
 from toolfuzz_gate.core.report.untrusted import markdown_text
 
@@ -19,9 +20,16 @@ FIX_ROWS = 10
 CELL_CAP = 200
 """Characters of a prompt set or a suggestion shown in a cell."""
 
-_HEADER = (
+_SECTION = CollapsedTable(
+    "Documentation: agent correctness",
+    "_Requests that mean the same thing, which an agent reading the tool's documentation "
+    "served inconsistently (agent mode). A proposed description is verified when the "
+    "requests, run again with it, fail less often. Model-written text: review it._",
     "| tool | requests | underspecified | proposed description | verified |\n"
-    "| --- | --- | --- | --- | --- |"
+    "| --- | --- | --- | --- | --- |",
+    FIX_ROWS,
+    "prompt sets",
+    "agent/",
 )
 
 
@@ -37,23 +45,7 @@ def agent_fix_rows(agent: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any
 
 def render_agent_section(rows: Sequence[Mapping[str, Any]], with_rows: bool = True) -> list[str]:
     """The collapsed section (nothing when agent mode found no erroneous prompt set)."""
-    if not rows:
-        return []
-    parts = [
-        f"<details><summary>Documentation: agent correctness ({len(rows)})</summary>",
-        "_Requests that mean the same thing, which an agent reading the tool's documentation "
-        "served inconsistently (agent mode). A proposed description is verified when the "
-        "requests, run again with it, fail less often. Model-written text: review it._",
-    ]
-    if not with_rows:
-        parts.append(f"_{len(rows)} prompt sets left out to fit the comment, see agent/._")
-    else:
-        shown = rows[:FIX_ROWS]
-        parts.append("\n".join([_HEADER, *(_row(row) for row in shown)]))
-        if len(shown) < len(rows):
-            parts.append(f"_\u2026 {len(rows) - len(shown)} more prompt sets, see agent/._")
-    parts.append("</details>")
-    return parts
+    return _SECTION.render(rows, _row, with_rows)
 
 
 def _row(row: Mapping[str, Any]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolfuzz_gate.core.report.collapsed import CollapsedTable
 from toolfuzz_gate.core.report.context import iter_notes, text_of
 from toolfuzz_gate.core.report.untrusted import markdown_text
 
@@ -19,29 +20,20 @@ NOTE_ROWS = 30
 PATCH_CAP = 200
 """Characters of a row's proposed schema change."""
 
-_HEADER = "| tool | cause | path | what the schema could say |\n| --- | --- | --- | --- |"
+_SECTION = CollapsedTable(
+    "Documentation: under-specified schemas",
+    "_Schema-valid calls the tools refused cleanly: the schema admits what the tool does "
+    "not. Notes, not counterexamples; declare `strict: true` to hold a tool to its schema._",
+    "| tool | cause | path | what the schema could say |\n| --- | --- | --- | --- |",
+    NOTE_ROWS,
+    "notes",
+    "the receipts",
+)
 
 
 def render_notes_section(diff: Mapping[str, Any], with_rows: bool = True) -> list[str]:
     """The collapsed documentation section (nothing when there are no notes)."""
-    notes = list(iter_notes(diff))
-    if not notes:
-        return []
-    title = f"Documentation: under-specified schemas ({len(notes)})"
-    parts = [
-        f"<details><summary>{title}</summary>",
-        "_Schema-valid calls the tools refused cleanly: the schema admits what the tool does "
-        "not. Notes, not counterexamples; declare `strict: true` to hold a tool to its schema._",
-    ]
-    if not with_rows:
-        parts.append(f"_{len(notes)} notes left out to fit the comment, see the receipts._")
-    else:
-        shown = notes[:NOTE_ROWS]
-        parts.append("\n".join([_HEADER, *(_row(note) for note in shown)]))
-        if len(shown) < len(notes):
-            parts.append(f"_\u2026 {len(notes) - len(shown)} more notes, see the receipts._")
-    parts.append("</details>")
-    return parts
+    return _SECTION.render(list(iter_notes(diff)), _row, with_rows)
 
 
 def _row(note: Mapping[str, Any]) -> str:
