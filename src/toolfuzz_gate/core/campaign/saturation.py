@@ -7,8 +7,11 @@ shown so far, and stops once `window` cases in a row added nothing to it. What a
 shows is its *features*: for a valid case, the shape of its input (each member's place
 in the schema, JSON type, size class and, for strings, the character classes it holds:
 the classes handlers trip on), the class of its outcome (kind, rejection code) and the
-identity of each finding it raised (class, path, family, cause); for a near-miss, its
-operator with the class of its outcome and its findings. Counts, never time: the same
+identity of each finding it raised (class, path, family, cause) and each entry of the
+troublesome-strings dictionary it drew (`core.engine.dictionary`: a quote, a template
+directive, markup, ... each breaks its own kind of handler code, so a stream goes on while
+it still draws entries it has not tried); for a near-miss, its operator with the class of
+its outcome and its findings. Counts, never time: the same
 seed stops at the same case on every machine, so receipts stay byte-identical.
 
 Near-misses start counting only once every operator has met its first bases
@@ -75,6 +78,14 @@ class Saturation:
                 self._seen.add(feature)
                 fresh = True
         stream.quiet = 0 if fresh or not counts else stream.quiet + 1
+
+    def learn(self, name: str, features: Iterator[Feature]) -> None:
+        """What stream `name`'s last case showed beyond its run (the troublesome strings it
+        drew): a feature never seen makes that case fresh after all."""
+        for feature in features:
+            if feature not in self._seen:
+                self._seen.add(feature)
+                self.streams[name].quiet = 0
 
     def listening(self, name: str) -> bool:
         """Does stream `name` still need to know what its cases show?"""

@@ -217,6 +217,8 @@ class Campaign:
                 self._execute(case)
             else:
                 self._record(Observation(case, None))
+            if self.saturation.listening("valid"):
+                self.saturation.learn("valid", (("dictionary", entry) for entry in used))
         self.saturation.finish("valid")
 
     def hostile_case(self, index: int) -> tuple[Operator, JSON | None]:
