@@ -149,8 +149,8 @@ def test_create_then_update_in_place_then_leave_unchanged(
     assert len(github.sent("POST")) == 1 and not github.sent("PATCH")
     assert "| renderPoster | hostile-accepted | /width |" in created["body"]
     assert (
-        "| renderPosterCopy | schema.unsupported-keyword | the keyword 'not' is not supported "
-        "| copy.json:"
+        "| renderPosterCopy | schema.unsupported-keyword | the keyword 'contentSchema' is not "
+        "supported | copy.json:"
     ) in created["body"]
     assert created["body"] in first.summary
     assert "::error file=" in first.stdout  # the annotations, located in the schema files
