@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -42,7 +43,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
-from toolfuzz_gate.edges.handlers.registry import build_handler
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -277,20 +278,21 @@ def _try_tool(
     correctness: list[JSONObject] = []
     handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
-        with build_handler(handler) as running:
+        with _Running(handler) as running:
+            fresh = running.restart if running.resets else None
             for case in cases:
                 prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
                 run: AgentRun | None = None
                 if prompt:
                     call = _caller(partial(agent_case, case), case.valid, running, setup)
-                    run = run_agent(prompt, function, session.ask, call)
+                    run = run_agent(prompt, function, session.ask, call, fresh_state=fresh)
                 findings.append(finding_entry(case, prompt, run))
             if probe:
                 call = _caller(partial(probe_case, tool.name), True, running, setup)
                 for prompt in read_prompts(session.ask(probe_messages(function))):
-                    run = run_agent(prompt, function, session.ask, call)
+                    run = run_agent(prompt, function, session.ask, call, fresh_state=fresh)
                     probes.append(probe_entry(prompt, run))
-                correctness = check_correctness(function, session.ask, call, receipt)
+                correctness = check_correctness(function, session.ask, call, receipt, fresh)
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],
@@ -339,10 +341,37 @@ def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]
     return cases, skipped
 
 
+class _Running:
+    """The tool's handler for agent runs. A tool whose policy declares a reset
+    (`reset_command`, `reset_tool`) gets a fresh handler, reset first, before each agent
+    run calls it (`restart`): every run starts from the same state, as every seed does."""
+
+    def __init__(self, config: HandlerConfig) -> None:
+        self.config = config
+        self.resets = bool(config.reset_command) or config.reset_tool is not None
+        self._stack = ExitStack()
+        self.handler: Handler = self._stack.enter_context(build_handler(config))
+        self._used = False
+
+    def restart(self) -> None:
+        if not self._used:  # the handler just started (and reset) is still fresh
+            self._used = True
+            return
+        self._stack.close()
+        self._stack = ExitStack()
+        self.handler = self._stack.enter_context(build_handler(self.config))
+
+    def __enter__(self) -> _Running:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+
 def _caller(
     make_case: Callable[[JSONObject, bool], RegressionCase],
     unjudged: bool,
-    running: Handler,
+    running: _Running,
     setup: ReplaySetup,
 ) -> Callable[[JSONObject], ToolResult]:
     """Runs one agent call on the handler and judges it as `make_case` (arguments,
@@ -353,7 +382,7 @@ def _caller(
         if isinstance(bound, dict):
             arguments = bound
         valid = setup.judge(arguments) if setup.judge is not None else unjudged
-        replayed = replay_case(make_case(arguments, valid), running, setup.spec)
+        replayed = replay_case(make_case(arguments, valid), running.handler, setup.spec)
         said = bounded_message(" ".join(replayed.said.split()), 200)
         failures: list[JSON] = list(failure_record(replayed.findings))
         record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}

@@ -96,3 +96,27 @@ def test_arguments_must_be_a_json_object_without_nan() -> None:
     assert parse_arguments('{"a": NaN}') is None
     assert parse_arguments('"text"') is None
     assert parse_arguments("[" * 100_000) is None
+
+
+def test_the_state_is_made_fresh_once_before_a_runs_first_call() -> None:
+    events: list[str] = []
+
+    def call_tool(arguments: JSONObject) -> ToolResult:
+        events.append(f"call {arguments['city']}")
+        return ToolResult("ok", {"outcome": "accepted"})
+
+    def fresh_state() -> None:
+        events.append("fresh")
+
+    two_calls = Scripted(
+        [
+            _calls(("geocode", '{"city": "Paris"}'), ("geocode", '{"city": "Lyon"}')),
+            _calls(("geocode", '{"city": "Nice"}')),
+            Reply("done", (), 5),
+        ]
+    )
+    run_agent("Where are they?", TOOL, two_calls, call_tool, fresh_state=fresh_state)
+    assert events == ["fresh", "call Paris", "call Lyon", "call Nice"]
+    events.clear()
+    run_agent("Hello", TOOL, Scripted([Reply("hi", (), 5)]), call_tool, fresh_state=fresh_state)
+    assert events == []  # a run that never calls the tool leaves its state alone

@@ -51,6 +51,8 @@ class ToolResult:
 
 CallTool = Callable[[JSONObject], ToolResult]
 """Arguments -> the result of running the tool with them."""
+FreshState = Callable[[], None]
+"""Restores the state the tool's calls share, before an agent run calls it."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,11 @@ def run_agent(
     chat: Chat,
     call_tool: CallTool,
     max_steps: int = DEFAULT_MAX_STEPS,
+    fresh_state: FreshState | None = None,
 ) -> AgentRun:
-    """The agent's run on `prompt`: every call it made, and its answer."""
+    """The agent's run on `prompt`: every call it made, and its answer. `fresh_state`, when
+    given, restores the tool's state before the run's first call (the policy's reset), so
+    one run's calls never meet what an earlier run left behind."""
     offered = [function_tool(tool.name, tool.description, tool.parameters)]
     messages: list[JSONObject] = [
         {"role": "system", "content": SYSTEM_PROMPT},
@@ -111,6 +116,8 @@ def run_agent(
         if not reply.tool_calls:
             return AgentRun(prompt, tuple(steps), reply.content, ANSWERED, replies)
         messages.append(reply.message())
+        if fresh_state is not None and not steps:
+            fresh_state()
         for call in reply.tool_calls:
             step, text = _step(call, tool.name, call_tool)
             steps.append(step)

@@ -26,7 +26,14 @@ from toolfuzz_gate.core.agent.correctness import (
     inputs_consistent,
     outputs_consistent,
 )
-from toolfuzz_gate.core.agent.loop import AgentRun, CallTool, Chat, FunctionTool, run_agent
+from toolfuzz_gate.core.agent.loop import (
+    AgentRun,
+    CallTool,
+    Chat,
+    FreshState,
+    FunctionTool,
+    run_agent,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
 PROMPT_SETS = 2
@@ -157,10 +164,18 @@ class SetRun:
 
 
 def run_prompt_set(
-    prompt_set: PromptSet, tool: FunctionTool, chat: Chat, call_tool: CallTool
+    prompt_set: PromptSet,
+    tool: FunctionTool,
+    chat: Chat,
+    call_tool: CallTool,
+    fresh_state: FreshState | None = None,
 ) -> SetRun:
-    """Every prompt of the set through the agent, then the oracle on their answers."""
-    runs = tuple(run_agent(prompt, tool, chat, call_tool) for prompt in prompt_set.prompts())
+    """Every prompt of the set through the agent (each from the same state when
+    `fresh_state` is given), then the oracle on their answers."""
+    runs = tuple(
+        run_agent(prompt, tool, chat, call_tool, fresh_state=fresh_state)
+        for prompt in prompt_set.prompts()
+    )
     answers = [run.answer for run in runs]
     oracle = read_oracle(chat(oracle_messages(prompt_set, answers), ()), len(answers))
     return SetRun(prompt_set, runs, oracle)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.correctness import read_prompt_set
-from toolfuzz_gate.core.agent.loop import CallTool, Chat, FunctionTool
+from toolfuzz_gate.core.agent.loop import CallTool, Chat, FreshState, FunctionTool
 from toolfuzz_gate.core.agent.prompt_sets import (
     PROMPT_SETS,
     SetRun,
@@ -154,7 +154,11 @@ def _under(path: JSON, place: str) -> bool:
 
 
 def check_correctness(
-    tool: FunctionTool, chat: Chat, call_tool: CallTool, receipt: JSONObject | None = None
+    tool: FunctionTool,
+    chat: Chat,
+    call_tool: CallTool,
+    receipt: JSONObject | None = None,
+    fresh_state: FreshState | None = None,
 ) -> list[JSONObject]:
     """The tool's prompt sets, each run and judged; each erroneous one refined and re-run,
     with the schema campaign's verified patches to the arguments it names (from `receipt`).
@@ -165,7 +169,7 @@ def check_correctness(
         if prompt_set is None:
             entries.append({"number": number, "template": None})
             continue
-        before = run_prompt_set(prompt_set, tool, chat, call_tool)
+        before = run_prompt_set(prompt_set, tool, chat, call_tool, fresh_state)
         entry: JSONObject = {"number": number, **before.to_json(), "refinement": None}
         if entry["erroneous"]:
             suggestion = read_refinement(
@@ -173,7 +177,9 @@ def check_correctness(
             )
             after = None
             if suggestion is not None:
-                after = run_prompt_set(prompt_set, patched(tool, suggestion), chat, call_tool)
+                after = run_prompt_set(
+                    prompt_set, patched(tool, suggestion), chat, call_tool, fresh_state
+                )
             named = entry.get("underspecified")
             patches = campaign_patches(receipt or {}, named if isinstance(named, list) else [])
             entry["refinement"] = {
