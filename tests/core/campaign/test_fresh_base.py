@@ -49,7 +49,7 @@ NOTE: dict[str, Any] = {
 def bases(schema: dict[str, Any], runs: int, fixed: frozenset[str] = frozenset()) -> FreshBases:
     compiled = compile_schema(schema)
     valid = [generate(compiled, 41, index, DEFAULT_LIMITS) for index in range(runs)]
-    return FreshBases(compiled.root, valid[0], valid, 41, DEFAULT_LIMITS, fixed)
+    return FreshBases(compiled.root, valid, 41, DEFAULT_LIMITS, fixed)
 
 
 def test_identity_like_members_are_free_strings_of_objects() -> None:

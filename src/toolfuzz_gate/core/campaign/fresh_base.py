@@ -72,15 +72,14 @@ def _identity_like(node: Node, value: JSON) -> bool:
 
 @dataclass
 class FreshBases:
-    """Makes fresh bases from `base` (valid case 0), each with values no earlier call used.
+    """Makes fresh bases from valid case 0, each with values no earlier call used.
 
-    `earlier`: the calls made before the first fresh base (the valid cases); their values
-    at each identity-like member are read once, on the first fresh base, and every fresh
-    value made is added, so no two fresh bases share one.
+    `earlier`: the calls made before the first fresh base (the valid cases, case 0 first);
+    their values at each identity-like member are read once, on the first fresh base, and
+    every fresh value made is added, so no two fresh bases share one.
     """
 
     root: Node
-    base: JSON
     earlier: list[JSON]
     seed: int
     limits: Limits
@@ -88,6 +87,11 @@ class FreshBases:
     made: int = 0
     _members: list[tuple[str, Node]] | None = None
     _used: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def base(self) -> JSON:
+        """Valid case 0, the base every fresh one renames."""
+        return self.earlier[0]
 
     def next(self) -> JSON | None:
         """Another fresh base, or None when case 0 has no member a fresh value fits."""

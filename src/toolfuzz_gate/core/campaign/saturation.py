@@ -72,20 +72,22 @@ class Saturation:
         """A case of stream `name` ran and showed `features`; `counts` False while the
         stream's first cases, which always run, are under way (they still teach)."""
         stream = self.streams[name]
+        stream.quiet = 0 if self._any_new(features) or not counts else stream.quiet + 1
+
+    def learn(self, name: str, features: Iterator[Feature]) -> None:
+        """What stream `name`'s last case showed beyond its run (the troublesome strings it
+        drew): a feature never seen makes that case fresh after all."""
+        if self._any_new(features):
+            self.streams[name].quiet = 0
+
+    def _any_new(self, features: Iterator[Feature]) -> bool:
+        """Remember `features`; whether any was not seen before."""
         fresh = False
         for feature in features:
             if feature not in self._seen:
                 self._seen.add(feature)
                 fresh = True
-        stream.quiet = 0 if fresh or not counts else stream.quiet + 1
-
-    def learn(self, name: str, features: Iterator[Feature]) -> None:
-        """What stream `name`'s last case showed beyond its run (the troublesome strings it
-        drew): a feature never seen makes that case fresh after all."""
-        for feature in features:
-            if feature not in self._seen:
-                self._seen.add(feature)
-                self.streams[name].quiet = 0
+        return fresh
 
     def listening(self, name: str) -> bool:
         """Does stream `name` still need to know what its cases show?"""

@@ -87,7 +87,6 @@ class Campaign:
     replays: dict[str, int] = field(default_factory=lambda: {"replayed": 0, "reordered": 0})
     """Cases called again as they were, and key-reordered (`core.campaign.observe`)."""
     _hostile_done: bool = False
-    _hostile_floor: int = 0
     _fresh: FreshBases | None = None
     _futile: int = 0
     _hangs: set[tuple[str, str]] = field(default_factory=set)
@@ -122,7 +121,7 @@ class Campaign:
             kept.append(found)
         stream = obs.case.kind.value
         if obs.case.kind is not InputKind.SEAM and self.saturation.listening(stream):
-            counts = obs.case.kind is InputKind.VALID or obs.case.index >= self._hostile_floor
+            counts = obs.case.kind is InputKind.VALID or obs.case.index >= self._first_bases()
             features = case_features(obs, kept, self._places)
             self.saturation.note(stream, features, counts)
         outcome: JSONObject = obs.outcome.summary() if obs.outcome else {"kind": "not-run"}
@@ -162,7 +161,7 @@ class Campaign:
 
     def dictionary_use(self) -> JSONObject:
         """The receipt's `dictionary`: how many strings came from it, and which entries."""
-        used: list[JSON] = [entry for entry in sorted(self.dictionary)]
+        used: list[JSON] = list(sorted(self.dictionary))
         return {"draws": sum(self.dictionary.values()), "used": used}
 
     def cases_digest(self) -> str:
@@ -244,16 +243,16 @@ class Campaign:
             return None
         return mutant
 
+    def _first_bases(self) -> int:
+        """Near-misses that put every operator on its first bases: always run, before the
+        stream may saturate (one run has one base: a second round would only repeat)."""
+        return min(BASES_PER_OPERATOR, self.runs) * len(self.operators)
+
     def hostile_count(self) -> int:
-        if not self.operators:
-            return 0
-        # One run has one base: a second round would only repeat the first.
-        return max(self.runs, min(BASES_PER_OPERATOR, self.runs) * len(self.operators))
+        return max(self.runs, self._first_bases()) if self.operators else 0
 
     def _hostile_cases(self) -> None:
         self.saturation.begin("hostile", self.hostile_count())
-        # Every operator meets its first bases before the stream may stop.
-        self._hostile_floor = min(BASES_PER_OPERATOR, self.runs) * len(self.operators)
         for index in range(self.hostile_count()):
             if self._stopped("hostile", index):
                 # Saturated, every operator has met its first bases: as good as done.
@@ -300,7 +299,6 @@ class Campaign:
             fixed = frozenset(pointer for pointer, _ in self.tool.fixed)
             self._fresh = FreshBases(
                 self.schema.root,
-                self.valid_inputs[0],
                 self.valid_inputs,
                 self.seed,
                 self.limits,

@@ -30,13 +30,12 @@ handshake; a `python:` or `command` process's first answer too, where its import
 class Profile:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(BUCKETS, 0))
     seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(BUCKETS, 0.0))
+    wall_s: float = 0.0
+    """The tool's whole time: its handler's start, its reset, the campaign, the close."""
 
     def add(self, bucket: str, seconds: float) -> None:
         self.counts[bucket] += 1
         self.seconds[bucket] += seconds
-
-    wall_s: float = 0.0
-    """The tool's whole time: its handler's start, its reset, the campaign, the close."""
 
     def as_json(self) -> JSONObject:
         profile: JSONObject = {"wallSeconds": round(self.wall_s, 3)}

@@ -30,6 +30,7 @@ from toolfuzz_gate.core.schema.regex.ast import (
     Regex,
     Repeat,
     Seq,
+    children,
     first_chars,
     length_range,
 )
@@ -233,12 +234,4 @@ def _empty_ways(node: Regex) -> int:
 
 def _ambiguous_empty(node: Regex) -> bool:
     """Whether some part of `node` matches the empty string in two ways (`(a?)?`, `(|)`)."""
-    if _empty_ways(node) > 1:
-        return True
-    if isinstance(node, Seq):
-        return any(_ambiguous_empty(item) for item in node.items)
-    if isinstance(node, Alt):
-        return any(_ambiguous_empty(branch) for branch in node.branches)
-    if isinstance(node, Repeat):
-        return _ambiguous_empty(node.body)
-    return False
+    return _empty_ways(node) > 1 or any(_ambiguous_empty(child) for child in children(node))

@@ -103,14 +103,19 @@ class Anchor:
 Regex = Chars | Seq | Alt | Repeat | Anchor
 
 
-def size(node: Regex) -> int:
+def children(node: Regex) -> tuple[Regex, ...]:
+    """The nodes directly inside `node` (none for characters and anchors)."""
     if isinstance(node, Seq):
-        return 1 + sum(size(item) for item in node.items)
+        return node.items
     if isinstance(node, Alt):
-        return 1 + sum(size(branch) for branch in node.branches)
+        return node.branches
     if isinstance(node, Repeat):
-        return 1 + size(node.body)
-    return 1
+        return (node.body,)
+    return ()
+
+
+def size(node: Regex) -> int:
+    return 1 + sum(size(child) for child in children(node))
 
 
 def length_range(node: Regex) -> tuple[int, int | None]:
@@ -172,15 +177,7 @@ def first_chars(node: Regex) -> Ranges:
 
 
 def anchors(node: Regex) -> bool:
-    if isinstance(node, Anchor):
-        return True
-    if isinstance(node, Seq):
-        return any(anchors(item) for item in node.items)
-    if isinstance(node, Alt):
-        return any(anchors(branch) for branch in node.branches)
-    if isinstance(node, Repeat):
-        return anchors(node.body)
-    return False
+    return isinstance(node, Anchor) or any(anchors(child) for child in children(node))
 
 
 def anchored_start(node: Regex) -> bool:
