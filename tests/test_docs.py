@@ -21,6 +21,7 @@ from toolfuzz_gate.core.gate.policy import parse_policy
 from toolfuzz_gate.core.schema.formats import FORMATS
 from toolfuzz_gate.core.schema.keywords import FAMILIES, KEYWORDS
 from toolfuzz_gate.edges.policy_file import policy_schema
+from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -77,6 +78,13 @@ def test_the_keyword_table_lists_exactly_the_supported_keywords() -> None:
             assert family.startswith("("), f"{name} has no family of its own, not {family}"
         else:
             assert family == expected, name
+
+
+def test_the_exit_code_table_is_the_exit_code_enum() -> None:
+    page = (DOCS / "commands.md").read_text("utf-8")
+    section = page.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    listed = {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.MULTILINE)}
+    assert listed == {int(code) for code in ExitCode}
 
 
 def test_the_format_table_lists_exactly_the_supported_formats() -> None:
