@@ -44,10 +44,17 @@ class Verdict:
 
 
 def decide(
-    rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None, agent: Receipts = ()
+    rules: GateRules,
+    head: Receipts,
+    diff: dict[str, Any] | None = None,
+    agent: Receipts = (),
+    *,
+    agent_unavailable: str | None = None,
 ) -> Verdict:
     """`agent`: the agent receipts (`toolfuzz-agent/1`) of head's run, when `fail_on`
-    lists an agent check (`AGENT_CHECKS`) and agent mode ran."""
+    lists an agent check (`AGENT_CHECKS`) and agent mode ran; `agent_unavailable`: why
+    agent mode could not run (the model's `llm.*` error), which, like a check the model kept
+    agent mode from judging, fails each agent check unless `agent.unjudged` is `note`."""
     failures: list[str] = []
     notes: list[str] = []
     if rules.flaky == "note":
@@ -56,6 +63,8 @@ def decide(
         if name in AGENT_CHECKS:
             failed, noted = AGENT_CHECKS[name](agent)
             unjudged = _unjudged(name, agent)
+            if agent_unavailable is not None:
+                unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
             (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
         else:
             failed, noted = CHECKS[name](head, diff)
