@@ -145,7 +145,7 @@ def _count_edges(node: Node, limits: Limits) -> Iterator[tuple[str, Steer]]:
     fewest = max(d.min_items, len(d.prefix_items), d.min_contains)
     if fewest == 0:
         yield "empty-array", Steer(count=0)
-    elif d.min_items <= cap:
+    elif d.min_items == fewest and d.min_items <= cap:
         yield "minItems", Steer(count=d.min_items)
     if d.max_items is not None and fewest <= d.max_items <= cap and d.max_items > 0:
         yield "maxItems", Steer(count=d.max_items)

@@ -27,6 +27,7 @@ from toolfuzz_gate.core.engine.boundaries import BRANCHING, EDGE_KINDS
 from toolfuzz_gate.core.engine.caps import generated_types
 from toolfuzz_gate.core.engine.steer import Steer, add_steers
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
@@ -181,7 +182,10 @@ def _children(node: Node) -> list[tuple[Node, Steer]]:
     for choice in d.choices:
         if choice.keyword in BRANCHING:
             for index, branch in enumerate(choice.branches):
-                found.append((branch, Steer(branches=((choice.keyword, index),))))
+                # a branch of no type the node admits holds no reachable edge (its own
+                # stays listed: no value takes it)
+                if intersect_types(d.types, effective(branch).domain.types):
+                    found.append((branch, Steer(branches=((choice.keyword, index),))))
     union = len(generated_types(d.types, False)) > 1
     for name, child in d.properties:
         found.append((child, Steer("object" if union else None, members=frozenset({name}))))
