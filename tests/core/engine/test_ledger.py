@@ -102,8 +102,10 @@ def test_an_empty_array_under_anyof_ref_null_is_reached_in_a_default_run(seed: i
     ]
     assert empty, f"seed {seed}: no valid case gave filters.tags == []"
     crashes = [c for c in result.counterexamples if c.finding.failure.value == "crash"]
-    assert any(c.minimal["filters"]["tags"] == [] for c in crashes)
-    assert result.receipt["boundaries"]["unhit"] == 0
+    minimal: list[Any] = [c.minimal for c in crashes]
+    assert any(m["filters"]["tags"] == [] for m in minimal)
+    boundaries: Any = result.receipt["boundaries"]
+    assert boundaries["unhit"] == 0
 
 
 TITLE: JSONObject = {
@@ -196,10 +198,11 @@ def test_an_edge_no_value_can_reach_is_listed_unhit_and_stops_holding_the_stream
         "required": ["n"],
     }
     result, _ = _run(schema, 41, runs=200)
-    boundaries = result.receipt["boundaries"]
+    boundaries: Any = result.receipt["boundaries"]
     assert boundaries["unhitEdges"] == [{"pointer": "/properties/n", "edge": "anyOf/1"}]
     assert boundaries["unhit"] == 1 and boundaries["hit"] == boundaries["edges"] - 1
-    assert result.receipt["saturation"]["valid"]["saturated"] is True
+    saturation: Any = result.receipt["saturation"]
+    assert saturation["valid"]["saturated"] is True
 
 
 def test_an_open_edge_keeps_a_quiet_stream_going() -> None:
