@@ -62,8 +62,11 @@ TROUBLE_CLASSES: tuple[TroubleClass, ...] = (
         re.compile("[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufeff]"),
     ),
     TroubleClass("nul", "before\x00after", "\x00", re.compile("\x00")),
+    TroubleClass("markup", "<b>Tom & Jerry</b>", "<", re.compile("[<>&]")),
+    TroubleClass("shell", "a; echo $(id) | cat", ";", re.compile("[;|$`]")),
 )
-"""Quotes, braces, backslash, `!`, `%`, newline, astral, combining, right-to-left, NUL."""
+"""Quotes, braces, backslash, `!`, `%`, newline, astral, combining, right-to-left, NUL,
+markup (`<`, `>`, `&`) and shell metacharacters (`;`, `|`, `$`, a backtick)."""
 
 TRAVERSALS: tuple[tuple[str, str], ...] = (
     ("dot-dot", "../toolfuzz-escape"),
