@@ -5,6 +5,10 @@ of a path-like argument), aimed values stay valid, and the receipt names what st
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,7 +234,6 @@ def test_an_edge_is_given_up_after_its_tries() -> None:
     assert all(edge.label != "empty-string" for edge in ledger.unhit())
 
 
-@pytest.mark.slow
 @settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(schema=subset_schemas(), seed=st.integers(min_value=0, max_value=2**31 - 1))
 def test_aimed_values_are_valid_under_jsonschema(schema: dict[str, Any], seed: int) -> None:
@@ -242,3 +245,26 @@ def test_aimed_values_are_valid_under_jsonschema(schema: dict[str, Any], seed: i
         value, _ = generate_traced(compiled, seed, index, DEFAULT_LIMITS, aim)
         assert reference.is_valid(value), (index, value)
         ledger.observe(value)
+
+
+_RECEIPT_HASH = """
+from tests.core.engine.test_ledger import SEARCH, CrashOnNoTags, _run
+print(_run(SEARCH, 41, handler=CrashOnNoTags())[0].receipt["receiptHash"])
+"""
+
+
+@pytest.mark.slow
+def test_the_receipt_is_the_same_under_any_hash_seed() -> None:
+    root = Path(__file__).resolve().parents[3]
+    hashes = {
+        subprocess.run(
+            [sys.executable, "-c", _RECEIPT_HASH],
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "1", "4242")
+    }
+    assert len(hashes) == 1 and next(iter(hashes)).strip()
