@@ -224,12 +224,14 @@ def _no_hits(node: Node, value: JSON) -> Iterator[str]:
 BRANCHING = ("anyOf", "oneOf")
 
 EDGE_KINDS: tuple[EdgeKind, ...] = (
+    EdgeKind("path", _path_edges, _path_hits),
     EdgeKind("length", _length_edges, _length_hits),
+    EdgeKind("trouble", _trouble_edges, _trouble_hits),
     EdgeKind("count", _count_edges, _count_hits),
     EdgeKind("enum", _enum_edges, _enum_hits),
     EdgeKind("branch", _branch_edges, _no_hits),
     EdgeKind("type", _type_edges, _type_hits),
-    EdgeKind("trouble", _trouble_edges, _trouble_hits),
-    EdgeKind("path", _path_edges, _path_hits),
 )
-"""The table: every edge a node has comes from exactly one entry."""
+"""The table: every edge a node has comes from exactly one entry. Its order is the order in
+which one node's edges are aimed at (a case gives a string one value): with few runs, the
+traversal values of a path come first, then the length bounds, then the character classes."""

@@ -132,7 +132,7 @@ class Generator(Scalars, Choices):
         if d.enum == ():  # merged enums and consts with no member in common
             raise NoValue(node.pointer, "no value is in every enum and const", proven=True)
         steer = NO_STEER if self.aim is None else self._steer(node)
-        if steer.value is not None and validate_node(node, steer.value[0]):
+        if steer.value is not None and force_type is None and validate_node(node, steer.value[0]):
             return steer.value[0]
         if d.negations:
             return self._avoiding(node, force_type, depth)
