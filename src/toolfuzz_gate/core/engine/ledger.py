@@ -105,6 +105,8 @@ class Ledger:
         """Steers at every open edge with tries left whose route agrees with the others
         taken, in walk order; each counts as a try. None when no edge is left to aim at."""
         aim: dict[str, Steer] = {}
+        if not self._pending:
+            return None
         for key, edge in self._open.items():
             tries = self._tries[key]
             if tries < MAX_TRIES and add_steers(aim, edge.route):
