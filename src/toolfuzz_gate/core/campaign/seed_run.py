@@ -22,6 +22,7 @@ from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_feat
 from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
+from toolfuzz_gate.core.engine.ledger import Ledger, aims_at
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
 from toolfuzz_gate.core.engine.probes import iter_probes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, ordered_compact
@@ -86,6 +87,8 @@ class Campaign:
     saturation: Saturation = field(default_factory=lambda: Saturation(0))
     replays: dict[str, int] = field(default_factory=lambda: {"replayed": 0, "reordered": 0})
     """Cases called again as they were, and key-reordered (`core.campaign.observe`)."""
+    ledger: Ledger | None = None
+    """The boundary edges of the schema and which valid cases hit (`core.engine.ledger`)."""
     _hostile_done: bool = False
     _fresh: FreshBases | None = None
     _futile: int = 0
@@ -96,6 +99,7 @@ class Campaign:
     def run(self) -> None:
         self.operators = list(iter_operators(self.schema, self.limits))
         self.saturation = Saturation(self.window)
+        self.ledger = Ledger(self.schema.root, self.limits)
         self._valid_cases()
         self._hostile_cases()
         self._seam_probes()
@@ -174,7 +178,8 @@ class Campaign:
         if self._out_of_time(stream, index) or self.breaker is not None:
             self.saturation.streams[stream].ran = index
             return True
-        return self.saturation.saturated(stream, index)
+        edges_open = stream == "valid" and self.ledger is not None and self.ledger.pending()
+        return self.saturation.saturated(stream, index, edges_open)
 
     def _out_of_time(self, stream: str, index: int) -> bool:
         if self.budget_stop is None and self.budget is not None and self.budget.exhausted():
@@ -206,13 +211,16 @@ class Campaign:
         for index in range(self.runs):
             if self._stopped("valid", index):
                 return
-            drawn, used = generate_traced(self.schema, self.seed, index, self.limits)
+            assert self.ledger is not None
+            aim = self.ledger.aim() if aims_at(index) else None
+            drawn, used = generate_traced(self.schema, self.seed, index, self.limits, aim)
             for entry in used:
                 self.dictionary[entry] = self.dictionary.get(entry, 0) + 1
             value = self.tool.with_fixed(drawn)
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
             if self.oracle.is_valid(value):
+                self.ledger.observe(value)
                 self._execute(case)
             else:
                 self._record(Observation(case, None))

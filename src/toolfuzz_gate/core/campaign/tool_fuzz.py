@@ -135,6 +135,7 @@ def fuzz(
         "replaySample": {**replay_sample(), **campaign.replays},
         "casesDigest": campaign.cases_digest(),
         "coverage": campaign.coverage(),
+        "boundaries": campaign.ledger.as_json() if campaign.ledger else None,
         "mutationCounts": campaign.mutation_counts,
         "probes": campaign.probes,
         "dictionary": campaign.dictionary_use(),
