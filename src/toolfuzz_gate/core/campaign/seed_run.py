@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from toolfuzz_gate.core.campaign.blame import last_answered
 from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.fresh_base import FreshBases
@@ -74,6 +75,10 @@ class Campaign:
     probes: list[JSONObject] = field(default_factory=list)
     dictionary: dict[str, int] = field(default_factory=dict)
     """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
+    suspects: dict[tuple[str, int], Case] = field(default_factory=dict)
+    """For a case whose call cost the handler its process: the call answered just before
+    it (`core.campaign.blame` decides which of the two is at fault)."""
+    _answered: Case | None = None
     hangs: Hangs = field(default_factory=Hangs)
     """Its timeouts: which held, slow or hung, and the breaker (`core.campaign.hangs`)."""
     dismissed_timeouts: int = 0
@@ -101,7 +106,10 @@ class Campaign:
         obs = observe(case, self.handler, self.tool.checks, again=replay_due(case))
         self.replays["replayed"] += obs.replay is not None
         self.replays["reordered"] += obs.reordered is not None
+        if obs.outcome is not None and obs.outcome.ended and self._answered is not None:
+            self.suspects[(case.stream, case.index)] = self._answered
         self._record(obs)
+        self._answered = last_answered(obs)
         return obs
 
     def _record(self, obs: Observation) -> None:

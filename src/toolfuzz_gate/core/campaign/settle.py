@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from toolfuzz_gate.core.campaign.blame import blame
 from toolfuzz_gate.core.campaign.case import Case
 from toolfuzz_gate.core.campaign.confirm import (
     CONFIRMATIONS,
@@ -37,8 +38,11 @@ from toolfuzz_gate.core.campaign.oracle import Oracle
 from toolfuzz_gate.core.campaign.runtime import Culprit
 from toolfuzz_gate.core.campaign.seed_run import Campaign
 from toolfuzz_gate.core.jsonutil import pointer as jp
-from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
+BLAMED_SHRINK_BUDGET = 100
+"""Shrinking steps for a failure blamed on the call before it: each step that still kills
+the server costs a server start."""
 MAX_SIBLINGS = 2
 """Further bugs of one failure class and cause looked for behind each diagnosed one."""
 SIBLINGS_CHECKED = 8
@@ -52,10 +56,13 @@ def settle(
 ) -> list[Counterexample]:
     passes = _Passes(campaign, oracle, reference, document, shrink_budget)
     groups = _by_identity(campaign)
-    minimized = [(passes.shrunk(*group[0]), group[1:]) for group in groups]
+    minimized = [_shrunk(passes, group) for group in groups]
     fresh = bool(minimized) and start_fresh(campaign.handler)
-    confirmed = [(_confirm(example, campaign, fresh), rest) for example, rest in minimized]
-    done = [(passes.explained(c), rest) for c, rest in confirmed if c is not None]
+    confirmed = [
+        (_confirm(example, where.campaign, fresh), rest, where)
+        for example, rest, where in minimized
+    ]
+    done = [(where.explained(c), rest) for c, rest, where in confirmed if c is not None]
     counterexamples = [example for example, _ in done]
     seen = {example.fingerprint for example in counterexamples}
     for example, rest in done:
@@ -65,6 +72,32 @@ def settle(
                 counterexamples.append(sibling)
     _blame_behind_others(passes, counterexamples, seen)
     return distinct([_told_apart(example, campaign) for example in counterexamples])
+
+
+def _shrunk(passes: _Passes, group: Group) -> tuple[Counterexample, Group, _Passes]:
+    """The group's first finding shrunk; or, when a replay of the pair says the server
+    died of the call it answered before (`core.campaign.blame`), that call's finding,
+    shrunk and questioned from then on through the pair (the call, then a ping)."""
+    found, case = group[0]
+    campaign = passes.campaign
+    suspect = campaign.suspects.get((case.stream, case.index))
+    moved = blame(found, case, suspect, campaign.handler, campaign.tool)
+    if moved is None:
+        return passes.shrunk(found, case), group[1:], passes
+    there = replace(
+        passes,
+        campaign=replace(campaign, handler=moved.handler),
+        shrink_budget=min(passes.shrink_budget, BLAMED_SHRINK_BUDGET),
+    )
+    return there.shrunk(moved.finding, moved.case), [], there
+
+
+def _blamed(found: Finding) -> JSONObject:
+    """What a finding blamed on the call before it says about that (`core.campaign.blame`),
+    to keep when its handler's words are taken again."""
+    if "blamedFrom" not in found.error:
+        return {}
+    return {"reason": found.error["reason"], "blamedFrom": found.error["blamedFrom"]}
 
 
 def _told_apart(example: Counterexample, campaign: Campaign) -> Counterexample:
@@ -197,7 +230,8 @@ def _confirm(
         seen: list[Finding] = []
         again = replay(found, case, example.minimal, handler, tool, CONFIRMATIONS, seen)
         if seen:  # the handler's words about the minimized input, not the original
-            example = replace(example, finding=replace(found, error=dict(seen[0].error)))
+            error = {**seen[0].error, **_blamed(found)}
+            example = replace(example, finding=replace(found, error=error))
         if fresh and found.failure in FRESH_FAILURES and again.runs and not again.failed:
             return replace(example, reproduced=FOUND_ONCE + again, state_dependent=again)
         return replace(example, reproduced=FOUND_ONCE + again)
