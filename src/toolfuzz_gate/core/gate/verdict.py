@@ -67,7 +67,37 @@ def decide(
     notes += noted
     failures += _not_run_on_head(rules, diff)
     failures += _floors(rules.min_coverage, head)
+    notes += _cut(head)
     return Verdict(bool(failures), (*failures, *notes))
+
+
+def _cut(head: Receipts) -> list[str]:
+    """Notes naming the tools whose cases a time budget or the timeout breaker cut short,
+    with how many cases of each stream were not run: a pass says less about those."""
+    budgets: list[str] = []
+    breakers: list[str] = []
+    for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
+        budget = receipt.get("budget")
+        if isinstance(budget, dict) and budget.get("exhausted") is True:
+            seconds = budget.get("seconds" if budget.get("scope") == "tool" else "runSeconds")
+            budgets.append(f"{key} ({budget.get('scope')}'s {seconds} s; {_not_run(budget)})")
+        breaker = receipt.get("breaker")
+        if isinstance(breaker, dict):
+            breakers.append(f"{key} ({breaker.get('stream')} stream; {_not_run(breaker)})")
+    notes = []
+    if budgets:
+        notes.append(f"time budget: cut {len(budgets)} tool(s): {'; '.join(budgets)}")
+    if breakers:
+        notes.append(f"timeout breaker: cut {len(breakers)} tool(s): {'; '.join(breakers)}")
+    return notes
+
+
+def _not_run(member: dict[str, Any]) -> str:
+    counts = member.get("notRun")
+    if not isinstance(counts, dict):
+        return "cases not run"
+    shown = ", ".join(f"{counts[s]} {s}" for s in ("valid", "hostile", "seam") if s in counts)
+    return f"not run: {shown}"
 
 
 def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:
