@@ -32,6 +32,7 @@ from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
@@ -99,6 +100,7 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
     )
     replay = build_replay_command(run.argv)
     loaded = _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on)
+    loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(inputs.jobs or default_jobs())
     progress = Progress(out, concurrent=jobs.parallel)

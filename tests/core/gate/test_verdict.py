@@ -305,3 +305,34 @@ def test_a_skipped_tool_is_held_to_no_coverage_floor() -> None:
     untested = {"coverage": dict.fromkeys(FAMILIES, "unsupported")}
     assert not decide(floors, [{**refused_receipt("research", SKIP), **untested}]).failed
     assert decide(floors, [{**refused_receipt("countries", LIMIT), **untested}]).failed
+
+
+def test_a_state_dependent_hang_is_noted_and_a_state_dependent_crash_still_fails() -> None:
+    marked = {"fresh": {"runs": 1, "failed": 0}, "note": "..."}
+    slow = {"fingerprint": "a", "failure": "slow", "stateDependent": marked}
+    crash = {"fingerprint": "b", "failure": "crash", "stateDependent": marked, "flaky": True}
+    only_slow = decide(rules("invariant"), [{**receipt("t"), "counterexamples": [slow]}])
+    assert not only_slow.failed
+    assert only_slow.reasons[0].startswith("state-dependent: 1 timeout(s) only on the state")
+    both = decide(rules("invariant"), [{**receipt("t"), "counterexamples": [slow, crash]}])
+    assert both.failed
+    assert both.reasons[0] == "invariant: counterexamples on head: 1 in t (1)"
+
+
+def test_what_a_time_budget_or_the_breaker_cut_is_noted() -> None:
+    cut = {"valid": 120, "hostile": 200, "seam": 4}
+    budget = {"seconds": 60.0, "exhausted": True, "scope": "tool", "notRun": cut}
+    breaker = {"stream": "valid", "after": 3, "notRun": {"valid": 47, "hostile": 30, "seam": 4}}
+    verdict = decide(
+        rules("invariant"),
+        [
+            {**receipt("a"), "budget": budget},
+            {**receipt("b"), "breaker": breaker},
+            {**receipt("c"), "budget": {"seconds": 60.0, "exhausted": False}},
+        ],
+    )
+    assert not verdict.failed
+    assert verdict.reasons == (
+        "time budget: cut 1 tool(s): a (tool's 60.0 s; not run: 120 valid, 200 hostile, 4 seam)",
+        "timeout breaker: cut 1 tool(s): b (valid stream; not run: 47 valid, 30 hostile, 4 seam)",
+    )

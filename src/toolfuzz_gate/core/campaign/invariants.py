@@ -102,6 +102,23 @@ def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
     return check
 
 
+_crashed = _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)
+
+
+def _no_crash(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    """A crash; an internal error the handler answered and lived through is told apart
+    (`internal-error`): an exception it did not handle, not a dead process."""
+    for found in _crashed(obs, tool):
+        if obs.outcome is not None and obs.outcome.internal:
+            what = "schema-valid" if obs.case.valid else "schema-invalid"
+            reason = f"an internal error on a {what} call; the handler lived"
+            yield replace(
+                found, failure=Failure.INTERNAL_ERROR, error={**found.error, "reason": reason}
+            )
+        else:
+            yield found
+
+
 def _no_mutation_on_rejection(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and out.kind is not OutcomeKind.ACCEPTED and out.committed_change:
@@ -269,8 +286,12 @@ def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 INVARIANTS: tuple[Invariant, ...] = (
     Invariant("valid-accepted", (Failure.VALID_REJECTED, Failure.UNDER_SPECIFIED), _valid_accepted),
     Invariant("hostile-rejected", (Failure.HOSTILE_ACCEPTED,), _hostile_rejected),
-    Invariant("no-crash", (Failure.CRASH,), _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)),
-    Invariant("no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)),
+    Invariant("no-crash", (Failure.CRASH, Failure.INTERNAL_ERROR), _no_crash),
+    Invariant(
+        "no-timeout",
+        (Failure.TIMEOUT, Failure.SLOW, Failure.HUNG),
+        _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT),
+    ),
     Invariant(
         "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
     ),

@@ -63,6 +63,11 @@ class Outcome(NamedTuple):
     code_derived: bool = False
     """For a REJECTED call: the handler declared no code, the adapter made `error_code` up
     (read from free text, or a generic one), so a policy's `rejection_code` may replace it."""
+    ended: bool = False
+    """For a CRASH or TIMEOUT: the call cost the handler its process (it exited, broke the
+    protocol or was killed for its silence), so the call before it is a suspect too."""
+    internal: bool = False
+    """For a CRASH: the handler answered an internal error (JSON-RPC -32603) and lives."""
     output_text: str | None = None
     """For an ACCEPTED call, when the adapter was asked to keep it: the output as bounded,
     masked text (`output_text`). Untrusted: it is what the handler chose to say."""
@@ -102,6 +107,36 @@ class Replaying(Protocol):
     def restart(self) -> None: ...
 
     def scale_timeout(self, factor: float) -> None: ...
+
+
+@runtime_checkable
+class Refreshing(Protocol):
+    """What a replaying handler may also offer: `start_fresh` drops the process and runs
+    the declared reset (and, where the adapter made the working directory, makes a new
+    one), so the next call meets the state a campaign starts from, not the one it left."""
+
+    def start_fresh(self) -> None: ...
+
+
+@runtime_checkable
+class Pinging(Protocol):
+    """What a handler with a protocol may also offer: `ping` asks its process whether it is
+    still there (None: it cannot be asked); an answer is ACCEPTED, none a CRASH or TIMEOUT."""
+
+    def ping(self) -> Outcome | None: ...
+
+
+def start_fresh_through(inner: object) -> None:
+    """For a wrapping handler: start `inner` fresh (`Refreshing`), or at least restart it."""
+    if isinstance(inner, Refreshing):
+        inner.start_fresh()
+    elif isinstance(inner, Replaying):
+        inner.restart()
+
+
+def ping_through(inner: object) -> Outcome | None:
+    """For a wrapping handler: `inner`'s ping, None when it cannot be asked."""
+    return inner.ping() if isinstance(inner, Pinging) else None
 
 
 def output_text(output: Any, limit: int) -> str | None:

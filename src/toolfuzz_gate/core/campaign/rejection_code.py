@@ -26,7 +26,14 @@ from __future__ import annotations
 
 import re
 
-from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Handler,
+    Outcome,
+    OutcomeKind,
+    Replaying,
+    ping_through,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 MAX_CODE_LENGTH = 64
@@ -168,3 +175,9 @@ class _RecodingReplaying(_Recoding):
 
     def scale_timeout(self, factor: float) -> None:
         self.replaying.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.replaying)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.replaying)

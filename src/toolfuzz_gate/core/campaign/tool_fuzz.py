@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.campaign.findings import HANGS, Failure
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
@@ -149,8 +149,9 @@ def fuzz(
         "replayCommand": replay_command,
     }
     body.update(_declared(tool))
-    if campaign.breaker is not None:
-        body["breaker"] = campaign.breaker
+    breaker = campaign.breaker_json()
+    if breaker is not None:
+        body["breaker"] = breaker
     if budget is not None:
         body["budget"] = budget_json(budget, campaign.budget_stop, campaign.not_run())
     if config.dialect is not None:
@@ -311,7 +312,9 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "originalInput": present(case.input),
         "sizes": list[JSON](example.sizes),
         "error": error,
-        "flaky": example.reproduced is not None and example.reproduced.flaky,
+        "flaky": example.reproduced is not None
+        and example.reproduced.flaky
+        and not (example.state_dependent is not None and found.failure in HANGS),
         "suggestion": example.suggestion,
         "replay": {
             "seed": config.seed,
@@ -322,6 +325,12 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     }
     if example.reproduced is not None:
         described["reproduced"] = example.reproduced.as_json()
+    if example.state_dependent is not None:
+        described["stateDependent"] = {
+            "fresh": example.state_dependent.as_json(),
+            "note": "failed on the state the campaign's own calls had left; a handler "
+            "started afresh never failed on this input",
+        }
     return described
 
 

@@ -239,7 +239,10 @@ def _reason(cx: Mapping[str, Any]) -> str:
 
 def _flaky(cx: Mapping[str, Any]) -> str:
     """For a counterexample that failed in only some of its replays, how often: the
-    reviewer should know a re-run may pass ("" for the others)."""
+    reviewer should know a re-run may pass ("" for the others). One that never failed on
+    a handler started afresh says so: the campaign's own state made it fail."""
+    if isinstance(cx.get("stateDependent"), Mapping) and cx.get("flaky") is not True:
+        return "state-dependent: never failed on a handler started afresh"
     if cx.get("flaky") is not True:
         return ""
     reproduced = cx.get("reproduced")

@@ -56,6 +56,9 @@ _DESCRIPTIONS = {
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
     Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
     Failure.NOT_IDEMPOTENT: "A tool declared idempotent committed again when called again.",
+    Failure.SLOW: "The handler answered, but only long past its time budget.",
+    Failure.HUNG: "The handler never answered, not even given far more than its budget.",
+    Failure.INTERNAL_ERROR: "The handler answered an internal error of its own and lived.",
 }
 
 

@@ -72,6 +72,8 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         if example.get("flaky") is True:
             reproduced = example["reproduced"]
             flaky = f" [flaky: failed {reproduced['failed']} of {reproduced['runs']} runs]"
+        if isinstance(example.get("stateDependent"), dict):
+            flaky += " [state-dependent: never failed on a handler started afresh]"
         lines.append(
             f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']})"
             f"{flaky}: {shown}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolfuzz_gate.edges.handlers.base import ManagedHandler
+from toolfuzz_gate.edges.handlers.base import ManagedHandler, RestartingHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.reset import reset
 from toolfuzz_gate.errors import HandlerError
@@ -97,6 +97,8 @@ def build_handler(config: HandlerConfig) -> ManagedHandler:
     elif config.effects_command:
         probe = CommandProbe(config.effects_command, config.cwd, config.env, config.checkout)
     handler = factory(config)
+    if isinstance(handler, RestartingHandler) and (config.reset_command or config.reset_tool):
+        handler.fresh_hook = lambda: reset(config, build_handler)
     if probe is None:
         return handler
     try:

@@ -16,7 +16,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Handler,
+    Outcome,
+    OutcomeKind,
+    Replaying,
+    ping_through,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 BUCKETS = ("calls", "timeouts", "starts", "effects")
@@ -102,6 +109,12 @@ class _TimedReplaying(_Timed):
     def scale_timeout(self, factor: float) -> None:
         assert isinstance(self.inner, Replaying)
         self.inner.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.inner)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.inner)
 
 
 def timed(handler: Handler) -> Handler:
