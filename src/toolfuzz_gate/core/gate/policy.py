@@ -21,6 +21,7 @@ from typing import Any
 import jsonschema
 
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings, parse_agent
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
@@ -134,6 +135,7 @@ class Policy:
     """The `llm` section (agent mode only; None: the policy has none)."""
     budget_s: float | None = None
     """Seconds the whole run may spend generating cases, every tool's together."""
+    agent: AgentSettings = field(default_factory=AgentSettings)
 
 
 def parse_policy(
@@ -173,9 +175,9 @@ def parse_policy(
         gate.get("flaky", GateRules.flaky),
         document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
     )
-    llm = parse_llm(document.get("llm"), locate.error)
-    budget = document.get("budget_s")
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
+    llm, agent = parse_llm(document.get("llm"), locate.error), document.get("agent")
+    sizes, budget = parse_agent(agent, set(seen), locate.error), document.get("budget_s")
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, sizes)
 
 
 class _Locator:
