@@ -26,6 +26,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
 from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.reach_verdict import entries_of, unreached
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
@@ -55,6 +56,8 @@ def decide(
     for name in rules.fail_on:
         if name in AGENT_CHECKS:
             failed, noted = AGENT_CHECKS[name](agent)
+        elif name == UNREACHED:
+            failed, noted = _unreached(rules, head)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed
@@ -65,6 +68,22 @@ def decide(
     failures += _not_run_on_head(rules, diff)
     failures += _floors(rules.min_coverage, head)
     return Verdict(bool(failures), (*failures, *notes))
+
+
+UNREACHED = "unreached"
+
+
+def _unreached(rules: GateRules, head: Receipts) -> Outcome:
+    """Tools none of whose valid calls got past the handler's door (`core.gate.reach_verdict`):
+    failing unless an `allow-unreached` item names them (then noted)."""
+    failing: list[str] = []
+    allowed: list[str] = []
+    for item in unreached(entries_of(head)):
+        said = f"{item.tool}: {item.sentence()}"
+        (allowed if rules.may_be_unreached(item.tool) else failing).append(said)
+    failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
+    notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
+    return failed if failing else [], notes
 
 
 def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:
