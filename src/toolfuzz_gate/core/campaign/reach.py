@@ -32,6 +32,7 @@ from toolfuzz_gate.core.campaign.case import Observation
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, cause_of, signature
 from toolfuzz_gate.core.campaign.findings import InputKind
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.rejection_code import unwrapped
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 
@@ -48,6 +49,7 @@ ERROR_OPENING = re.compile(
     r"|can't\b|could not\b|couldn't\b|invalid\b|unknown\b|no such\b|not found\b"
     r"|missing\b|denied\b|forbidden\b|unauthori[sz]ed\b|[\w.]*(?:Error|Exception)\b"
     r"|[\w ]{0,40}\b(?:not found|does not exist|doesn't exist)\b"
+    r"|[\w .-]{0,30}\b(?:error|exception)\s*:"
     r")",
     re.IGNORECASE,
 )
@@ -86,6 +88,8 @@ class Reach:
     """Digests of the answers accepted valid calls got."""
     valid_inputs: set[str] = field(default_factory=set)
     hostile_alike: int = 0
+    error_answer: str | None = None
+    """The first answer that read as an error (bounded): what the reports quote."""
     first_answer: str | None = None
     """What the first accepted valid call was answered (bounded)."""
 
@@ -109,6 +113,7 @@ class Reach:
             if self.first_answer is None:
                 self.first_answer = bounded_message(outcome.said or "", SAID_CAP)
             if error_worded(outcome.said):
+                self._error_answer(outcome.said or "")
                 self.valid["errorAnswers"] += 1
                 self._way("error-answer", signature(outcome.said or ""), outcome.said or "")
             else:
@@ -119,7 +124,7 @@ class Reach:
         self.valid[counter[kind.value]] += 1
         if kind is OutcomeKind.REJECTED:
             self.valid_causes.add(cause)
-        self._way(kind.value, cause, outcome.message)
+        self._way(kind.value, cause, unwrapped(outcome.message))
 
     def _way(self, kind: str, cause: str, said: str) -> None:
         way = self.ways.setdefault((kind, cause), _Way(said=bounded_message(said, SAID_CAP)))
@@ -133,9 +138,14 @@ class Reach:
         elif outcome.kind is OutcomeKind.ACCEPTED:
             self.hostile["accepted"] += 1
             if error_worded(outcome.said):
+                self._error_answer(outcome.said or "")
                 self.hostile["errorAnswers"] += 1
             if outcome.output_digest is not None and outcome.output_digest in self.valid_answers:
                 self.hostile_alike += 1
+
+    def _error_answer(self, said: str) -> None:
+        if self.error_answer is None:
+            self.error_answer = bounded_message(said, SAID_CAP)
 
     def answers_alike(self) -> bool:
         """Did every accepted valid call, over distinct inputs, get one answer that hostile
@@ -166,6 +176,7 @@ class Reach:
             "valid": dict[str, JSON](valid),
             "hostile": dict[str, JSON](hostile),
             "commonest": self._commonest(alike),
+            "errorAnswer": self.error_answer,
         }
 
     def _commonest(self, alike: bool) -> JSONObject | None:

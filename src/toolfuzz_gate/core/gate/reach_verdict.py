@@ -164,12 +164,7 @@ def answering(entries: Iterable[Entry]) -> list[Answering]:
     found = []
     for server, tools in sorted(by_server.items()):
         tools.sort(key=lambda item: item[0])
-        said = ""
-        for _, reach in tools:
-            commonest = reach.get("commonest")
-            if isinstance(commonest, Mapping) and commonest.get("said"):
-                said = str(commonest["said"])
-                break
+        said = next((str(r["errorAnswer"]) for _, r in tools if r.get("errorAnswer")), "")
         calls = sum(
             _int(r, "hostile", "errorAnswers") + _int(r, "valid", "errorAnswers") for _, r in tools
         )
