@@ -44,7 +44,7 @@ answering alike (a tool without arguments answers its one call the same, rightly
 _DISTINCT_KEPT = 8
 
 ERROR_OPENING = re.compile(
-    r"^\W{0,3}(?:"
+    r"^[\s*#>!\[-]{0,3}(?:"
     r"errors?\b|exception\b|traceback\b|fatal\b|fail(?:ed|ure)?\b|unable to\b|cannot\b"
     r"|can't\b|could not\b|couldn't\b|invalid\b|unknown\b|no such\b|not found\b"
     r"|missing\b|denied\b|forbidden\b|unauthori[sz]ed\b|[\w.]*(?:Error|Exception)\b"
