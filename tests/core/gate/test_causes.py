@@ -47,13 +47,17 @@ def receipt(
     }
 
 
+def grouped(base: dict[str, Any], head: dict[str, Any], each: bool = False) -> Any:
+    return group_diff(diff_receipts(base, head), head, each=each)
+
+
 def test_one_change_in_many_tools_is_one_group() -> None:
     head = {f"t{i}": receipt(f"t{i}", cx("abcdef0123"[i])) for i in range(10)}
-    document = group_diff(diff_receipts({}, head), head)
-    [group] = document["groups"]["new"]  # type: ignore[index]
+    document = grouped({}, head)
+    [group] = document["groups"]["new"]
     assert group["count"] == 10 and group["change"] == "type:numeric-string for an integer"
     assert group["reason"] == 'accepted the string "0" where an integer is required (at /n)'
-    assert document["totals"]["newGroups"] == 1  # type: ignore[index]
+    assert document["totals"]["newGroups"] == 1
 
 
 def test_the_server_and_the_words_tell_groups_apart() -> None:
@@ -63,19 +67,19 @@ def test_the_server_and_the_words_tell_groups_apart() -> None:
     }
     worded = {**cx("c"), "failure": "crash", "cause": "TypeError"}
     head = {"t": receipt("t", cx("a"), worded), "u": other}
-    document = group_diff(diff_receipts({}, head), head)
-    assert len(document["groups"]["new"]) == 3  # type: ignore[index, arg-type]
+    document = grouped({}, head)
+    assert len(document["groups"]["new"]) == 3
 
 
 def test_a_new_instance_of_a_known_group_is_still_failing_unless_each() -> None:
     base = {"t": receipt("t", cx("a"))}
     head = {"t": receipt("t", cx("a")), "u": receipt("u", cx("b", "/m"))}
-    grouped = group_diff(diff_receipts(base, head), head)
-    assert grouped["totals"]["new"] == 0  # type: ignore[index]
-    still = [c for t in grouped["tools"] for c in t["counterexamples"]["stillFailing"]]  # type: ignore[union-attr, index]
+    document = grouped(base, head)
+    assert document["totals"]["new"] == 0
+    still = [c for t in document["tools"] for c in t["counterexamples"]["stillFailing"]]
     assert [c.get("knownGroup") for c in still] == [None, True]
-    each = group_diff(diff_receipts(base, head), head, each=True)
-    assert each["totals"]["new"] == 1  # type: ignore[index]
+    each = grouped(base, head, each=True)
+    assert each["totals"]["new"] == 1
 
 
 def test_change_of_cases_without_an_operator() -> None:
@@ -120,7 +124,7 @@ def test_a_server_answering_rejections_as_successes() -> None:
         "a": receipt("a", cx("a", answer="Error: no item 11"), reach=worded),
         "b": receipt("b", cx("b", "/m", answer="Error: too long"), reach=worded),
     }
-    [group] = group_diff(diff_receipts({}, head), head)["groups"]["new"]  # type: ignore[index]
+    [group] = grouped({}, head)["groups"]["new"]
     assert group["failure"] == "rejection-as-success" and group["count"] == 2
 
 
