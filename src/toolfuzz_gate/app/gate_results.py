@@ -51,18 +51,20 @@ def gate(
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
     reasons printed; `key` is the PR comment's key."""
-    agent = agent_for_gate(loaded, written, directory, out)
-    head = receipt_set(written)
+    tried = agent_for_gate(loaded, written, directory, out)
+    agent = tried.receipts
+    head = [item.receipt for item in written]
+    receipts = receipt_set(written)
     each = loaded.policy.gate.instances == "each"
     if diff is not None:
-        diff = group_diff(diff, head.receipts, each=each)
+        diff = group_diff(diff, receipts.receipts, each=each)
     verdict = gate_on_regressions(
-        decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
+        decide(loaded.policy.gate, head, diff, agent, agent_unavailable=tried.unavailable),
         corpus.replayed,
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
-    document = report_document(diff, head, each)
+    document = report_document(diff, receipts, each)
     summary = build_summary(verdict, written)
     summary["regressions"] = corpus.summary()
     summary["rootCauses"] = root_cause_counts(document)
@@ -79,6 +81,8 @@ def gate(
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    if tried.unavailable is not None and loaded.policy.gate.agent_unjudged == "fail":
+        exit_code = ExitCode.MODEL  # every report is written; the exit code names the cause
     return GateOutcome(exit_code, verdict, document, context)
 
 

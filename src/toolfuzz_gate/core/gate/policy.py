@@ -124,6 +124,9 @@ class GateRules:
     flaky: str = "fail"
     """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
     `note`: it is reported and noted, and fails nothing."""
+    agent_unjudged: str = "fail"
+    """`agent.unjudged`: `fail`, a check the model kept agent mode from making fails the
+    agent check it belongs to; `note`: it is reported only (`core.agent.health`)."""
     allow_unreached: tuple[str, ...] = ()
     """Tools (`ANY_TOOL`: every tool) that `unreached` does not fail."""
     instances: str = "grouped"
@@ -185,6 +188,7 @@ def parse_policy(
             )
         ),
         gate.get("flaky", GateRules.flaky),
+        document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
         tuple(
             sorted(
                 tool
