@@ -140,3 +140,13 @@ def test_error_words() -> None:
         assert error_worded(said), said
     for said in ("3 notes found", "renamed to 'a'", '{"errors": 0}', "No results", ""):
         assert not error_worded(said), said
+
+
+def test_a_whole_call_class_is_one_group_whatever_input_found_it() -> None:
+    unstable = [
+        {**cx(fp), "failure": "replay-unstable", "operator": op, "mutation": mutation}
+        for fp, op, mutation in (("a", "", "valid"), ("b", "", "seam:long-string"))
+    ]
+    head = {"t": receipt("t", *unstable)}
+    [group] = grouped({}, head)["groups"]["new"]
+    assert group["count"] == 2 and group["change"] == ""

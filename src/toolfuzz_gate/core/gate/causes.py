@@ -5,7 +5,8 @@ One SDK behaviour (pydantic's lax mode taking `"9"` for an integer) breaks every
 argument of every tool of a server: a hundred counterexamples, one cause. A group is the
 counterexamples of one server with the same failure class, the same kind of input change
 (`change_of`: the broken keyword and the near-miss's variant, `type:numeric-string for an
-integer`; `valid` or `seam:PROBE` for other cases) and the same handler words (the
+integer`; `valid` or `seam:PROBE` for other cases; none for a class about the whole call,
+such as `replay-unstable`) and the same handler words (the
 counterexample's `cause`). An accepted near-miss of a server that answers its rejections as
 successes (`core.gate.reach_verdict`) whose answer reads as an error is one group per server,
 of the class `rejection-as-success`.
@@ -39,8 +40,17 @@ KINDS = ("new", "stillFailing", "fixed", "notRunOnHead")
 _AT = re.compile(r" \(at [^()]*\)$")
 
 
+WHOLE_CALL = frozenset(
+    {"replay-unstable", "metamorphic-key-order", "not-idempotent", "read-only-mutation"}
+)
+"""Classes about the call as a whole (the same call twice, reordered, repeated): whatever
+input found them, the tool does it to every call, so the input change does not count."""
+
+
 def change_of(cx: Mapping[str, Any]) -> str:
-    """The kind of input change a counterexample's case made."""
+    """The kind of input change a counterexample's case made ("" for a `WHOLE_CALL` class)."""
+    if cx.get("failure") in WHOLE_CALL:
+        return ""
     operator = cx.get("operator")
     if not isinstance(operator, str) or "@" not in operator:
         return str(cx.get("mutation") or "valid")
