@@ -152,9 +152,11 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
     codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
     ceiling = limits.get("maxOutputBytes")
     recoding = contract.get("rejectionCode")
+    answer = contract.get("rejectionAnswer")
     for key, given, problem_of in (
         ("errorCodes", codes, regex_problem),
         ("rejectionCode", recoding, pattern_problem),
+        ("rejectionAnswer", answer, regex_problem),
     ):
         problem = problem_of(given) if isinstance(given, str) else None
         if problem is not None:
@@ -164,6 +166,7 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         expected_rejections=tuple(str(code) for code in rejections),
         error_codes=codes if isinstance(codes, str) else None,
         rejection_code=recoding if isinstance(recoding, str) else None,
+        rejection_answer=answer if isinstance(answer, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
         checks=checks_from_json(receipt.get("checks")),

@@ -59,6 +59,7 @@ def build_policy_spec(
         max_output_bytes=options.max_output_bytes,
         ignore_output=options.ignore_output,
         rejection_code=options.rejection_code,
+        rejection_answer=options.rejection_answer,
         fixed=tool.fixed,
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),

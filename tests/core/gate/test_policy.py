@@ -120,7 +120,7 @@ def test_defaults_when_the_policy_says_little() -> None:
     policy = parse(
         {"version": 1, "tools": [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}]}
     )
-    assert policy.gate == GateRules(("invariant",), ())
+    assert policy.gate == GateRules(("invariant", "unreached"), ())
     assert policy.tools[0].options == RunOptions()
     assert policy.tools[0].pick is None and policy.corpus is None
 

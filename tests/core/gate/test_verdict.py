@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules
-from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, Verdict, decide
+from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, UNREACHED, Verdict, decide
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 
 DIFFS = Path(__file__).resolve().parents[2] / "fixtures" / "diffs"
@@ -41,7 +41,8 @@ def rules(*fail_on: str, **floors: str) -> GateRules:
 
 
 def test_every_fail_on_value_has_one_check() -> None:
-    assert (*CHECKS, *AGENT_CHECKS) == FAIL_ON  # the agent checks read agent receipts
+    # the agent checks read agent receipts; unreached reads the policy's allowances too
+    assert (*CHECKS, UNREACHED, *AGENT_CHECKS) == FAIL_ON
 
 
 def test_invariant_fails_on_any_head_counterexample() -> None:

@@ -45,6 +45,9 @@ class ToolSpec:
     checks: Checks = NO_CHECKS
     output_schema: OutputSchema | None = None
     rejection_code: str | None = None
+    rejection_answer: str | None = None
+    """A regular expression over an accepted call's answer: where it matches, the call was
+    a rejection (`core.campaign.rejection_code.read_answer`)."""
     annotations: tuple[tuple[str, bool], ...] = ()
 
     @cached_property
@@ -54,6 +57,10 @@ class ToolSpec:
     @cached_property
     def rejection_pattern(self) -> re.Pattern[str] | None:
         return re.compile(self.rejection_code) if self.rejection_code else None
+
+    @cached_property
+    def answer_pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self.rejection_answer) if self.rejection_answer else None
 
     def skipped_invariants(self) -> frozenset[str]:
         """The invariants nothing is claimed about: the contract checks that do not apply,
