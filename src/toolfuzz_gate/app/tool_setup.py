@@ -108,7 +108,7 @@ def _listed(handler: HandlerConfig, listings: Listings | None) -> dict[str, Any]
     if handler.kind != "mcp":
         return {}
     try:
-        listed = _server_tools(handler, {} if listings is None else listings)
+        listed = server_tools(handler, {} if listings is None else listings)
     except HandlerError:
         return {}
     for item in listed:
@@ -165,7 +165,7 @@ def tool_schema(
     else:
         listed = [
             (str(item.get("name")), item.get("inputSchema", {}))
-            for item in _server_tools(handler, {} if listings is None else listings)
+            for item in server_tools(handler, {} if listings is None else listings)
         ]
         where = "MCP server"
     wanted = tool.pick or handler.target
@@ -182,7 +182,7 @@ def tool_schema(
     )
 
 
-def _server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, Any]]:
+def server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, Any]]:
     server = replace(handler, target="")
     if server not in listings:
         from toolfuzz_gate.edges.handlers.mcp import list_tools

@@ -278,7 +278,8 @@ def test_exclude_tools_needs_a_tools_file_of_every_tool() -> None:
         entry = {"name": "t", "schema": "s", "handler": {"python": "m:f"}, "exclude_tools": ["a"]}
         if extra:
             del entry["schema"]
-        with pytest.raises(PolicyError, match="`exclude_tools` goes with a `tools` file entry"):
+        whole = "`exclude_tools` goes with an entry that takes every tool"
+        with pytest.raises(PolicyError, match=whole):
             parse({"version": 1, "tools": [{**entry, **extra}]})
 
 

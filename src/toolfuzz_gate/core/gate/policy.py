@@ -24,6 +24,7 @@ from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_pr
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
+from toolfuzz_gate.core.gate.whole_entry import check_whole_entry
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -93,7 +94,7 @@ class ToolPolicy:
     error_codes: str | None = None
     dry_run: str | None = None
     exclude: tuple[str, ...] = ()
-    """`exclude_tools`: declared tools of a `tools` file entry (without `pick`) not to fuzz."""
+    """`exclude_tools`: tools of a whole entry (`takes_every_tool`) not to fuzz."""
     fixed: tuple[tuple[str, JSON], ...] = ()
     """`fixed_arguments`: (JSON Pointer, value) pairs every call carries unchanged."""
     deterministic: bool | None = None
@@ -102,6 +103,8 @@ class ToolPolicy:
     """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
     checks: tuple[tuple[str, bool], ...] = ()
     """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
+    named: bool = True
+    """Whether the entry gave its `name` (`core.gate.whole_entry`: else a label, `tools-N`)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,9 @@ def parse_policy(
     tools = []
     for index, entry in enumerate(document["tools"]):
         where = jp.join("/tools", index)
+        if "name" not in entry:
+            tools.append(_tool(entry, where, defaults, locate))
+            continue
         name = entry["name"]
         if name in seen:
             first = locate.line(seen[name])
@@ -283,12 +289,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
-    if "exclude_tools" in entry and ("tools" not in entry or "tool" in entry):
-        raise locate.error(
-            jp.join(where, "exclude_tools"),
-            "`exclude_tools` goes with a `tools` file entry that takes every tool (no `tool`)",
-            hint="to leave out a tool of an MCP server, do not list it; or use --exclude-tool",
-        )
+    check_whole_entry(entry, handler.kind, handler.target, where, locate.error)
     fixed = entry.get("fixed_arguments", {})
     for pointer in fixed:
         if not pointer.startswith("/"):
@@ -299,7 +300,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
             )
     _check_patterns(entry, where, locate)
     return ToolPolicy(
-        entry["name"],
+        entry.get("name") or "tools-" + jp.split(where)[-1],
         where,
         handler,
         _run_options(entry, defaults),
@@ -315,6 +316,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         deterministic=entry.get("deterministic"),
         strict=entry.get("strict"),
         checks=tuple(sorted(entry.get("checks", {}).items())),
+        named="name" in entry,
     )
 
 
