@@ -55,6 +55,13 @@ def test_a_whole_server_entry_gives_the_receipts_of_one_entry_per_tool(tmp_path:
         one, other = _hashed(tmp_path / "whole" / name), _hashed(tmp_path / "listed" / name)
         assert one == other, name
         assert sum(one["cases"].values()) > 0 and "refused" not in one
+    interface = read(tmp_path / "whole" / "search.json")["interface"]
+    assert interface["description"] == "Search the notes."
+    assert interface["annotations"] == {"readOnlyHint": True}
+    assert interface["taskSupport"] is None
+    assert interface["inputSchema"]["properties"]["query"]["maxLength"] == 24
+    assert interface["outputSchema"]["additionalProperties"] == {"type": "integer"}
+    assert len(interface["digest"]) == 64 and len(interface["inputSchemaDigest"]) == 64
 
 
 @pytest.mark.slow

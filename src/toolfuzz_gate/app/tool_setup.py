@@ -10,6 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
+from toolfuzz_gate.core.campaign.interface import (
+    NOTHING_DECLARED,
+    DeclaredInterface,
+    declared_interface,
+)
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
@@ -41,6 +46,7 @@ def build_policy_spec(
     options: RunOptions,
     annotations: Mapping[str, Any] | None = None,
     output_schema: JSON = None,
+    interface: DeclaredInterface = NOTHING_DECLARED,
 ) -> ToolSpec:
     """The tool's contract as the policy declares it, and as its MCP server's
     `annotations` declare it where the policy does not say; its `outputSchema`, when the
@@ -63,6 +69,7 @@ def build_policy_spec(
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),
         annotations=declared_hints(annotations),
+        interface=interface,
     )
 
 
@@ -95,12 +102,20 @@ def server_output_schema(handler: HandlerConfig) -> OutputSchema | None:
 def build_listed_spec(
     tool: ToolPolicy, options: RunOptions, handler: HandlerConfig, listings: Listings | None
 ) -> ToolSpec:
-    """`build_policy_spec` with what the tool's MCP server declares about it."""
+    """`build_policy_spec` with what the tool's MCP server (or tools file) declares
+    about it."""
+    if tool.tools is not None:
+        wanted = tool.pick or handler.target
+        found = [t for t in load_declarations(Path(tool.tools)).tools if t.name == wanted]
+        declared = DeclaredInterface(found[0].description if found else None)
+    else:
+        declared = declared_interface(_listed(handler, listings))
     return build_policy_spec(
         tool,
         options,
         tool_annotations(tool, handler, listings),
         tool_output_schema(tool, handler, listings),
+        declared,
     )
 
 
