@@ -21,6 +21,7 @@ from typing import Any
 import jsonschema
 
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
+from toolfuzz_gate.core.gate.breaking import allowed_breaking
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
@@ -38,6 +39,7 @@ FAIL_ON = (
     "under-specified",
     "agent-reachable",
     "agent-correctness",
+    "breaking-change",
 )
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
@@ -103,8 +105,7 @@ class ToolPolicy:
     """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
     checks: tuple[tuple[str, bool], ...] = ()
     """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
-    named: bool = True
-    """Whether the entry gave its `name` (`core.gate.whole_entry`: else a label, `tools-N`)."""
+    named: bool = True  # whether it gave `name` (`core.gate.whole_entry`: else `tools-N`)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class GateRules:
     flaky: str = "fail"
     """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
     `note`: it is reported and noted, and fails nothing."""
+    allow_breaking: tuple[str, ...] = ()  # `allow-breaking` (`core.gate.breaking`)
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -170,10 +172,11 @@ def parse_policy(
                 for item in fail_on
                 if isinstance(item, dict)
                 for tool in item.get("tools", [ANY_TOOL])
-                for code in item["allow-refused"]
+                for code in item.get("allow-refused", ())
             )
         ),
         gate.get("flaky", GateRules.flaky),
+        allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget = document.get("budget_s")

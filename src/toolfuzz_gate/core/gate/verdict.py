@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
@@ -55,6 +56,8 @@ def decide(
     for name in rules.fail_on:
         if name in AGENT_CHECKS:
             failed, noted = AGENT_CHECKS[name](agent)
+        elif name == BREAKING_CHANGE:
+            failed, noted = breaking_changes(rules.allow_breaking, diff)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed
