@@ -123,3 +123,50 @@ def test_a_tool_the_pull_request_adds_is_fuzzed_on_head(tmp_path: Path) -> None:
     assert status["export"] == "added" and status["legacy"] == "removed"
     assert {entry["tool"]: entry["refused"]["state"] for entry in diff["tools"]}["legacy"] is None
     assert diff["totals"]["refusedNew"] == 0
+    found = {(e["tool"], e["pointer"], e["change"]): e["breaking"] for e in diff["interface"]}
+    assert found == {
+        ("legacy", "", "tool-removed"): True,
+        ("export", "", "tool-added"): False,
+        ("search", "/annotations/readOnlyHint", "annotation-changed"): True,
+        ("search", "/description", "description-changed"): False,
+        ("search", "/inputSchema/properties/query/maxLength", "bound-narrowed"): True,
+        ("search", "/inputSchema/properties/limit/maximum", "bound-widened"): False,
+        ("search", "/inputSchema/properties/mode/enum", "enum-narrowed"): True,
+        ("search", "/inputSchema/properties/lang", "property-added"): False,
+        ("tag", "/inputSchema/properties/label/maxLength", "bound-widened"): False,
+        ("tag", "/inputSchema/properties/color/enum", "enum-widened"): False,
+        ("tag", "/inputSchema/properties/scope", "property-added"): False,
+        ("tag", "/inputSchema/required", "required-added"): True,
+    }
+    [narrowed] = [e for e in diff["interface"] if e["change"] == "bound-narrowed"]
+    assert narrowed["evidence"]["call"] == {"query": "a" * 13}
+    comment = (out / "comment.md").read_text(encoding="utf-8")
+    assert "### Interface changes (5 breaking, 7 other)" in comment
+    summary = read(out / "summary.json")
+    assert not any(r.startswith("breaking-change") for r in summary["reasons"])  # off by default
+
+
+@pytest.mark.slow
+def test_fail_on_breaking_change_fails_unless_allowed(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    base = _repository(root)
+    policy = root / "toolfuzz.yml"
+    for fail_on, failed in (
+        ("[breaking-change]", True),
+        ("[breaking-change, {allow-breaking: [legacy, search, tag]}]", False),
+    ):
+        text = policy.read_text(encoding="utf-8").split("tools:")[1]
+        policy.write_text(
+            f"version: 1\ndefaults: {{runs: 4}}\ngate: {{fail_on: {fail_on}}}\ntools:{text}",
+            encoding="utf-8",
+        )
+        out = tmp_path / f"out-{failed}"
+        argv = ["run", "--policy", str(policy), "--out", str(out), "--baseline", base]
+        code, text_out, err = invoke(*argv)
+        reasons = read(out / "summary.json")["reasons"]
+        assert (code == 1) is failed, text_out + err
+        breaking = [r for r in reasons if r.startswith("breaking-change")]
+        assert len(breaking) == 1
+        assert breaking[0].startswith(
+            "breaking-change: 5 breaking" if failed else "breaking-change: accepted"
+        )

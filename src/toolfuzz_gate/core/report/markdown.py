@@ -36,6 +36,7 @@ from toolfuzz_gate.core.report.context import (
     tools,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.interface_section import render_interface_section
 from toolfuzz_gate.core.report.notes import render_notes_section
 from toolfuzz_gate.core.report.untrusted import (
     cap,
@@ -171,6 +172,7 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
     parts.extend(_new_section(diff, context, detail))
     parts.extend(_not_run_section(diff))
     parts.extend(_refused_section(diff, context, detail))
+    parts.extend(render_interface_section(diff, detail.inputs))
     still = _collapsed(
         diff, context, "stillFailing", "Still failing", detail.still_rows, replay=True
     )
