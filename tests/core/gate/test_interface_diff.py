@@ -27,7 +27,7 @@ def receipt(
     return {"tool": "t", "seed": 41, "cases": {"valid": 20}, "interface": face}
 
 
-def changes(base: dict[str, Any], head: dict[str, Any]) -> set[tuple[str, str, bool]]:
+def changes(base: dict[str, Any], head: dict[str, Any]) -> set[tuple[Any, Any, Any]]:
     return {(e["pointer"], e["change"], e["breaking"]) for e in diff_tool("t", base, head)}
 
 

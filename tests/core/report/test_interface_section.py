@@ -72,3 +72,37 @@ def test_a_description_is_a_word_diff_and_inert() -> None:
 def test_no_interface_change_no_section() -> None:
     assert render_interface_section({**DIFF, "interface": []}) == []
     assert render_interface_section({"tools": []}) == []
+
+
+def test_sarif_and_annotations_point_at_the_changed_line_where_it_is_known() -> None:
+    import json
+
+    from toolfuzz_gate.core.report.annotations import render_annotations
+    from toolfuzz_gate.core.report.context import SchemaSource
+    from toolfuzz_gate.core.report.sarif import render_sarif
+
+    lines = {
+        "/tools/0/inputSchema": 4,
+        "/tools/0/inputSchema/properties/q": 7,
+        "/tools/0/inputSchema/properties/q/maxLength": 8,
+    }
+    source = SchemaSource("tools.json", lines, "/tools/0/inputSchema")
+    context = ReportContext(failed=False, seeds=(41,), sources={"search": source})
+    results = json.loads(render_sarif(DIFF, context))["runs"][0]["results"]
+    [breaking] = [r for r in results if r["ruleId"] == "breaking-change"]
+    region = breaking["locations"][0]["physicalLocation"]
+    assert (region["artifactLocation"]["uri"], region["region"]["startLine"]) == ("tools.json", 8)
+    assert (
+        breaking["level"] == "warning"
+        and "refuses 13 of the base's 30" in breaking["message"]["text"]
+    )
+    annotations = render_annotations(DIFF, context)
+    assert (
+        "::error file=tools.json,line=8,title=toolfuzz-gate%3A breaking interface change::"
+        in annotations
+    )
+    # an MCP server's listing has no line: nothing is pointed at
+    unknown = ReportContext(failed=False, seeds=(41,))
+    assert "breaking-change" not in [
+        r["ruleId"] for r in json.loads(render_sarif(DIFF, unknown))["runs"][0]["results"]
+    ]

@@ -31,6 +31,7 @@ from toolfuzz_gate.core.report.context import (
     text_of,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.interface_locations import BREAKING_RULE, BREAKING_TEXT, iter_located
 from toolfuzz_gate.core.report.untrusted import field
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -77,6 +78,17 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     for item in iter_refusals(diff):
         if item.get("code") != "schema.unsupported-keyword":  # a result of its own above
             results.append(_refusal_result(context, item))
+    for where, message, digest in iter_located(diff, context):
+        results.append(
+            {
+                "ruleId": BREAKING_RULE,
+                "level": "warning",
+                "baselineState": "new",
+                "message": {"text": message},
+                "locations": _location(where),
+                "partialFingerprints": {FINGERPRINT_KEY: digest},
+            }
+        )
     rules = _rules(sorted(extra_rules))
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     for result in results:
@@ -104,6 +116,7 @@ def _rules(extra: list[str]) -> list[dict[str, Any]]:
     rules = [_rule(f.value, text) for f, text in _DESCRIPTIONS.items()]
     rules.append(_rule(UNSUPPORTED_RULE, "The schema uses a keyword the gate cannot test."))
     rules.append(_rule(REFUSED_RULE, "The gate could not fuzz the tool (schema or handler)."))
+    rules.append(_rule(BREAKING_RULE, BREAKING_TEXT))
     rules.extend(_rule(rule, "A failure class this version does not describe.") for rule in extra)
     return rules
 
@@ -116,7 +129,11 @@ def _rule(rule_id: str, text: str) -> dict[str, Any]:
     }
 
 
-_LEVELS = {UNSUPPORTED_RULE: "warning", Failure.UNDER_SPECIFIED.value: "note"}
+_LEVELS = {
+    UNSUPPORTED_RULE: "warning",
+    Failure.UNDER_SPECIFIED.value: "note",
+    BREAKING_RULE: "warning",
+}
 
 
 def _uri(path: str) -> str:
