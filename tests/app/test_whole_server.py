@@ -140,8 +140,11 @@ def test_a_tool_the_pull_request_adds_is_fuzzed_on_head(tmp_path: Path) -> None:
     }
     [narrowed] = [e for e in diff["interface"] if e["change"] == "bound-narrowed"]
     assert narrowed["evidence"]["call"] == {"query": "a" * 13}
+    # tried on head's own server: it refuses the call too
+    assert narrowed["evidence"]["onHead"] == {"outcome": "rejected", "code": "tool-error"}
     comment = (out / "comment.md").read_text(encoding="utf-8")
     assert "### Interface changes (5 breaking, 7 other)" in comment
+    assert "head's handler, sent the call below, answered: rejected (tool-error)" in comment
     summary = read(out / "summary.json")
     assert not any(r.startswith("breaking-change") for r in summary["reasons"])  # off by default
 

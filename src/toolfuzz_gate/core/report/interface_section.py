@@ -71,8 +71,15 @@ def _breaking(number: int, entry: Mapping[str, Any], with_call: bool) -> list[st
     said = (
         f"every one of the base's {total} valid calls now fails, this one the simplest"
         if entry.get("change") == "tool-removed"
-        else f"head's schema refuses {refused} of the base's {total} valid calls, the first:"
+        else f"head's schema refuses {refused} of the base's {total} valid calls"
     )
+    on_head = found.get("onHead")
+    if isinstance(on_head, Mapping):
+        code = on_head.get("code")
+        did = markdown_text(on_head.get("outcome", "")) + (
+            f" ({markdown_text(code)})" if code else ""
+        )
+        said += f"; head's handler, sent the call below, answered: {did}"
     parts = [f"{line}: {said}"]
     if with_call and "call" in found:
         parts.append(fence(json_block_text(found.get("call")), "json"))
