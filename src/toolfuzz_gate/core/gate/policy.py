@@ -21,11 +21,10 @@ from typing import Any
 import jsonschema
 
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
-from toolfuzz_gate.core.gate.breaking import allowed_breaking
+from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
-from toolfuzz_gate.core.gate.whole_entry import check_whole_entry
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -119,7 +118,10 @@ class GateRules:
     flaky: str = "fail"
     """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
     `note`: it is reported and noted, and fails nothing."""
-    allow_breaking: tuple[str, ...] = ()  # `allow-breaking` (`core.gate.breaking`)
+    agent_unjudged: str = "fail"
+    """`agent.unjudged`: `fail`, a check the model kept agent mode from making fails the
+    agent check it belongs to; `note`: it is reported only (`core.agent.health`)."""
+    allow_breaking: tuple[str, ...] = ()  # `core.gate.breaking`
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -150,10 +152,7 @@ def parse_policy(
     tools = []
     for index, entry in enumerate(document["tools"]):
         where = jp.join("/tools", index)
-        if "name" not in entry:
-            tools.append(_tool(entry, where, defaults, locate))
-            continue
-        name = entry["name"]
+        name = entry.get("name", f"\0{where}")  # a whole entry without one duplicates none
         if name in seen:
             first = locate.line(seen[name])
             raise locate.error(
@@ -176,7 +175,8 @@ def parse_policy(
             )
         ),
         gate.get("flaky", GateRules.flaky),
-        allowed_breaking(fail_on),
+        document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
+        breaking.allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget = document.get("budget_s")
@@ -292,7 +292,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
-    check_whole_entry(entry, handler.kind, handler.target, where, locate.error)
+    whole_entry.check_whole_entry(entry, handler.kind, handler.target, where, locate.error)
     fixed = entry.get("fixed_arguments", {})
     for pointer in fixed:
         if not pointer.startswith("/"):
