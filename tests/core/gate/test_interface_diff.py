@@ -111,3 +111,14 @@ def test_receipts_without_an_interface_say_nothing_and_the_same_interface_nothin
 def test_the_docs_table_lists_every_change_code() -> None:
     text = (Path(__file__).parents[3] / "docs" / "interface.md").read_text(encoding="utf-8")
     assert tuple(re.findall(r"^\| `([a-z-]+)` \|", text, re.MULTILINE)) == CHANGES
+
+
+def test_a_schema_the_engine_refuses_is_judged_by_base_calls_head_refuses() -> None:
+    annotated = {**SCHEMA, "contentSchema": {}}  # the engine refuses it; jsonschema reads it
+    assert changes(receipt(), receipt(schema=annotated)) == {
+        ("/inputSchema", "schema-changed", False)
+    }
+    narrowed = {**annotated, "properties": {"q": {"type": "string", "maxLength": 0}}}
+    [entry] = diff_tool("t", receipt(), receipt(schema=narrowed))
+    assert (entry["change"], entry["breaking"]) == ("schema-changed", True)
+    assert entry["evidence"]["refused"] > 0 and entry["evidence"]["call"] == {"q": "a"}

@@ -183,14 +183,16 @@ def _input(
     head_options = reading_of(head)
     base_schema = _compiled(base_face.get("inputSchema"), reading_of(base))
     head_schema = _compiled(head_face.get("inputSchema"), head_options)
+    base_judge = judge_of(base_face.get("inputSchema"), reading_of(base))
+    head_judge = judge_of(head_face.get("inputSchema"), head_options)
     if base_schema is None or head_schema is None:
-        changes = [Change("", "schema-changed", True, "", ("*",))]
+        # the engine refuses a side: the replayed calls decide (no validator at all: breaking)
+        blind = base_judge is None or head_judge is None
+        changes = [Change("", "schema-changed", blind, "", ("*",))]
     else:
         changes = compare(
             base_schema.root, head_schema.root, head_asserts_formats=head_options.format_assertion
         )
-    base_judge = judge_of(base_face.get("inputSchema"), reading_of(base))
-    head_judge = judge_of(head_face.get("inputSchema"), head_options)
     entries: list[JSONObject] = []
     if base_judge is None or head_judge is None:
         unjudged: JSONObject = {"refused": 0, "of": 0, "call": None, "error": None}
