@@ -192,7 +192,7 @@ def test_exclude_tools_leaves_declared_tools_out(sandbox: Path) -> None:
 def test_exclude_tools_needs_an_entry_that_takes_every_tool(sandbox: Path) -> None:
     code, _, err, _ = run_tools_policy(sandbox, "    tool: status\n    exclude_tools: [reset]\n")
     assert code == 2
-    assert "tools/0/exclude_tools: `exclude_tools` goes with a `tools` file" in err
+    assert "tools/0/exclude_tools: `exclude_tools` goes with an entry that takes every tool" in err
 
 
 def test_run_policy_picks_and_excludes_tools_by_flag(sandbox: Path) -> None:

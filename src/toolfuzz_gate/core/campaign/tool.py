@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import cast
 
 from toolfuzz_gate.core.campaign.checks import NO_CHECKS, Checks
+from toolfuzz_gate.core.campaign.interface import NOTHING_DECLARED, DeclaredInterface
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -49,6 +50,9 @@ class ToolSpec:
     """A regular expression over an accepted call's answer: where it matches, the call was
     a rejection (`core.campaign.rejection_code.read_answer`)."""
     annotations: tuple[tuple[str, bool], ...] = ()
+    interface: DeclaredInterface = NOTHING_DECLARED
+    """Its description, declared output schema and task support, for the receipt's
+    `interface` (`core.campaign.interface`)."""
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import HANGS, Failure
+from toolfuzz_gate.core.campaign.interface import interface_json
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
@@ -149,6 +150,7 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "underSpecified": [_describe(c, config) for c in notes],
         "replayCommand": replay_command,
+        "interface": interface_json(document, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
     breaker = campaign.breaker_json()
@@ -258,6 +260,7 @@ def refused_receipt(
         "counterexamples": [],
         "underSpecified": [],
         "replayCommand": replay_command,
+        "interface": interface_json(normalized, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
     if config.dialect is not None:

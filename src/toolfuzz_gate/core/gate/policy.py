@@ -24,6 +24,7 @@ from toolfuzz_gate.core.campaign.rejection_code import (
     pattern_problem,
     regex_problem,
 )
+from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.policy_messages import described, kind_of
@@ -42,11 +43,12 @@ FAIL_ON = (
     "unreached",
     "agent-reachable",
     "agent-correctness",
+    "breaking-change",
 )
 FLAKY = ("fail", "note")
+"""`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 INSTANCES = ("grouped", "each")
 """`gate.instances`: whether a new instance of a root cause the base has is a new finding."""
-"""`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
 ANY_TOOL = "*"
@@ -102,7 +104,7 @@ class ToolPolicy:
     error_codes: str | None = None
     dry_run: str | None = None
     exclude: tuple[str, ...] = ()
-    """`exclude_tools`: declared tools of a `tools` file entry (without `pick`) not to fuzz."""
+    """`exclude_tools`: tools of a whole entry (`takes_every_tool`) not to fuzz."""
     fixed: tuple[tuple[str, JSON], ...] = ()
     """`fixed_arguments`: (JSON Pointer, value) pairs every call carries unchanged."""
     deterministic: bool | None = None
@@ -111,6 +113,7 @@ class ToolPolicy:
     """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
     checks: tuple[tuple[str, bool], ...] = ()
     """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
+    named: bool = True  # whether it gave `name` (`core.gate.whole_entry`: else `tools-N`)
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,7 @@ class GateRules:
     """Tools (`ANY_TOOL`: every tool) that `unreached` does not fail."""
     instances: str = "grouped"
     """`grouped`: a new counterexample of a root cause the base has is not new (`each`: it is)."""
+    allow_breaking: tuple[str, ...] = ()  # `core.gate.breaking`
 
     def may_be_unreached(self, tool: str) -> bool:
         """Whether the policy accepts `tool` with no valid call getting through."""
@@ -165,7 +169,7 @@ def parse_policy(
     tools = []
     for index, entry in enumerate(document["tools"]):
         where = jp.join("/tools", index)
-        name = entry["name"]
+        name = entry.get("name", f"\0{where}")  # a whole entry without one duplicates none
         if name in seen:
             first = locate.line(seen[name])
             raise locate.error(
@@ -198,6 +202,7 @@ def parse_policy(
             )
         ),
         gate.get("instances", GateRules.instances),
+        breaking.allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget = document.get("budget_s")
@@ -269,12 +274,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
-    if "exclude_tools" in entry and ("tools" not in entry or "tool" in entry):
-        raise locate.error(
-            jp.join(where, "exclude_tools"),
-            "`exclude_tools` goes with a `tools` file entry that takes every tool (no `tool`)",
-            hint="to leave out a tool of an MCP server, do not list it; or use --exclude-tool",
-        )
+    whole_entry.check_whole_entry(entry, handler.kind, handler.target, where, locate.error)
     fixed = entry.get("fixed_arguments", {})
     for pointer in fixed:
         if not pointer.startswith("/"):
@@ -285,7 +285,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
             )
     _check_patterns(entry, where, locate)
     return ToolPolicy(
-        entry["name"],
+        entry.get("name") or "tools-" + jp.split(where)[-1],
         where,
         handler,
         _run_options(entry, defaults),
@@ -301,6 +301,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         deterministic=entry.get("deterministic"),
         strict=entry.get("strict"),
         checks=tuple(sorted(entry.get("checks", {}).items())),
+        named="name" in entry,
     )
 
 

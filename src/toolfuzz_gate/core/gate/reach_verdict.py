@@ -14,10 +14,12 @@ names of what it starts, without directories: base and head run from different w
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+UNREACHED = "unreached"
+"""The `fail_on` value of the check below (`unreached_check`)."""
 MIN_CALLS = 3
 """Hostile (or valid) calls answered with error words before a server is said to answer
 its rejections as successes: one odd answer is not a habit."""
@@ -170,3 +172,18 @@ def answering(entries: Iterable[Entry]) -> list[Answering]:
         )
         found.append(Answering(server, tuple(t for t, _ in tools), said, calls))
     return found
+
+
+def unreached_check(
+    may_be_unreached: Callable[[str], bool], entries: Iterable[Entry]
+) -> tuple[list[str], list[str]]:
+    """`fail_on: unreached`: the failures (tools none of whose valid calls got past the
+    handler's door) and notes (those the policy's `allow-unreached` names)."""
+    failing: list[str] = []
+    allowed: list[str] = []
+    for item in unreached(entries):
+        said = f"{item.tool}: {item.sentence()}"
+        (allowed if may_be_unreached(item.tool) else failing).append(said)
+    failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
+    notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
+    return failed if failing else [], notes

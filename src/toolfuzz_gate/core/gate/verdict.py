@@ -26,8 +26,9 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
-from toolfuzz_gate.core.gate.reach_verdict import entries_of, unreached
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED, entries_of, unreached_check
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
@@ -71,7 +72,9 @@ def decide(
                 unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
             (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
         elif name == UNREACHED:
-            failed, noted = _unreached(rules, head)
+            failed, noted = unreached_check(rules.may_be_unreached, entries_of(head))
+        elif name == BREAKING_CHANGE:
+            failed, noted = breaking_changes(rules.allow_breaking, diff)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed
@@ -112,22 +115,6 @@ def _not_run(member: dict[str, Any]) -> str:
         return "cases not run"
     shown = ", ".join(f"{counts[s]} {s}" for s in ("valid", "hostile", "seam") if s in counts)
     return f"not run: {shown}"
-
-
-UNREACHED = "unreached"
-
-
-def _unreached(rules: GateRules, head: Receipts) -> Outcome:
-    """Tools none of whose valid calls got past the handler's door (`core.gate.reach_verdict`):
-    failing unless an `allow-unreached` item names them (then noted)."""
-    failing: list[str] = []
-    allowed: list[str] = []
-    for item in unreached(entries_of(head)):
-        said = f"{item.tool}: {item.sentence()}"
-        (allowed if rules.may_be_unreached(item.tool) else failing).append(said)
-    failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
-    notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
-    return failed if failing else [], notes
 
 
 def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:

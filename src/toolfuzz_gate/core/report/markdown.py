@@ -44,6 +44,7 @@ from toolfuzz_gate.core.report.groups import (
     render_new_groups,
 )
 from toolfuzz_gate.core.report.heading import provenance, totals_line
+from toolfuzz_gate.core.report.interface_section import render_interface_section
 from toolfuzz_gate.core.report.notes import render_notes_section
 from toolfuzz_gate.core.report.untrusted import (
     cap,
@@ -183,6 +184,7 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
         parts.extend(_new_section(diff, context, detail))
     parts.extend(_not_run_section(diff))
     parts.extend(_refused_section(diff, context, detail))
+    parts.extend(render_interface_section(diff, detail.inputs))
     if is_grouped(diff):
         parts.extend(
             render_collapsed_groups(diff, "stillFailing", "Still failing", detail.still_rows)

@@ -34,6 +34,7 @@ from toolfuzz_gate.core.report.context import (
     unsupported_location,
 )
 from toolfuzz_gate.core.report.groups import is_grouped
+from toolfuzz_gate.core.report.interface_locations import BREAKING_RULE, BREAKING_TEXT, iter_located
 from toolfuzz_gate.core.report.sarif_groups import (
     REACH_RULES,
     REJECTION_AS_SUCCESS,
@@ -95,6 +96,17 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     for item in iter_refusals(diff):
         if item.get("code") != "schema.unsupported-keyword":  # a result of its own above
             results.append(_refusal_result(context, item))
+    for where, message, digest in iter_located(diff, context):
+        results.append(
+            {
+                "ruleId": BREAKING_RULE,
+                "level": "warning",
+                "baselineState": "new",
+                "message": {"text": message},
+                "locations": location(where),
+                "partialFingerprints": {FINGERPRINT_KEY: digest},
+            }
+        )
     rules = _rules(sorted(extra_rules))
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     for result in results:
@@ -123,6 +135,7 @@ def _rules(extra: list[str]) -> list[dict[str, Any]]:
     rules.append(_rule(UNSUPPORTED_RULE, "The schema uses a keyword the gate cannot test."))
     rules.append(_rule(REFUSED_RULE, "The gate could not fuzz the tool (schema or handler)."))
     rules.extend(_rule(rule, text) for rule, text in REACH_RULES.items())
+    rules.append(_rule(BREAKING_RULE, BREAKING_TEXT))
     rules.extend(_rule(rule, "A failure class this version does not describe.") for rule in extra)
     return rules
 
@@ -139,6 +152,7 @@ _LEVELS = {
     UNSUPPORTED_RULE: "warning",
     Failure.UNDER_SPECIFIED.value: "note",
     REJECTION_AS_SUCCESS: "warning",
+    BREAKING_RULE: "warning",
 }
 
 
