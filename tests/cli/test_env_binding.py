@@ -57,12 +57,16 @@ def test_without_fixed_arguments_every_valid_call_is_refused_at_the_door(sandbox
     assert "fixedArguments" not in receipt
 
 
-def test_without_fixed_arguments_and_without_strict_the_refusal_is_a_note(sandbox: Path) -> None:
+def test_without_fixed_arguments_the_refusal_is_a_note_and_the_tool_unreached(
+    sandbox: Path,
+) -> None:
     code, printed = fuzz_status(sandbox, sandbox / "out")
     receipt = read(sandbox / "out" / "status.json")
-    assert code == 0, printed
     assert receipt["counterexamples"] == []
     assert [n["cause"] for n in receipt["underSpecified"]] == ["outside-repository"]
+    # no valid call got past the repository check: the gate says so, and fails (issue 31)
+    assert receipt["reach"]["valid"]["reached"] == 0
+    assert code == 1, printed
 
 
 def test_a_fixed_repository_lets_the_rest_of_the_call_be_fuzzed(sandbox: Path) -> None:
@@ -188,7 +192,7 @@ def test_exclude_tools_leaves_declared_tools_out(sandbox: Path) -> None:
 def test_exclude_tools_needs_an_entry_that_takes_every_tool(sandbox: Path) -> None:
     code, _, err, _ = run_tools_policy(sandbox, "    tool: status\n    exclude_tools: [reset]\n")
     assert code == 2
-    assert "tools/0/exclude_tools: `exclude_tools` goes with a `tools` file" in err
+    assert "tools/0/exclude_tools: `exclude_tools` goes with an entry that takes every tool" in err
 
 
 def test_run_policy_picks_and_excludes_tools_by_flag(sandbox: Path) -> None:

@@ -57,9 +57,9 @@ def run_policy(
     independent tools at the same time when `jobs` allows (`core.gate.lanes`)."""
     progress = progress or Progress(None)
     jobs = jobs or Jobs(1)
-    units = plan_policy(loaded, request.overrides) if planned is None else planned
-    prepared: dict[tuple[str, str], Prepared] = {}
     listings: Listings = {}
+    units = plan_policy(loaded, request.overrides, listings) if planned is None else planned
+    prepared: dict[tuple[str, str], Prepared] = {}
     ready: list[Prepared] = []
     for unit in units:
         key = (unit.tool.pointer, unit.tool.name)  # a tools-file entry: tools of one pointer

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, Verdict, decide
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 
@@ -41,7 +43,9 @@ def rules(*fail_on: str, **floors: str) -> GateRules:
 
 
 def test_every_fail_on_value_has_one_check() -> None:
-    assert (*CHECKS, *AGENT_CHECKS) == FAIL_ON  # the agent checks read agent receipts
+    # the agent checks read agent receipts; unreached reads the policy's allowances too;
+    # breaking-change the diff and the policy's allowances
+    assert (*CHECKS, UNREACHED, *AGENT_CHECKS, BREAKING_CHANGE) == FAIL_ON
 
 
 def test_invariant_fails_on_any_head_counterexample() -> None:
@@ -122,6 +126,7 @@ def test_reasons_list_failures_before_notes_in_rule_order() -> None:
         "unsupported-keyword",
         "new-counterexample",
         "coverage-drop",
+        "breaking-change",
     ]
 
 

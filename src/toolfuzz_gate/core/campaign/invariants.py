@@ -15,9 +15,13 @@ from toolfuzz_gate.core.campaign.cause import cause_of
 from toolfuzz_gate.core.campaign.findings import Failure, Finding
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.engine.requirement import accepted_reason, value_at
 from toolfuzz_gate.core.jsonutil import pointer
 from toolfuzz_gate.core.jsonutil.canonical import json_size
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 
+ANSWER_CHARS = 200
+"""Characters of an accepted near-miss's answer its finding keeps (what it was answered)."""
 Check = Callable[[Observation, ToolSpec], Iterator[Finding]]
 
 
@@ -80,12 +84,16 @@ def _valid_accepted(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 def _hostile_rejected(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and not obs.case.valid and out.kind is OutcomeKind.ACCEPTED:
-        keyword = obs.case.keyword or "the schema"
-        yield finding(
-            obs,
-            Failure.HOSTILE_ACCEPTED,
-            {"reason": f"accepted a call that breaks {keyword} at {obs.case.path or '/'}"},
-        )
+        case = obs.case
+        sent = value_at(case.input, case.path)
+        error: dict[str, object] = {
+            "reason": accepted_reason(case.keyword, case.requires, case.path, sent)
+        }
+        if case.requires:
+            error["required"] = case.requires
+        if out.said:
+            error["answer"] = bounded_message(out.said, ANSWER_CHARS)
+        yield finding(obs, Failure.HOSTILE_ACCEPTED, error)
 
 
 def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:

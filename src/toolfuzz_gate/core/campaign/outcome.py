@@ -71,6 +71,10 @@ class Outcome(NamedTuple):
     output_text: str | None = None
     """For an ACCEPTED call, when the adapter was asked to keep it: the output as bounded,
     masked text (`output_text`). Untrusted: it is what the handler chose to say."""
+    said: str | None = None
+    """For an ACCEPTED call: the first words of its answer (an MCP result's first text block,
+    a string output), at most `SAID_CHARS`, masked; what `core.campaign.reach` reads to tell
+    a rejection answered as a success. Not part of the digest; untrusted."""
 
     @property
     def committed_change(self) -> bool:
@@ -154,6 +158,17 @@ def output_text(output: Any, limit: int) -> str | None:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+SAID_CHARS = 400
+"""Characters of an accepted answer's text an adapter keeps as `Outcome.said`."""
+
+
+def said_of(text: str | None) -> str | None:
+    """An answer's text as `Outcome.said` keeps it (None when there is none)."""
+    if not text:
+        return None
+    return _CONTROL.sub("", mask_text(text[:SAID_CHARS]))
 
 
 def handler_words(code: str | None, message: str | None) -> str:

@@ -1,7 +1,5 @@
-"""Execute every case of one seed: valid, hostile, seam; keep ledgers and findings.
-
-Pure over the `Handler` seam: all I/O happens behind it.
-"""
+"""Execute every case of one seed (valid, hostile, seam), keep ledgers and findings; pure
+over the `Handler` seam, behind which all I/O happens."""
 
 from __future__ import annotations
 
@@ -19,6 +17,7 @@ from toolfuzz_gate.core.campaign.invariants import check_observation
 from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.reach import Reach
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
 from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -26,6 +25,7 @@ from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
 from toolfuzz_gate.core.engine.ledger import Ledger, aims_at
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
 from toolfuzz_gate.core.engine.probes import iter_probes
+from toolfuzz_gate.core.engine.requirement import requirement
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, ordered_compact
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.limits import Limits
@@ -88,6 +88,8 @@ class Campaign:
     """Cases called again as they were, and key-reordered (`core.campaign.observe`)."""
     ledger: Ledger | None = None
     """The boundary edges of the schema and which valid cases hit (`core.engine.ledger`)."""
+    reach: Reach = field(default_factory=Reach)
+    """How far valid and hostile calls got (`core.campaign.reach`)."""
     _hostile_done: bool = False
     _fresh: FreshBases | None = None
     _futile: int = 0
@@ -118,6 +120,7 @@ class Campaign:
 
     def _record(self, obs: Observation) -> None:
         self.counts[obs.case.kind.value] += 1
+        self.reach.note(obs)
         kept = []
         for found in check_observation(obs, self.tool):
             if found.failure is Failure.TIMEOUT and self.hangs.short:
@@ -392,4 +395,5 @@ def _hostile(operator: Operator, mutant: JSON, index: int, stream: str) -> Case:
         operator.keyword,
         operator.label,
         operator.site,
+        requirement(operator.keyword, operator.recipe.variant, operator.node),
     )

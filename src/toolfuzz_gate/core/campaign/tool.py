@@ -8,6 +8,7 @@ from functools import cached_property
 from typing import cast
 
 from toolfuzz_gate.core.campaign.checks import NO_CHECKS, Checks
+from toolfuzz_gate.core.campaign.interface import NOTHING_DECLARED, DeclaredInterface
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -45,7 +46,13 @@ class ToolSpec:
     checks: Checks = NO_CHECKS
     output_schema: OutputSchema | None = None
     rejection_code: str | None = None
+    rejection_answer: str | None = None
+    """A regular expression over an accepted call's answer: where it matches, the call was
+    a rejection (`core.campaign.rejection_code.read_answer`)."""
     annotations: tuple[tuple[str, bool], ...] = ()
+    interface: DeclaredInterface = NOTHING_DECLARED
+    """Its description, declared output schema and task support, for the receipt's
+    `interface` (`core.campaign.interface`)."""
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
@@ -54,6 +61,10 @@ class ToolSpec:
     @cached_property
     def rejection_pattern(self) -> re.Pattern[str] | None:
         return re.compile(self.rejection_code) if self.rejection_code else None
+
+    @cached_property
+    def answer_pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self.rejection_answer) if self.rejection_answer else None
 
     def skipped_invariants(self) -> frozenset[str]:
         """The invariants nothing is claimed about: the contract checks that do not apply,

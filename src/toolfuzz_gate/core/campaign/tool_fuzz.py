@@ -12,6 +12,7 @@ from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import HANGS, Failure
+from toolfuzz_gate.core.campaign.interface import interface_json
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
@@ -28,6 +29,7 @@ from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
+from toolfuzz_gate.core.engine.requirement import accepted_reason, value_at
 from toolfuzz_gate.core.engine.satisfiable import root_problem
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
@@ -94,7 +96,7 @@ def fuzz(
     if (problem := root_problem(schema.root, config.limits)) is not None:
         raise SchemaError([problem])
     oracle = build_oracle(document, config.oracle, config.options)
-    handler = recoding(handler, tool.rejection_pattern)
+    handler = recoding(handler, tool.rejection_pattern, tool.answer_pattern)
     window = window_for(config.runs) if config.saturation else 0
     campaign = Campaign(
         schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink, window, budget
@@ -131,6 +133,7 @@ def fuzz(
         "schemaReading": _reading(schema),
         "contract": _contract(tool),
         "cases": dict(campaign.counts),
+        "reach": campaign.reach.as_json(),
         "saturation": campaign.saturation.as_json(),
         "replaySample": {**replay_sample(), **campaign.replays},
         "casesDigest": campaign.cases_digest(),
@@ -147,6 +150,7 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "underSpecified": [_describe(c, config) for c in notes],
         "replayCommand": replay_command,
+        "interface": interface_json(document, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
     breaker = campaign.breaker_json()
@@ -256,6 +260,7 @@ def refused_receipt(
         "counterexamples": [],
         "underSpecified": [],
         "replayCommand": replay_command,
+        "interface": interface_json(normalized, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
     if config.dialect is not None:
@@ -299,6 +304,10 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     error: JSONObject = {}
     for name, value in found.error.items():
         error[name] = bounded_message(value) if isinstance(value, str) else value
+    required = error.get("required")
+    if found.failure is Failure.HOSTILE_ACCEPTED and isinstance(required, str):
+        sent = value_at(example.minimal, found.path)
+        error["reason"] = accepted_reason(found.keyword, required, found.path, sent)
     described: JSONObject = {
         "fingerprint": example.fingerprint,
         "failure": found.failure.value,
@@ -346,6 +355,8 @@ def _contract(tool: ToolSpec) -> JSONObject:
         contract["ignoreOutput"] = list(tool.ignore_output)
     if tool.rejection_code is not None:
         contract["rejectionCode"] = tool.rejection_code
+    if tool.rejection_answer is not None:
+        contract["rejectionAnswer"] = tool.rejection_answer
     return contract
 
 

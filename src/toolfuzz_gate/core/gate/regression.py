@@ -280,7 +280,9 @@ def replay_case(
         case.keyword,
         case.operator,
     )
-    observation = observe_patiently(judged, recoding(handler, tool.rejection_pattern))
+    observation = observe_patiently(
+        judged, recoding(handler, tool.rejection_pattern, tool.answer_pattern)
+    )
     # A note on the schema is not a failure: a case that now only draws one is fixed.
     findings = tuple(
         found

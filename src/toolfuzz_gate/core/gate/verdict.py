@@ -26,7 +26,9 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED, entries_of, unreached_check
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
@@ -69,6 +71,10 @@ def decide(
             if agent_unavailable is not None:
                 unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
             (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
+        elif name == UNREACHED:
+            failed, noted = unreached_check(rules.may_be_unreached, entries_of(head))
+        elif name == BREAKING_CHANGE:
+            failed, noted = breaking_changes(rules.allow_breaking, diff)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text, said_of
 from toolfuzz_gate.core.campaign.rejection_code import derived_code
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -31,6 +31,7 @@ def result_outcome(
             output_digest=output_digest,
             output_bytes=size,
             output_text=output_text(output, text_chars),
+            said=said_of(_first_text(result)),
             structured=result.get("structuredContent"),
             has_structured="structuredContent" in result,
         )
