@@ -42,6 +42,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.report.agent_lines import (
     render_finding_line,
     render_probe_line,
+    render_recovered_line,
     render_set_line,
     render_unjudged_line,
 )
@@ -184,6 +185,10 @@ def try_receipts(
             counts["erroneous"] += checked.get("erroneous") is True
             if checked.get("erroneous") is True:
                 print(render_set_line(results.tool, checked), file=out)
+            recovered = checked.get("recovered")
+            for entry in recovered if isinstance(recovered, list) else []:
+                if isinstance(entry, dict):
+                    print(render_recovered_line(results.tool, checked, entry), file=out)
         unjudged = unjudged_items(results.health)
         counts["checks"] += len(results.findings) + len(results.probes) + len(results.correctness)
         counts["checks"] += results.probes_missing
