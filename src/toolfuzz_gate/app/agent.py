@@ -186,9 +186,9 @@ def try_receipts(
             if checked.get("erroneous") is True:
                 print(render_set_line(results.tool, checked), file=out)
             recovered = checked.get("recovered")
-            for entry in recovered if isinstance(recovered, list) else []:
-                if isinstance(entry, dict):
-                    print(render_recovered_line(results.tool, checked, entry), file=out)
+            for item in recovered if isinstance(recovered, list) else []:
+                if isinstance(item, dict):
+                    print(render_recovered_line(results.tool, checked, item), file=out)
         unjudged = unjudged_items(results.health)
         counts["checks"] += len(results.findings) + len(results.probes) + len(results.correctness)
         counts["checks"] += results.probes_missing
