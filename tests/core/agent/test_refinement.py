@@ -199,6 +199,7 @@ def test_the_oracle_reply_is_a_score_and_a_reason_read_tolerantly() -> None:
     assert read('```json\n{"score": 5, "reason": "close"}\n```') == (5, "close")
     assert read('{"score": 4.5}') == (5, "")  # half up; no reason given
     assert read('{"score": " 7 ", "reason": 3}') == (7, "")  # a number text
+    assert read('{"correctness_degree": 8, "reason": "r"}') == (8, "r")  # ToolFuzz's name
     assert read('{"score": 0.4}') is None  # rounds to 0: out of range
     assert read('{"score": true}') is None
     assert read('{"score": "high"}') is None
@@ -206,6 +207,8 @@ def test_the_oracle_reply_is_a_score_and_a_reason_read_tolerantly() -> None:
     assert read_expectation(Reply('{"expected": "  "}', (), 0)) is None
     found = read_expectation(Reply('{"emulated": ["a", 3], "expected": " b "}', (), 0))
     assert found is not None and (found.expected, found.emulated) == ("b", ("a",))
+    found = read_expectation(Reply('{"expected_answer": "c"}', (), 0))
+    assert found is not None and (found.expected, found.emulated) == ("c", ())
 
 
 def test_a_patch_changes_descriptions_only_and_leaves_the_tool_alone() -> None:

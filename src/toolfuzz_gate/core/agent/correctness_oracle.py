@@ -78,12 +78,14 @@ def expectation_messages(
 
 
 def read_expectation(reply: Reply) -> Expectation | None:
-    """The expected answer (a non-empty string) and the emulated returns (the strings
-    given, kept for the record); None when the reply holds no expected answer."""
+    """The expected answer (a non-empty string; `expected_answer`, ToolFuzz's name for it,
+    is read too) and the emulated returns (the strings given, kept for the record); None
+    when the reply holds no expected answer."""
     document = reply.json_object()
     if document is None:
         return None
-    expected, emulated = document.get("expected"), document.get("emulated")
+    expected = document.get("expected", document.get("expected_answer"))  # ToolFuzz's name
+    emulated = document.get("emulated")
     if not isinstance(expected, str) or not expected.strip():
         return None
     returns = emulated if isinstance(emulated, list) else []
@@ -112,11 +114,12 @@ def judge_messages(prompt: str, answer: str, tool_output: str, expected: str) ->
 def read_judgement(reply: Reply) -> Judgement | None:
     """The score and its reason; None when the reply holds no score in 1..10. Read
     tolerantly where the meaning is clear: a float (`7.5`) or a numeric string (`"8"`) is
-    rounded half up; a missing reason is kept as ""."""
+    rounded half up; ToolFuzz's name `correctness_degree` is read as the score; a missing
+    reason is kept as ""."""
     document = reply.json_object()
     if document is None:
         return None
-    score = read_score(document.get("score"))
+    score = read_score(document.get("score", document.get("correctness_degree")))
     if score is None or not 1 <= score <= 10:
         return None
     reason = document.get("reason")
