@@ -70,7 +70,7 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
         return _text("Where is the city of Atlantis?")
     if system.startswith("You write test requests"):
         number = int(re.search(r"prompt set (\d+)", asked).group(1))  # type: ignore[union-attr]
-        return _text(json.dumps(SETS[number - 1]))
+        return _text(json.dumps(SETS[(number - 1) % len(SETS)]))
     if system.startswith("You emulate tools"):
         requests = re.findall(r"^\d+\. (.*)$", asked, re.M)
         emulated = [_emulated(request) for request in requests]
