@@ -51,7 +51,8 @@ def render_recovered_line(tool: str, checked: JSONObject, entry: JSONObject) -> 
     template = bounded_message(str(checked["template"]), 120)
     prompt = bounded_message(str(entry["prompt"]), 120)
     named: Any = entry["arguments"]
+    changed = bounded_message(" ".join(", ".join(str(n) for n in named).split()), 200)
     return (
         f"recovered: {tool} prompt set {template!r}: the call was {entry['outcome']}, then "
-        f"corrected in {', '.join(named) or '(no argument)'}; prompt: {prompt!r}"
+        f"corrected in {changed or '(no argument)'}; prompt: {prompt!r}"
     )
