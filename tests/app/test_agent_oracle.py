@@ -62,7 +62,7 @@ def _repository(where: Path, url: str) -> Path:
             }
         ],
         "llm": {"base_url": url, "model": "stand-in", "cassette": "c.json", "mode": "record"},
-        "agent": {"prompt_sets": 1, "probes": 0},
+        "agent": {"prompt_sets": 1, "probes": 0, "unjudged": "note"},  # findings: no request
     }
     (where / "policy.yml").write_text(json.dumps(policy), "utf-8")
     return where
@@ -72,7 +72,7 @@ def script(body: dict[str, Any]) -> Any:
     messages = body["messages"]
     system, asked = str(messages[0].get("content")), last_user(body)
     if "You write realistic" in system:
-        return Turn("")  # no request for the campaign's findings: not what this is about
+        return Turn("")  # no request for the campaign's findings: unjudged, only noted
     if "You write test requests" in system:
         return Turn(json.dumps(SET))
     if "You emulate tools" in system:  # from the documentation: every request means feet
@@ -114,7 +114,11 @@ def test_the_expected_answer_from_tool_emulation_catches_a_wrong_majority(tmp_pa
             str(root / "a"),
         ]
         code = run(argv, out, err, {})
-    assert code == ExitCode.FAILED, err.getvalue()
+    assert code == ExitCode.FAILED, err.getvalue()  # the erroneous set, nothing else
+    assert (
+        "erroneous: convert prompt set 'How many meters is 5 [A]?'; underspecified: unit; "
+        "description fix verified (failure rate 0.6667 -> 0.0)"
+    ) in out.getvalue()
     receipt = json.loads((root / "a" / "convert.json").read_text("utf-8"))
     (checked,) = receipt["correctness"]
     answers = [r["answer"] for r in checked["runs"]]
