@@ -172,6 +172,7 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         "promptSets": 0,
         "erroneous": 0,
         "refinementsVerified": 0,
+        "recovered": 0,
     }
     assert [entry["template"] for entry in receipt["correctness"]] == [None, None]
     assert receipt["llm"] == {

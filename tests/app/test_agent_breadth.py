@@ -98,6 +98,7 @@ def test_the_agent_section_sizes_the_run_and_gives_the_writer_the_context(
         "corrected in country; prompt: 'Where is the city of Paris in the French Republic?'"
     ) in out
     assert receipt["health"]["recoveredAfterError"] >= 1
+    assert receipt["summary"]["recovered"] == 1
 
 
 def test_a_context_for_a_tool_the_policy_does_not_have_is_a_policy_error(tmp_path: Path) -> None:
