@@ -30,6 +30,7 @@ from toolfuzz_gate.core.agent.refinement import (
     patched,
     read_refinement,
 )
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.options import SchemaOptions
@@ -303,3 +304,22 @@ def test_the_refiner_sees_each_call_its_verdict_and_what_the_handler_said() -> N
     assert 'call {"city":"Paris","country":"France"} -> accepted: 48.85,2.35' in asked
     assert "answer scored 2/10: Paris, Texas, not the expected Paris" in asked
     assert "The expected answer: Paris, France: 48.85,2.35" in asked
+
+
+def test_a_rerun_the_oracle_could_not_score_verifies_nothing() -> None:
+    model = Model([PARIS_SET], FIX)
+    judged = 0
+
+    def chat(messages: Sequence[JSONObject], tools: Sequence[JSONObject]) -> Reply:
+        nonlocal judged
+        if messages[0]["content"] == ORACLE_SYSTEM:
+            judged += 1
+            if judged > 3:  # the re-run's answers: prose
+                return Reply("They all look right to me.", (), 1)
+        return model(messages, tools)
+
+    (entry,) = check_correctness(TOOL, chat, call_tool, CorrectnessRun(AgentSettings(1)))
+    refinement: Any = entry["refinement"]
+    assert refinement["rerun"]["oracle"]["judged"] == ["unreadable"] * 3
+    assert refinement["failureRateAfter"] == 0.0  # no prompt can fail unscored ...
+    assert refinement["verified"] is False  # ... and so the fix is not verified

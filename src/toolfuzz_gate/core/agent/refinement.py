@@ -6,7 +6,8 @@ description and better descriptions of those arguments. The same prompt set then
 again with the patched documentation offered to the agent (the handler is unchanged);
 the suggestion is *verified* only when the re-run's failure rate (the share of prompts
 failing all three checks) is lower than the original run's and its answers score no worse
-against the expected answer (the share scored below the threshold does not grow). The
+against the expected answer (the share scored below the threshold does not grow), every
+re-run answer scored (an answer the oracle could not score proves nothing). The
 refiner sees what happened: each prompt, each call, whether the tool accepted or refused
 it and what the handler said, and how the oracle scored the answer.
 """
@@ -23,7 +24,12 @@ from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.correctness import read_prompt_set
 from toolfuzz_gate.core.agent.loop import CallTool, Chat, FreshState, FunctionTool
 from toolfuzz_gate.core.agent.patch_agreement import JudgeUnder, split_patches
-from toolfuzz_gate.core.agent.prompt_sets import SetRun, prompt_set_messages, run_prompt_set
+from toolfuzz_gate.core.agent.prompt_sets import (
+    SCORED,
+    SetRun,
+    prompt_set_messages,
+    run_prompt_set,
+)
 from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
@@ -134,6 +140,7 @@ def refinement_entry(
         "failureRateBefore": rate_before,
         "failureRateAfter": rate_after,
         "verified": after is not None
+        and all(how == SCORED for how in after.judged)  # an unscored answer proves nothing
         and after.failure_rate() < before.failure_rate()
         and after.low_share() <= before.low_share(),
     }
