@@ -30,6 +30,16 @@ class Failure(StrEnum):
     declared complete. Receipts keep these apart from counterexamples, as notes."""
     OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
     NOT_IDEMPOTENT = "not-idempotent"
+    SEQUENCE_CRASH = "sequence-crash"
+    """A call crashed in a sequence of calls, and not alone on a fresh state."""
+    SEQUENCE_TIMEOUT = "sequence-timeout"
+    """A call hung in a sequence of calls, and not alone on a fresh state."""
+    RESOURCE_UNAVAILABLE = "resource-unavailable"
+    """A read rejected what a create had just returned (the link certain)."""
+    USE_AFTER_DELETE = "use-after-delete"
+    """A read or delete of something just deleted was accepted, or a listing still held it."""
+    UPDATE_NOT_VISIBLE = "update-not-visible"
+    """The read after an idempotent update did not return what the update wrote."""
 
 
 class InputKind(StrEnum):

@@ -24,6 +24,7 @@ from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_pr
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.quoting import bounded, shown
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings, parse_stateful
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -131,6 +132,7 @@ class Policy:
     """The `llm` section (agent mode only; None: the policy has none)."""
     budget_s: float | None = None
     """Seconds the whole run may spend generating cases, every tool's together."""
+    stateful: StatefulSettings = field(default_factory=StatefulSettings)
 
 
 def parse_policy(
@@ -170,8 +172,8 @@ def parse_policy(
         gate.get("flaky", GateRules.flaky),
     )
     llm = parse_llm(document.get("llm"), locate.error)
-    budget = document.get("budget_s")
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
+    budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful)
 
 
 class _Locator:

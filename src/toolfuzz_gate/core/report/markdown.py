@@ -37,6 +37,7 @@ from toolfuzz_gate.core.report.context import (
     unsupported_location,
 )
 from toolfuzz_gate.core.report.notes import render_notes_section
+from toolfuzz_gate.core.report.sequences import is_sequence, sequence_block
 from toolfuzz_gate.core.report.untrusted import (
     cap,
     clean,
@@ -290,7 +291,8 @@ def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detai
             parts.append(fence(cap(said, EVIDENCE_CAP), "text"))
         parts.append(fence(_replay(diff, cx, context.replay_from), "sh"))
         if detail.inputs:
-            parts.append(fence(json_block_text(cx.get("input")), "json"))
+            shown_input = sequence_block(cx) if is_sequence(cx) else None
+            parts.append(shown_input or fence(json_block_text(cx.get("input")), "json"))
     return parts
 
 
