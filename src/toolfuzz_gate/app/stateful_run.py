@@ -109,15 +109,16 @@ def run_server(
     config = StatefulConfig(
         unit.seed, settings.sequences, settings.max_calls, settings.checks, settings.shrink_runs
     )
-    prepared = PreparedTools(unit.entries, dict(settings.kinds), settings.links, unit.seed)
     budget = earliest(time.monotonic, None, run_ends_at, run_budget_s)
-    tools = list[JSON](sorted(prepared.tools))
-    label: JSONObject = {"mcp": {"command": list(unit.handler.argv), "tools": tools}}
     file = receipt_name(stateful_key(unit.name))
     try:
-        server = McpServerTools(unit.handler, sorted(prepared.tools))
+        server = McpServerTools(unit.handler, [entry.spec.name for entry in unit.entries])
     except HandlerError:
         return None  # the tools' own receipts say why their server does not start
+    callable_entries = [entry for entry in unit.entries if entry.spec.name in server.tools]
+    prepared = PreparedTools(callable_entries, dict(settings.kinds), settings.links, unit.seed)
+    tools = list[JSON](sorted(prepared.tools))
+    label: JSONObject = {"mcp": {"command": list(unit.handler.argv), "tools": tools}}
     try:
         result = run_stateful(
             server,
@@ -128,6 +129,8 @@ def run_server(
             prepared.admits,
             budget,
         )
+    except HandlerError:
+        return None  # its reset failed: no campaign on a state nobody chose
     finally:
         server.close()
     spent = None if budget is None else budget_json(budget, None, {})

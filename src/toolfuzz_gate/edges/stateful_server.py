@@ -19,6 +19,7 @@ from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp import McpHandler
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.handlers.reset import reset
+from toolfuzz_gate.errors import TaskRequiredError
 
 OUTPUT_CHARS = 65536
 """Characters of each accepted call's output the campaign reads values from."""
@@ -34,18 +35,25 @@ class McpServerTools:
         self.fresh_starts = 0
         try:
             for name in tools:
-                self._handlers[name] = McpHandler(
-                    replace(
-                        config,
-                        target=name,
-                        servers=self._servers,
-                        effects=None,
-                        output_text_chars=OUTPUT_CHARS,
-                    )
+                settings = replace(
+                    config,
+                    target=name,
+                    servers=self._servers,
+                    effects=None,
+                    output_text_chars=OUTPUT_CHARS,
                 )
+                try:
+                    self._handlers[name] = McpHandler(settings)
+                except TaskRequiredError:
+                    continue  # never called plainly: the campaign leaves it out
         except BaseException:
             self.close()
             raise
+
+    @property
+    def tools(self) -> list[str]:
+        """The tools the campaign may call (a tool that requires MCP tasks is left out)."""
+        return sorted(self._handlers)
 
     def call(self, tool: str, arguments: JSONObject) -> Outcome:
         handler = self._handlers.get(tool)

@@ -56,6 +56,11 @@ _DESCRIPTIONS = {
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
     Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
     Failure.NOT_IDEMPOTENT: "A tool declared idempotent committed again when called again.",
+    Failure.SEQUENCE_CRASH: "A call crashed in a sequence of calls on one server.",
+    Failure.SEQUENCE_TIMEOUT: "A call hung in a sequence of calls on one server.",
+    Failure.RESOURCE_UNAVAILABLE: "A read rejected what a create had just returned.",
+    Failure.USE_AFTER_DELETE: "Something just deleted was read, deleted again or still listed.",
+    Failure.UPDATE_NOT_VISIBLE: "The read after an update did not return what it wrote.",
 }
 
 
