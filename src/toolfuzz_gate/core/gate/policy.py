@@ -116,6 +116,9 @@ class GateRules:
     flaky: str = "fail"
     """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
     `note`: it is reported and noted, and fails nothing."""
+    agent_unjudged: str = "fail"
+    """`agent.unjudged`: `fail`, a check the model kept agent mode from making fails the
+    agent check it belongs to; `note`: it is reported only (`core.agent.health`)."""
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -130,8 +133,7 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
-    budget_s: float | None = None
-    """Seconds the whole run may spend generating cases, every tool's together."""
+    budget_s: float | None = None  # seconds the whole run may spend, every tool's together
     stateful: StatefulSettings = field(default_factory=StatefulSettings)
 
 
@@ -170,6 +172,7 @@ def parse_policy(
             )
         ),
         gate.get("flaky", GateRules.flaky),
+        document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
