@@ -29,6 +29,7 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.policy_messages import described, kind_of
 from toolfuzz_gate.core.gate.quoting import shown
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings, parse_stateful
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -153,8 +154,8 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
-    budget_s: float | None = None
-    """Seconds the whole run may spend generating cases, every tool's together."""
+    budget_s: float | None = None  # seconds the whole run may spend, every tool's together
+    stateful: StatefulSettings = field(default_factory=StatefulSettings)
 
 
 def parse_policy(
@@ -205,8 +206,8 @@ def parse_policy(
         breaking.allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
-    budget = document.get("budget_s")
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
+    budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful)
 
 
 class _Locator:

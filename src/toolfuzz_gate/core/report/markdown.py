@@ -46,6 +46,7 @@ from toolfuzz_gate.core.report.groups import (
 from toolfuzz_gate.core.report.heading import provenance, totals_line
 from toolfuzz_gate.core.report.interface_section import render_interface_section
 from toolfuzz_gate.core.report.notes import render_notes_section
+from toolfuzz_gate.core.report.sequences import is_sequence, sequence_block
 from toolfuzz_gate.core.report.untrusted import (
     cap,
     clean,
@@ -276,7 +277,8 @@ def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detai
             parts.append(fence(cap(said, EVIDENCE_CAP), "text"))
         parts.append(fence(_replay(diff, cx, context.replay_from), "sh"))
         if detail.inputs:
-            parts.append(fence(json_block_text(cx.get("input")), "json"))
+            shown_input = sequence_block(cx) if is_sequence(cx) else None
+            parts.append(shown_input or fence(json_block_text(cx.get("input")), "json"))
     return parts
 
 
