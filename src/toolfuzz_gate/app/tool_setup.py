@@ -11,7 +11,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
-from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -20,6 +20,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.workspace import fixture_digest
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
@@ -60,6 +61,11 @@ def build_policy_spec(
         ignore_output=options.ignore_output,
         rejection_code=options.rejection_code,
         fixed=tool.fixed,
+        fixtures=tuple(
+            (pointer, tuple(Fixture(Path(path).name, fixture_digest(Path(path))) for path in paths))
+            for pointer, paths in tool.fixtures
+        ),
+        confined=tool.handler.sandbox,
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),
         annotations=declared_hints(annotations),

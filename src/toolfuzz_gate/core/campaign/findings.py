@@ -30,6 +30,8 @@ class Failure(StrEnum):
     declared complete. Receipts keep these apart from counterexamples, as notes."""
     OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
     NOT_IDEMPOTENT = "not-idempotent"
+    WRITE_OUTSIDE_ROOT = "write-outside-root"
+    """A confined handler created, changed or removed a file outside its allowed root."""
 
 
 class InputKind(StrEnum):

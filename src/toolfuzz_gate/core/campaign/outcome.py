@@ -66,6 +66,9 @@ class Outcome(NamedTuple):
     output_text: str | None = None
     """For an ACCEPTED call, when the adapter was asked to keep it: the output as bounded,
     masked text (`output_text`). Untrusted: it is what the handler chose to say."""
+    escaped_writes: tuple[str, ...] = ()
+    """For a handler confined to a root (`edges.handlers.workspace`): the paths, relative to
+    that root, the call created, changed or removed outside it (empty: none, or not watched)."""
 
     @property
     def committed_change(self) -> bool:
