@@ -116,6 +116,14 @@ def test_the_workspace_sees_creations_changes_and_removals_around_the_root() -> 
         )
         # laid out again: the next call starts clean
         assert workspace.escaped_writes() == ()
+        # a temporary file written beside the root and removed within the call
+        (root.parent / "root.1f2e.tmp").write_text("caller content")
+        (root.parent / "root.1f2e.tmp").unlink()
+        assert workspace.escaped_writes() == ("../",)
+        (root / "sub").mkdir()
+        (root / "sub" / "t").write_text("inside")
+        (root / "sub" / "t").unlink()
+        assert workspace.escaped_writes() == ()
         assert (root.parent / "canary.txt").exists()
         assert (root / "inside.txt").read_text() == "fine"
     finally:
@@ -134,3 +142,88 @@ def test_fixture_digests_cover_names_and_contents(tmp_path: Path) -> None:
     assert fixture_digest(tree) == first
     (tree / "sub" / "a.txt").rename(tree / "sub" / "b.txt")
     assert fixture_digest(tree) != first
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+
+def sheet_tool(fixtures: dict[str, list[str]] | None) -> dict[str, Any]:
+    handler = {"python": "sheets:read_cell", "rejects": ["sheets:ToolError"], "env": ["PYTHONPATH"]}
+    tool: dict[str, Any] = {"name": "read_cell", "schema": "read_cell.json", "handler": handler}
+    if fixtures is not None:
+        tool["fixtures"] = fixtures
+    return tool
+
+
+@pytest.fixture
+def sheets_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES))
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "read_cell.json").write_bytes((FIXTURES / "read_cell.json").read_bytes())
+    (tmp_path / "data").mkdir()
+    for name in ("book.csv", "empty.csv"):
+        (tmp_path / "data" / name).write_bytes((FIXTURES / "data" / name).read_bytes())
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_a_fixture_reaches_the_bug_behind_file_not_found(sheets_repo: Path) -> None:
+    code, bare = run_policy(sheets_repo, sheet_tool(None), "bare")
+    assert code == 0 and bare["counterexamples"] == []
+    assert "file-not-found" in {note["cause"] for note in bare["underSpecified"]}
+    assert "fixtures" not in bare
+
+    code, laid = run_policy(sheets_repo, sheet_tool({"/file": ["data/book.csv"]}), "laid")
+    assert code == 1
+    crashes = [c for c in laid["counterexamples"] if c["failure"] == "crash"]
+    # row 3 of a three-line file (valid), and row 10 (a near-miss past maximum: the same bug)
+    assert {(c["cause"], c["input"]["file"]) for c in crashes} == {("IndexError", "book.csv")}
+    assert [c["input"]["row"] for c in crashes if c["mutation"] == "valid"] == [3]
+    digest = fixture_digest(sheets_repo / "data" / "book.csv")
+    assert laid["fixtures"] == {"/file": [{"name": "book.csv", "sha256": digest}]}
+    # no near-miss replaces the fixture argument: the ones that would are not made
+    assert all(c["input"]["file"] == "book.csv" for c in laid["counterexamples"])
+
+
+@pytest.mark.slow
+def test_fixtures_take_turns_and_receipts_are_byte_identical(sheets_repo: Path) -> None:
+    tool = sheet_tool({"/file": ["data/book.csv", "data/empty.csv"]})
+    run_policy(sheets_repo, {**tool, "handler": {**tool["handler"], "sandbox": True}}, "one")
+    _, receipt = run_policy(
+        sheets_repo, {**tool, "handler": {**tool["handler"], "sandbox": True}}, "two"
+    )
+    one = (sheets_repo / "one" / "read_cell.json").read_bytes()
+    assert one == (sheets_repo / "two" / "read_cell.json").read_bytes()
+    assert [item["name"] for item in receipt["fixtures"]["/file"]] == ["book.csv", "empty.csv"]
+    assert receipt["invariants"]["writes-inside-root"] is True
+    causes = {c["cause"] for c in receipt["counterexamples"]}
+    assert causes == {"IndexError"}  # on both: the empty file has no row 0 either
+
+
+def test_a_fixture_the_schema_does_not_admit_is_a_policy_error(sheets_repo: Path) -> None:
+    name = "x" * 70 + ".csv"  # the schema's maxLength is 64
+    (sheets_repo / "data" / name).touch()
+    policy = {"version": 1, "tools": [sheet_tool({"/file": [f"data/{name}"]})]}
+    (sheets_repo / "policy.yml").write_text(json.dumps(policy), encoding="utf-8")
+    code, _printed, err = invoke("run", "--policy", str(sheets_repo / "policy.yml"))
+    assert code == 2
+    assert "fixtures" in err and "maxLength at /file" in err
+
+
+@pytest.mark.parametrize(
+    ("fixtures", "message"),
+    [
+        ({"/file": ["data/book.csv", "other/book.csv"]}, "another fixture is laid as"),
+        ({"/file": ["../outside.csv"]}, "escapes the repository root"),
+        ({"/file": ["data/missing.csv"]}, "no such path"),
+    ],
+)
+def test_fixture_paths_are_checked(
+    sheets_repo: Path, fixtures: dict[str, list[str]], message: str
+) -> None:
+    (sheets_repo / "other").mkdir()
+    (sheets_repo / "other" / "book.csv").touch()
+    policy = {"version": 1, "tools": [sheet_tool(fixtures)]}
+    (sheets_repo / "policy.yml").write_text(json.dumps(policy), encoding="utf-8")
+    code, _printed, err = invoke("run", "--policy", str(sheets_repo / "policy.yml"))
+    assert code == 2 and message in err, err

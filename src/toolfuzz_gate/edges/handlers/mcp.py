@@ -377,11 +377,14 @@ def list_tools(
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """
+    from toolfuzz_gate.edges.handlers.reset import run_reset_command
     from toolfuzz_gate.edges.handlers.workspace import placed
 
     limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
     config, workspace = placed(config)  # a sandboxed server is listed in a workspace too
     try:
+        if workspace is not None and config.reset_command:
+            run_reset_command(config)  # what sets the workspace up for the server
         launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
         try:
             session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())

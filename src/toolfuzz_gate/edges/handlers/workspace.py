@@ -19,9 +19,12 @@ After each call `ConfinedHandler` compares every entry of the watched part (name
 sizes, modification times) with how the workspace laid it out; a difference is a write
 outside the root, reported on the call's `Outcome.escaped_writes` as paths relative to the
 allowed root (`../../outside/x`), and the watched part is laid out again for the next
-call. Only the tree around the root is seen: a handler that writes to an absolute path
-elsewhere on the machine is not (HOME and TMPDIR point into the box, so the usual places
-for scratch files are).
+call. A watched directory whose entries changed with no difference left below it (a
+temporary file written and removed within the call) is named with a trailing `/` (`../`).
+
+Only the tree around the root is seen: a handler that writes to an absolute path elsewhere
+on the machine is not (HOME and TMPDIR point into the box, so the usual places for scratch
+files are).
 """
 
 from __future__ import annotations
@@ -90,7 +93,9 @@ class Workspace:
 
     def _listing(self) -> dict[str, _Entry]:
         """Every watched entry, by its path relative to the allowed root."""
-        found: dict[str, _Entry] = {}
+        found: dict[str, _Entry] = {
+            os.path.relpath(self.top, self.root): ("d", 0, self.top.stat().st_mtime_ns)
+        }
         pending = [self.top]
         while pending and len(found) < MAX_WATCHED_ENTRIES:
             folder = pending.pop()
@@ -113,9 +118,8 @@ class Workspace:
                     pending.append(path)
                 else:
                     kind = "f"
-                # A directory changes when an entry in it does: its own times say nothing more.
-                size, mtime = (0, 0) if kind == "d" else (status.st_size, status.st_mtime_ns)
-                found[os.path.relpath(path, self.root)] = (kind, size, mtime)
+                size = 0 if kind == "d" else status.st_size
+                found[os.path.relpath(path, self.root)] = (kind, size, status.st_mtime_ns)
         return found
 
     def escaped_writes(self) -> tuple[str, ...]:
@@ -124,11 +128,10 @@ class Workspace:
         now = self._listing()
         if now == self._laid:
             return ()
-        changed = sorted(
-            path for path in now.keys() | self._laid.keys() if now.get(path) != self._laid.get(path)
-        )
+        laid = self._laid
+        changed = {path for path in now.keys() | laid.keys() if now.get(path) != laid.get(path)}
         self._restore()
-        return tuple(changed)
+        return tuple(sorted(_named(changed, now, laid)))
 
     def _restore(self) -> None:
         for entry in list(os.scandir(self.top)):
@@ -158,6 +161,20 @@ def placed(config: HandlerConfig) -> tuple[HandlerConfig, Workspace | None]:
         servers=None,
     )
     return moved, workspace
+
+
+def _named(changed: set[str], now: dict[str, _Entry], laid: dict[str, _Entry]) -> set[str]:
+    """The changed paths, a directory only where nothing changed below it: then a name in
+    it came and went during the call (a temporary file written and removed, a rename), and
+    it is named with a trailing `/`."""
+    named = set()
+    for path in changed:
+        was, is_now = laid.get(path), now.get(path)
+        if was is None or is_now is None or was[0] != "d" or is_now[0] != "d":
+            named.add(path)
+        elif not any(other.startswith(path + os.sep) for other in changed):
+            named.add(path + os.sep)
+    return named
 
 
 def _remove(path: Path) -> None:
