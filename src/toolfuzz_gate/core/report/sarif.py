@@ -56,6 +56,7 @@ _DESCRIPTIONS = {
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
     Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
     Failure.NOT_IDEMPOTENT: "A tool declared idempotent committed again when called again.",
+    Failure.WRITE_OUTSIDE_ROOT: "A sandboxed handler wrote outside its allowed root.",
 }
 
 
