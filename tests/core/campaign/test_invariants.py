@@ -354,6 +354,7 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "error-vocabulary",
         "oracle-agreement",
         "within-limits",
+        "writes-inside-root",
     }
     assert invariant_ledger(set()) == dict.fromkeys(names, True)
     covered = {failure for invariant in INVARIANTS for failure in invariant.failures}
@@ -363,3 +364,17 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         for failure in invariant.failures:
             ledger = invariant_ledger({failure})
             assert [name for name, held in ledger.items() if not held] == [invariant.name]
+
+
+# --- writes-inside-root ---------------------------------------------------------------------------
+
+
+def test_a_write_outside_the_root_is_a_finding_naming_the_paths_whatever_the_outcome() -> None:
+    for kind in (OutcomeKind.ACCEPTED, OutcomeKind.REJECTED, OutcomeKind.CRASH):
+        outcome = Outcome(kind, error_code="x", escaped_writes=("../.staging",))
+        found = check_observation(Observation(valid_case(), outcome), TOOL)
+        escaped = [f for f in found if f.failure is Failure.WRITE_OUTSIDE_ROOT]
+        assert len(escaped) == 1
+        assert escaped[0].error["written"] == ["../.staging"]
+    quiet = Outcome(OutcomeKind.ACCEPTED)
+    assert Failure.WRITE_OUTSIDE_ROOT not in failures(Observation(valid_case(), quiet))

@@ -48,6 +48,8 @@ class Failure(StrEnum):
     """A read or delete of something just deleted was accepted, or a listing still held it."""
     UPDATE_NOT_VISIBLE = "update-not-visible"
     """The read after an idempotent update did not return what the update wrote."""
+    WRITE_OUTSIDE_ROOT = "write-outside-root"
+    """A confined handler created, changed or removed a file outside its allowed root."""
 
 
 TOLD_APART = {Failure.SLOW: Failure.TIMEOUT, Failure.HUNG: Failure.TIMEOUT}

@@ -74,6 +74,7 @@ _DESCRIPTIONS = {
     Failure.RESOURCE_UNAVAILABLE: "A read rejected what a create had just returned.",
     Failure.USE_AFTER_DELETE: "Something just deleted was read, deleted again or still listed.",
     Failure.UPDATE_NOT_VISIBLE: "The read after an update did not return what it wrote.",
+    Failure.WRITE_OUTSIDE_ROOT: "A sandboxed handler wrote outside its allowed root.",
 }
 
 
