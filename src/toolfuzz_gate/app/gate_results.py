@@ -7,7 +7,7 @@ The verdict is `core.gate.verdict.decide`, then the regression corpus's outcome.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -16,6 +16,7 @@ from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
 from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions
 from toolfuzz_gate.core.gate.verdict import Verdict, decide
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -45,14 +46,24 @@ def gate(
     out: TextIO,
     corpus: CorpusRun,
     key: str = "default",
+    *,
+    agent: Sequence[JSONObject] | None = None,
+    trust: Trust | None = None,
 ) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
-    reasons printed; `key` is the PR comment's key."""
-    agent = agent_for_gate(loaded, written, directory, out)
-    verdict = gate_on_regressions(
-        decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
-        corpus.replayed,
+    reasons printed; `key` is the PR comment's key. `agent`: the agent receipts when the
+    caller ran agent mode already (else it runs here when `fail_on` asks); `trust`: what the
+    run found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
+    trust = trust or Trust()
+    if agent is None:
+        agent = agent_for_gate(loaded, written, directory, out)
+    verdict = with_trust(
+        gate_on_regressions(
+            decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
+            corpus.replayed,
+        ),
+        trust,
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
@@ -60,8 +71,11 @@ def gate(
     summary["regressions"] = corpus.summary()
     write_document(directory / "summary.json", summary)
     document = report_document(diff, receipt_set(written))
-    context = build_report_context(
-        document, verdict, written, key, replay_from_root(loaded, directory), agent
+    context = replace(
+        build_report_context(
+            document, verdict, written, key, replay_from_root(loaded, directory), agent
+        ),
+        trust=trust.changed,
     )
     write_reports(directory, document, context)
     for item in written:

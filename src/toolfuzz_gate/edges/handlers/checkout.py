@@ -92,6 +92,9 @@ class Checkout:
             *(self._entry(entry) for entry in env.get("PYTHONPATH", "").split(os.pathsep)),
         ]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
+        # no bytecode written beside what a handler imports: the dependencies lent to the
+        # base's worktree are checked unchanged after the run (`edges.dependencies`)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
     def _entry(self, entry: str) -> str:

@@ -1,0 +1,96 @@
+"""What the action does so that the pull request under test cannot decide its own verdict
+or outlive its step (application). Docs: `docs/action.md`, "What a pull request controls".
+
+* The rules come from the base commit's policy, read from git before anything runs
+  (`core.gate.policy_trust`): the stricter of base and head.
+* Before the first handler starts, the runner's file commands are copied and the
+  dependency directories the base's worktree borrows are fingerprinted; once every
+  handler is reaped, the file commands are put back and any change to either fails the
+  run, naming the file.
+* The output directory holds no symlink, before the run and after the handlers ran.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
+from toolfuzz_gate.edges.dependencies import (
+    Fingerprint,
+    changed_entries,
+    dependency_directories,
+    fingerprint_dependencies,
+)
+from toolfuzz_gate.edges.git import Git, file_at, repository_root
+from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
+from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
+from toolfuzz_gate.errors import UsageError
+
+MAX_NAMED = 5
+"""Changed files named in a reason; the rest are counted."""
+
+
+def governed_policy(
+    loaded: LoadedPolicy, git: Git, sha: str | None
+) -> tuple[LoadedPolicy, list[str]]:
+    """`loaded` under the base commit's rules (`sha`; None: no base), and the lines of the
+    comment's "policy changed" block."""
+    base = None
+    if sha is not None:
+        top = repository_root(git).resolve()
+        relative = Path(loaded.file).resolve().relative_to(top).as_posix()
+        raw = file_at(git, sha, relative)
+        base = None if raw is None else policy_rules(raw, f"{relative} at {sha[:12]}")
+    governed: Governed = govern(loaded.policy, base)
+    lines = [NO_BASE_POLICY] if governed.base_missing and sha is not None else []
+    lines += governed.weakenings
+    return replace(loaded, policy=governed.policy), lines
+
+
+@dataclass(frozen=True)
+class RunGuard:
+    """What the handlers must leave as it was: the file commands, the lent dependencies."""
+
+    workspace: Path
+    kept: tuple[Kept, ...]
+    lent: Fingerprint
+    lent_names: tuple[str, ...]
+
+    def release(self) -> list[str]:
+        """Once every handler is reaped: the file commands put back; a failing reason for
+        each thing a handler changed."""
+        reasons = restore_file_commands(self.kept)
+        changed = changed_entries(self.lent, fingerprint_dependencies(self.workspace))
+        if changed:
+            named = ", ".join(changed[:MAX_NAMED])
+            more = f" and {len(changed) - MAX_NAMED} more" if len(changed) > MAX_NAMED else ""
+            reasons.append(
+                f"a handler changed the installed dependencies the base borrows: {named}{more}; "
+                "the base's results cannot be trusted"
+            )
+        return reasons
+
+
+def guard_run(environ: Mapping[str, str], workspace: Path) -> RunGuard:
+    """Before the first handler starts."""
+    names = tuple(os.path.relpath(found, workspace) for found in dependency_directories(workspace))
+    return RunGuard(
+        workspace, keep_file_commands(environ), fingerprint_dependencies(workspace), names
+    )
+
+
+def refuse_symlinks(directory: Path, name: str) -> None:
+    """`directory` (the gate writes `base/`, `agent/` and its reports there) holds no
+    symlink at any depth: one planted there would send the gate's writes elsewhere."""
+    for top, directories, files in os.walk(directory):
+        for entry in [*directories, *files]:
+            path = Path(top) / entry
+            if path.is_symlink():
+                raise UsageError(
+                    f"input {name}: {path.relative_to(directory.parent)} is a symlink; the gate "
+                    "writes only into real directories",
+                    hint="remove the symlink (and do not commit the output directory)",
+                )
