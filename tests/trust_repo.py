@@ -69,8 +69,8 @@ def gate_pull_request(
     venv: Path,
     workspace: Path,
     event: dict[str, Any],
-    inputs: Mapping[str, str] = {},  # noqa: B006 (read only)
-    runtime: Mapping[str, str] = {},  # noqa: B006 (read only)
+    inputs: Mapping[str, str] = {},
+    runtime: Mapping[str, str] = {},
 ) -> tuple[ActionRun, str]:
     """The action's run on the pull request, and the comment it posted ("" for none)."""
     with FakeGitHub({TOKEN: Account("github-actions[bot]", integration=True)}) as github:

@@ -151,7 +151,7 @@ def test_a_handler_cannot_write_the_runner_s_file_commands(
     if attack:
         assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in done.stdout
         assert "a handler wrote to GITHUB_PATH: added '/tmp/evil-bin" in done.stdout
-        assert "a handler wrote to GITHUB_STEP_SUMMARY" in comment
+        assert "a handler wrote to GITHUB\\_STEP\\_SUMMARY" in comment
     else:
         assert "a handler wrote" not in done.stdout
         assert "new-counterexample: not on base: 1 in list_items" in done.stdout, done.stdout

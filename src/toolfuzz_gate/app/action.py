@@ -29,6 +29,7 @@ from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say_command
@@ -108,9 +109,10 @@ def _run(
     replay = build_replay_command(run.argv)
     git = Git(workspace, safe_directory=str(workspace))
     ref = _base_ref(git, inputs, event, out)
-    loaded, changed = governed_policy(
+    loaded, changed, key_names = governed_policy(
         _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on), git, ref
     )
+    keep_key_from_handlers(loaded, environ, key_names)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(inputs.jobs or default_jobs())
     progress = Progress(out, concurrent=jobs.parallel)
@@ -130,7 +132,7 @@ def _run(
             f"the output directory {inputs.output_dir!r} became a symlink during the run"
         )
     refuse_symlinks(directory, "output-dir")
-    agent = agent_for_gate(loaded, written, directory, out)
+    agent = agent_for_gate(loaded, written, directory, out, environ)
     failures = guard.release()  # every handler is reaped: agent mode's too
     if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
         changed.append(

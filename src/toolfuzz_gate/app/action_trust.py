@@ -35,9 +35,10 @@ MAX_NAMED = 5
 
 def governed_policy(
     loaded: LoadedPolicy, git: Git, sha: str | None
-) -> tuple[LoadedPolicy, list[str]]:
-    """`loaded` under the base commit's rules (`sha`; None: no base), and the lines of the
-    comment's "policy changed" block."""
+) -> tuple[LoadedPolicy, list[str], tuple[str | None, ...]]:
+    """`loaded` under the base commit's rules (`sha`; None: no base), the lines of the
+    comment's "policy changed" block, and the variables either side names as the model's
+    key (`llm.api_key_env`)."""
     base = None
     if sha is not None:
         top = repository_root(git).resolve()
@@ -47,7 +48,8 @@ def governed_policy(
     governed: Governed = govern(loaded.policy, base)
     lines = [NO_BASE_POLICY] if governed.base_missing and sha is not None else []
     lines += governed.weakenings
-    return replace(loaded, policy=governed.policy), lines
+    names = tuple(side.llm.api_key_env for side in (base, loaded.policy) if side and side.llm)
+    return replace(loaded, policy=governed.policy), lines, names
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -19,7 +19,11 @@ from toolfuzz_gate.errors import UsageError
 
 
 def agent_for_gate(
-    loaded: LoadedPolicy, written: Sequence[Written], directory: Path, out: TextIO
+    loaded: LoadedPolicy,
+    written: Sequence[Written],
+    directory: Path,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
 ) -> list[JSONObject]:
     """The agent receipts of head's receipts (written into `agent/` under `directory`), or
     none when `fail_on` lists no agent check. The API key, in `record` or `live` mode, is
@@ -36,5 +40,6 @@ def agent_for_gate(
         )
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
-    tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, os.environ, time.sleep, out)
+    environ = os.environ if environ is None else environ  # the action's holds the key in memory
+    tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, environ, time.sleep, out)
     return tried.receipts
