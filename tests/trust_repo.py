@@ -34,10 +34,10 @@ Change = Callable[[Path], None]
 
 
 def pull_request(
-    workspace: Path, attack: Change | None = None, base: Change | None = None
+    workspace: Path, attack: Change | None = None, base: Change | None = None, bug: bool = True
 ) -> dict[str, Any]:
     """The repository in `workspace` and the `pull_request` event for it: `base` changes
-    the base commit's files, `attack` the head commit's (beside the bug)."""
+    the base commit's files, `attack` the head commit's (beside the bug, unless not `bug`)."""
     init_repository(workspace)
     for name in ("pager.py", "limit.json"):
         shutil.copy(PAGER / name, workspace / name)
@@ -47,8 +47,10 @@ def pull_request(
         base(workspace)
     base_sha = commit(workspace, "the paging tool")
     git(workspace, "checkout", "-q", "-b", "topic")
-    with (workspace / "pager.py").open("a") as pager:
-        pager.write(BUG)
+    if bug:
+        append(workspace / "pager.py", BUG)
+    else:
+        append(workspace / "NOTES.md", "a change\n")
     if attack is not None:
         attack(workspace)
     head_sha = commit(workspace, "the pull request")

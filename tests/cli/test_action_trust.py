@@ -6,6 +6,8 @@ handler processes, the loopback GitHub."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -178,3 +180,71 @@ def test_a_symlink_inside_the_output_directory_is_refused(
     else:
         assert done.code == 1, done.stdout + done.stderr
         assert (workspace / "toolfuzz-gate-results" / "base" / "list_items.json").is_file()
+
+
+GEOCODER = Path(__file__).parents[2] / "examples" / "agent-geocoder"
+
+
+def _geocoder(root: Path) -> None:
+    """The agent example as the repository's gate: its prompt set is erroneous, so
+    `fail_on: [agent-correctness]` fails on the committed cassette."""
+    for name in ("geocoder.py", "geocoder.schema.json", "cassette.json"):
+        shutil.copy(GEOCODER / name, root / name)
+    policy = (GEOCODER / "toolfuzz.yml").read_text()
+    (root / "toolfuzz-gate.yml").write_text(
+        policy.replace("tools:\n", "gate: {fail_on: [agent-correctness]}\ntools:\n", 1)
+    )
+
+
+def _forge(root: Path) -> None:
+    """Every oracle answer in the cassette scores 10: the erroneous set looks correct."""
+    cassette = json.loads((root / "cassette.json").read_text())
+    for entry in cassette["entries"].values():
+        message = entry["response"]["choices"][0]["message"]
+        content = message.get("content") or ""
+        if '"scores": [' in content:
+            said = json.loads(content)
+            said["scores"] = [10] * len(said["scores"])
+            message["content"] = json.dumps(said)
+    (root / "cassette.json").write_text(json.dumps(cassette, indent=1))
+
+
+@pytest.mark.parametrize("attack", [False, True])
+def test_a_forged_cassette_does_not_pass_the_agent_checks(
+    venv: Path, tmp_path: Path, attack: bool
+) -> None:
+    workspace = tmp_path / "workspace"
+    event = pull_request(workspace, _forge if attack else None, base=_geocoder, bug=False)
+    done, comment = gate_pull_request(venv, workspace, event)
+    assert done.code == 1, done.stdout + done.stderr
+    assert "agent-correctness: erroneous prompt sets: 1 in geocode" in done.stdout, done.stdout
+    if attack:
+        assert "the cassette cassette.json differs from the base's" in comment
+    else:
+        assert "cassette" not in comment.split("## toolfuzz-gate")[1].split("**base**")[0]
+
+
+def test_a_cassette_the_base_lacks_makes_the_agent_checks_advisory(
+    venv: Path, tmp_path: Path
+) -> None:
+    """The base's cassette cannot answer (here: it has none), so the head's forged one is
+    all there is: the agent checks it passes are advisory, and the gate fails."""
+    workspace = tmp_path / "workspace"
+
+    def without_cassette(root: Path) -> None:
+        _geocoder(root)
+        (root / "cassette.json").unlink()
+
+    def forged(root: Path) -> None:
+        shutil.copy(GEOCODER / "cassette.json", root / "cassette.json")
+        _forge(root)
+
+    event = pull_request(workspace, forged, base=without_cassette, bug=False)
+    done, comment = gate_pull_request(venv, workspace, event)
+    assert done.code == 1, done.stdout + done.stderr
+    assert "agent-correctness: erroneous" not in done.stdout  # the forgery "passes" it
+    assert (
+        "agent checks judged on this pull request's cassette cassette.json, which is not on "
+        "the base: advisory, never passing" in done.stdout
+    ), done.stdout
+    assert "the cassette cassette.json is not on the base" in comment

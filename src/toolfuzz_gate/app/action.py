@@ -15,8 +15,12 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
-from toolfuzz_gate.app.action_trust import governed_policy, guard_run, refuse_symlinks
-from toolfuzz_gate.app.agent_gate import agent_for_gate
+from toolfuzz_gate.app.action_trust import (
+    agent_on_trusted_cassette,
+    governed_policy,
+    guard_run,
+    refuse_symlinks,
+)
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
@@ -132,8 +136,11 @@ def _run(
             f"the output directory {inputs.output_dir!r} became a symlink during the run"
         )
     refuse_symlinks(directory, "output-dir")
-    agent = agent_for_gate(loaded, written, directory, out, environ)
-    failures = guard.release()  # every handler is reaped: agent mode's too
+    agent, noted, advisory = agent_on_trusted_cassette(
+        loaded, written, directory, out, environ, git, ref
+    )
+    changed += noted
+    failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
     if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
         changed.append(
             "the base ran with this pull request's installed dependencies "

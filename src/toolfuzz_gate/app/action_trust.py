@@ -8,16 +8,22 @@ or outlive its step (application). Docs: `docs/action.md`, "What a pull request 
   handler is reaped, the file commands are put back and any change to either fails the
   run, naming the file.
 * The output directory holds no symlink, before the run and after the handlers ran.
+* In `replay`, the agent checks read the base commit's cassette.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
+from toolfuzz_gate.app.agent_gate import agent_for_gate
+from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import (
     Fingerprint,
     changed_entries,
@@ -27,7 +33,7 @@ from toolfuzz_gate.edges.dependencies import (
 from toolfuzz_gate.edges.git import Git, file_at, repository_root
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
 from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
-from toolfuzz_gate.errors import UsageError
+from toolfuzz_gate.errors import LlmError, UsageError
 
 MAX_NAMED = 5
 """Changed files named in a reason; the rest are counted."""
@@ -96,3 +102,52 @@ def refuse_symlinks(directory: Path, name: str) -> None:
                     "writes only into real directories",
                     hint="remove the symlink (and do not commit the output directory)",
                 )
+
+
+def agent_on_trusted_cassette(
+    loaded: LoadedPolicy,
+    written: Sequence[Written],
+    directory: Path,
+    out: TextIO,
+    environ: Mapping[str, str],
+    git: Git,
+    sha: str | None,
+) -> tuple[list[JSONObject], list[str], list[str]]:
+    """Agent mode for the verdict (when `fail_on` asks for it): the agent receipts, the
+    lines of the comment's block and failing reasons. A cassette is evidence the pull
+    request can edit, so in `replay` the verdict reads the base commit's; a head cassette
+    that differs is named, and when the base's cannot answer (a changed prompt, a new
+    tool) the agent checks run on the head's as advisory: never passing."""
+    llm = loaded.policy.llm
+    if sha is None or llm is None or llm.mode != "replay" or llm.cassette is None:
+        return agent_for_gate(loaded, written, directory, out, environ), [], []
+    top = repository_root(git).resolve()
+    head_file = Path(llm.cassette)
+    relative = head_file.resolve().relative_to(top).as_posix()
+    base_bytes = file_at(git, sha, relative)
+    head_bytes = head_file.read_bytes() if head_file.is_file() else None
+    if base_bytes is not None and base_bytes == head_bytes:
+        return agent_for_gate(loaded, written, directory, out, environ), [], []
+    with tempfile.TemporaryDirectory(prefix="toolfuzz-cassette-") as scratch:
+        if base_bytes is not None:
+            trusted = Path(scratch) / "cassette.json"
+            trusted.write_bytes(base_bytes)
+            on_base = replace(loaded.policy, llm=replace(llm, cassette=str(trusted)))
+            try:
+                agent = agent_for_gate(
+                    replace(loaded, policy=on_base), written, directory, out, environ
+                )
+                said = (
+                    f"the cassette {relative} differs from the base's: the verdict read the base's"
+                )
+                return agent, [said], []
+            except LlmError as error:
+                if error.code != "llm.cassette-miss":
+                    raise
+        agent = agent_for_gate(loaded, written, directory, out, environ)
+    whose = "differs from the base's, which cannot answer" if base_bytes else "is not on the base"
+    advisory = (
+        f"agent checks judged on this pull request's cassette {relative}, which {whose}: "
+        "advisory, never passing; record the cassette on the default branch"
+    )
+    return agent, [f"the cassette {relative} {whose}"], [advisory]
