@@ -20,10 +20,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.agent_gate import agent_for_gate
+from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import (
     Fingerprint,
     changed_entries,
@@ -33,8 +32,9 @@ from toolfuzz_gate.edges.dependencies import (
 from toolfuzz_gate.edges.git import Git, file_at, repository_root
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
 from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
-from toolfuzz_gate.errors import LlmError, UsageError
+from toolfuzz_gate.errors import UsageError
 
+CASSETTE_MISS = "llm.cassette-miss"
 MAX_NAMED = 5
 """Changed files named in a reason; the rest are counted."""
 
@@ -112,12 +112,12 @@ def agent_on_trusted_cassette(
     environ: Mapping[str, str],
     git: Git,
     sha: str | None,
-) -> tuple[list[JSONObject], list[str], list[str]]:
-    """Agent mode for the verdict (when `fail_on` asks for it): the agent receipts, the
-    lines of the comment's block and failing reasons. A cassette is evidence the pull
-    request can edit, so in `replay` the verdict reads the base commit's; a head cassette
-    that differs is named, and when the base's cannot answer (a changed prompt, a new
-    tool) the agent checks run on the head's as advisory: never passing."""
+) -> tuple[AgentForGate, list[str], list[str]]:
+    """Agent mode for the verdict (when `fail_on` asks for it): what it gave, the lines of
+    the comment's block and failing reasons. A cassette is evidence the pull request can
+    edit, so in `replay` the verdict reads the base commit's; a head cassette that differs
+    is named, and when the base's cannot answer (a changed prompt, a new tool) the agent
+    checks run on the head's as advisory: never passing."""
     llm = loaded.policy.llm
     if sha is None or llm is None or llm.mode != "replay" or llm.cassette is None:
         return agent_for_gate(loaded, written, directory, out, environ), [], []
@@ -128,26 +128,21 @@ def agent_on_trusted_cassette(
     head_bytes = head_file.read_bytes() if head_file.is_file() else None
     if base_bytes is not None and base_bytes == head_bytes:
         return agent_for_gate(loaded, written, directory, out, environ), [], []
-    with tempfile.TemporaryDirectory(prefix="toolfuzz-cassette-") as scratch:
-        if base_bytes is not None:
+    if base_bytes is not None:
+        with tempfile.TemporaryDirectory(prefix="toolfuzz-cassette-") as scratch:
             trusted = Path(scratch) / "cassette.json"
             trusted.write_bytes(base_bytes)
             on_base = replace(loaded.policy, llm=replace(llm, cassette=str(trusted)))
-            try:
-                agent = agent_for_gate(
-                    replace(loaded, policy=on_base), written, directory, out, environ
-                )
-                said = (
-                    f"the cassette {relative} differs from the base's: the verdict read the base's"
-                )
-                return agent, [said], []
-            except LlmError as error:
-                if error.code != "llm.cassette-miss":
-                    raise
-        agent = agent_for_gate(loaded, written, directory, out, environ)
+            tried = agent_for_gate(
+                replace(loaded, policy=on_base), written, directory, out, environ
+            )
+        if not (tried.unavailable or "").startswith(CASSETTE_MISS):
+            said = f"the cassette {relative} differs from the base's: the verdict read the base's"
+            return tried, [said], []
+    tried = agent_for_gate(loaded, written, directory, out, environ)
     whose = "differs from the base's, which cannot answer" if base_bytes else "is not on the base"
     advisory = (
         f"agent checks judged on this pull request's cassette {relative}, which {whose}: "
         "advisory, never passing; record the cassette on the default branch"
     )
-    return agent, [f"the cassette {relative} {whose}"], [advisory]
+    return tried, [f"the cassette {relative} {whose}"], [advisory]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.agent_gate import agent_for_gate
+from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
@@ -47,20 +47,26 @@ def gate(
     corpus: CorpusRun,
     key: str = "default",
     *,
-    agent: Sequence[JSONObject] | None = None,
+    agent: AgentForGate | None = None,
     trust: Trust | None = None,
 ) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
-    reasons printed; `key` is the PR comment's key. `agent`: the agent receipts when the
-    caller ran agent mode already (else it runs here when `fail_on` asks); `trust`: what the
-    run found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
+    reasons printed; `key` is the PR comment's key. `agent`: what agent mode gave when the
+    caller ran it already (else it runs here when `fail_on` asks); `trust`: what the run
+    found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
+    tried = agent_for_gate(loaded, written, directory, out) if agent is None else agent
     trust = trust or Trust()
-    if agent is None:
-        agent = agent_for_gate(loaded, written, directory, out)
+    head = [item.receipt for item in written]
     verdict = with_trust(
         gate_on_regressions(
-            decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
+            decide(
+                loaded.policy.gate,
+                head,
+                diff,
+                tried.receipts,
+                agent_unavailable=tried.unavailable,
+            ),
             corpus.replayed,
         ),
         trust,
@@ -73,7 +79,7 @@ def gate(
     document = report_document(diff, receipt_set(written))
     context = replace(
         build_report_context(
-            document, verdict, written, key, replay_from_root(loaded, directory), agent
+            document, verdict, written, key, replay_from_root(loaded, directory), tried.receipts
         ),
         trust=trust.changed,
     )
@@ -84,6 +90,8 @@ def gate(
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    if tried.unavailable is not None and loaded.policy.gate.agent_unjudged == "fail":
+        exit_code = ExitCode.MODEL  # every report is written; the exit code names the cause
     return GateOutcome(exit_code, verdict, document, context)
 
 
