@@ -23,6 +23,7 @@ from typing import TextIO
 from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
+from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
 from toolfuzz_gate.edges.dependencies import (
     Fingerprint,
     changed_entries,
@@ -119,7 +120,8 @@ def agent_on_trusted_cassette(
     is named, and when the base's cannot answer (a changed prompt, a new tool) the agent
     checks run on the head's as advisory: never passing."""
     llm = loaded.policy.llm
-    if sha is None or llm is None or llm.mode != "replay" or llm.cassette is None:
+    asked = any(name in AGENT_CHECKS for name in loaded.policy.gate.fail_on)
+    if not asked or sha is None or llm is None or llm.mode != "replay" or llm.cassette is None:
         return agent_for_gate(loaded, written, directory, out, environ), [], []
     top = repository_root(git).resolve()
     head_file = Path(llm.cassette)
