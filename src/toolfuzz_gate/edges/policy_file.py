@@ -80,12 +80,23 @@ def _whole(file: str, message: str, hint: str = "") -> PolicyError:
     return PolicyError(message, file=file, line=1, key="(document)", hint=hint)
 
 
+def policy_rules(raw: bytes, file: str) -> Policy:
+    """The policy a file's bytes describe, paths left as written (for its rules only: the
+    base commit's policy, read from git, judges the head; `core.gate.policy_trust`)."""
+    document, lines = _parse_yaml(raw, file)
+    return parse_policy(document, schema=policy_schema(), lines=lines, file=file)
+
+
 def _read_yaml(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_POLICY_BYTES + 1)
     except OSError as error:
         raise _whole(file, f"cannot read the policy: {error.strerror}") from None
+    return _parse_yaml(raw, file)
+
+
+def _parse_yaml(raw: bytes, file: str) -> tuple[Any, dict[str, int]]:
     if len(raw) > MAX_POLICY_BYTES:
         raise _whole(file, f"the policy is larger than {MAX_POLICY_BYTES} bytes")
     try:

@@ -115,6 +115,9 @@ class Checkout:
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
         if self.work_tree is not None:
             env.update(self.work_tree.scratch)
+        # no bytecode written beside what a handler imports: the dependencies lent to the
+        # base's worktree are checked unchanged after the run (`edges.dependencies`)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
     def _entry(self, entry: str) -> str:
