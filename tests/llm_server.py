@@ -41,6 +41,8 @@ class Turn:
     text: str = ""
     calls: tuple[Call, ...] = ()
     tokens: int = 10
+    usage: bool = True
+    """False: the answer has no `usage` member, as some servers send."""
 
 
 @dataclass(frozen=True)
@@ -122,16 +124,18 @@ def completion(turn: Turn) -> dict[str, Any]:
             }
             for index, call in enumerate(turn.calls)
         ]
-    return {
+    answer: dict[str, Any] = {
         "id": "chatcmpl-stand-in",
         "object": "chat.completion",
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": {
+    }
+    if turn.usage:
+        answer["usage"] = {
             "prompt_tokens": turn.tokens - 1,
             "completion_tokens": 1,
             "total_tokens": turn.tokens,
-        },
-    }
+        }
+    return answer
 
 
 def sequence(answers: Sequence[Answer], then: Script | None = None) -> Script:

@@ -17,10 +17,11 @@ import yaml
 
 from tests.cli_helpers import invoke
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.gate.policy import parse_policy
+from toolfuzz_gate.core.gate.policy import FAIL_ON, parse_policy
 from toolfuzz_gate.core.schema.formats import FORMATS
 from toolfuzz_gate.core.schema.keywords import FAMILIES, KEYWORDS
 from toolfuzz_gate.edges.policy_file import policy_schema
+from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -79,6 +80,13 @@ def test_the_keyword_table_lists_exactly_the_supported_keywords() -> None:
             assert family == expected, name
 
 
+def test_the_exit_code_table_is_the_exit_code_enum() -> None:
+    page = (DOCS / "commands.md").read_text("utf-8")
+    section = page.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    listed = {int(code) for code in re.findall(r"^\| (\d+) \|", section, re.MULTILINE)}
+    assert listed == {int(code) for code in ExitCode}
+
+
 def test_the_format_table_lists_exactly_the_supported_formats() -> None:
     rows = _rows(_marked(_text(SUBSET), "formats"))
     listed = [row[0] for row in rows]
@@ -135,6 +143,13 @@ def test_the_action_page_lists_every_input_and_output() -> None:
     outputs = set(re.findall(r"`([a-z][a-z-]+)`", after.split("\n\n", 1)[0]))
     assert set(action["outputs"]) <= outputs
     assert outputs - set(action["outputs"]) <= {"passed", "failed"}
+
+
+def test_the_fail_on_input_names_every_fail_on_value() -> None:
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    described = action["inputs"]["fail-on"]["description"]
+    named = set(re.findall(r"[a-z]+(?:-[a-z]+)*", described.split(":", 1)[0].split("of", 1)[1]))
+    assert set(FAIL_ON) <= named, sorted(set(FAIL_ON) - named)
 
 
 # --- links --------------------------------------------------------------------------------------

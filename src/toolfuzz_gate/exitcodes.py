@@ -19,6 +19,13 @@ class ExitCode(IntEnum):
     INTERNAL = 3
     """An internal error of toolfuzz-gate itself: a bug to report."""
     MODEL = 4
-    """Agent mode only: the model could not be used as the policy's `llm` section asks (its
-    endpoint failed, the run's request or token budget was spent, or a `replay` cassette
-    lacks a request); the message gives the `llm.*` code."""
+    """Agent mode (`agent`, or a gate run whose `fail_on` asks for an agent check): the model
+    could not be used as the policy's `llm` section asks (its endpoint failed, the run's
+    request or token budget was spent, or a `replay` cassette lacks a request); the message
+    gives the `llm.*` code."""
+    INTERRUPTED = 130
+    """Stopped by Ctrl-C (SIGINT), the shell's convention 128 + 2: one line, no traceback,
+    handler processes and base worktrees removed on the way out."""
+    TERMINATED = 143
+    """Stopped by SIGTERM (a cancelled Actions job, `docker stop`), 128 + 15, cleaned up as
+    for Ctrl-C."""

@@ -47,14 +47,19 @@ def receipts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _repository(where: Path, **llm: Any) -> Path:
+def _repository(where: Path, unjudged: str | None = None, **llm: Any) -> Path:
+    """The fixture repository with the policy's `llm` section set to `llm`, and its
+    `agent.unjudged` rule when given."""
     root = where / "repo"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("__pycache__"))
     (root / ".git").mkdir()
     section = {"base_url": "http://127.0.0.1:9/v1", "model": "stand-in", "cassette": "c.json"}
     section.update(llm)
     text = (root / "policy.yml").read_text(encoding="utf-8").split("llm:")[0]
-    (root / "policy.yml").write_text(text + "llm: " + json.dumps(section) + "\n", "utf-8")
+    text += "llm: " + json.dumps(section) + "\n"
+    if unjudged is not None:
+        text += "agent: " + json.dumps({"unjudged": unjudged}) + "\n"
+    (root / "policy.yml").write_text(text, "utf-8")
     return root
 
 
@@ -78,9 +83,11 @@ def _agent(root: Path, receipts: Path, out: Path, **environ: str) -> tuple[int, 
     )
 
 
-def _record(tmp_path: Path, receipts: Path, script: Script, **llm: Any) -> tuple[Path, Any]:
+def _record(
+    tmp_path: Path, receipts: Path, script: Script, unjudged: str | None = None, **llm: Any
+) -> tuple[Path, Any]:
     with LoopbackModel(script) as model:
-        root = _repository(tmp_path, base_url=model.url, mode="record", **llm)
+        root = _repository(tmp_path, unjudged, base_url=model.url, mode="record", **llm)
         code, out, err = _agent(root, receipts, tmp_path / "recorded")
     return root, (code, out, err, model.requests)
 
@@ -236,13 +243,21 @@ def test_malformed_tool_calls_are_recorded_and_the_run_goes_on(
             return Turn("Where is Paris?")
         return Turn(calls=(Call("geocode", '{"city": "Par'), Call("search", "{}")))
 
-    _, (code, _, err, _) = _record(tmp_path, receipts, script)
-    assert code == ExitCode.PASSED, err
+    _, (code, out, err, _) = _record(tmp_path, receipts, script)
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
     steps = receipt["findings"][0]["agent"]["steps"]
     assert [s["kind"] for s in steps] == ["bad-arguments", "unknown-tool"]
     assert steps[0]["arguments"] == '{"city": "Par'
     assert {f["outcome"] for f in receipt["findings"]} == {"not-reached"}
+    # not one usable call: nothing was judged, and the run says so and fails (0.5.0 passed)
+    assert code == ExitCode.FAILED, err
+    health = receipt["health"]
+    runs = len(receipt["findings"]) + len(receipt["documentationProbes"])
+    assert health["unparseableArguments"] == health["unknownToolCalls"] >= runs
+    reasons = {item["reason"] for item in health["unjudged"]}
+    assert "the agent made no usable call (unknown tools, arguments that are not JSON)" in reasons
+    assert "unjudged: geocode agent-reachable finding " in out
+    assert "agent: could not judge" in out and "(agent.unjudged: fail;" in out
 
 
 def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
@@ -253,9 +268,13 @@ def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
             return Turn("Where is Paris, France?")
         return Turn(calls=(PARIS_FRANCE,))
 
-    _, (code, _, err, asked) = _record(tmp_path, receipts, script)
-    assert code == ExitCode.PASSED, err
+    _, (code, out, err, asked) = _record(tmp_path, receipts, script)
+    assert code == ExitCode.FAILED, err  # the prompt sets were unusable: unjudged
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
+    assert receipt["health"]["stepLimits"] == len(receipt["findings"]) + 1
+    assert [i["what"] for i in receipt["health"]["unjudged"]] == ["prompt set 1", "prompt set 2"]
+    said = "the model's prompt set could not be read"
+    assert f"unjudged: geocode agent-correctness prompt set 1: {said}" in out
     runs = [f["agent"] for f in receipt["findings"]]
     assert {(r["outcome"], r["replies"], len(r["steps"])) for r in runs} == {("step-limit", 6, 6)}
     # and one probe request, its one prompt's run, two prompt-set requests (unusable here)
@@ -305,9 +324,11 @@ def test_a_reachable_note_alone_does_not_fail(tmp_path: Path, receipts: Path) ->
         prompts=[(r"arguments:", "Where is Springfield, Freedonia?")],
         calls=[(r"Freedonia", FREEDONIA)],
     )
-    _, (code, out, err, _) = _record(tmp_path, receipts, script)
+    _, (code, out, err, _) = _record(tmp_path, receipts, script, unjudged="note")
     assert code == ExitCode.PASSED, err
     assert "agent: 1 of 6 finding(s) agent-reachable, 0 of them counterexamples" in out
+    # this model writes no prompt sets: with `agent.unjudged: note` that is said, not failed
+    assert "(agent.unjudged: note;" in out
     assert "reachable: geocode note under-specified at /country" in out
 
 
@@ -316,7 +337,7 @@ def test_the_policy_fixed_arguments_are_bound_to_every_agent_call(
 ) -> None:
     script = agent_script(prompts=[(r"arguments:", "Where is Paris?")], calls=[("Paris", PARIS)])
     with LoopbackModel(script) as model:
-        root = _repository(tmp_path, base_url=model.url, mode="record")
+        root = _repository(tmp_path, "note", base_url=model.url, mode="record")
         policy = root / "policy.yml"
         text = policy.read_text("utf-8").replace(
             "    schema: geocode.schema.json\n",
@@ -346,3 +367,61 @@ def test_a_policy_passing_the_model_key_to_a_handler_is_refused(
     assert "error[policy" in err and "OPENAI_API_KEY" in err and "handlers never get" in err
     assert KEY not in err + out
     assert not (tmp_path / "out").exists()
+
+
+def _judging_model(oracle: str, usage: bool = True) -> Script:
+    """A model that writes usable prompts and prompt sets, calls the geocoder with the
+    city the prompt names, and answers the oracle's request with `oracle`."""
+    prompt_set = json.dumps({"template": "Where is [A]?", "infills": ["Paris", "Paris, France"]})
+
+    def script(body: dict[str, Any]) -> Any:
+        system = str(body["messages"][0].get("content"))
+        if "You write realistic" in system:
+            return Turn("Where is Paris, France?", usage=usage)
+        if "You write test requests" in system:
+            return Turn(prompt_set, usage=usage)
+        if "You judge answers" in system:
+            return Turn(oracle, usage=usage)
+        if body["messages"][-1]["role"] == "tool":
+            return Turn("It is in France.", usage=usage)
+        return Turn(calls=(PARIS_FRANCE,), usage=usage)
+
+    return script
+
+
+def test_float_oracle_scores_are_read_and_the_sets_judged(tmp_path: Path, receipts: Path) -> None:
+    oracle = '{"expected": "It is in France.", "scores": [7.5, "9"]}'
+    _, (code, out, err, _) = _record(tmp_path, receipts, _judging_model(oracle))
+    assert code == ExitCode.PASSED, err
+    receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
+    assert [entry["oracle"]["scores"] for entry in receipt["correctness"]] == [[8, 9], [8, 9]]
+    assert receipt["health"]["unjudged"] == [] and "could not judge" not in out
+
+
+def test_an_oracle_answering_in_prose_leaves_the_sets_unjudged_and_fails(
+    tmp_path: Path, receipts: Path
+) -> None:
+    model = _judging_model("Both answers say the city is in France, so they agree.")
+    _, (code, out, err, _) = _record(tmp_path, receipts, model)
+    assert code == ExitCode.FAILED, err  # 0.5.0: passed, the oracle counted as agreeing
+    receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
+    assert receipt["health"]["unreadableReplies"] == 2
+    reasons = [(item["check"], item["reason"]) for item in receipt["health"]["unjudged"]]
+    assert reasons == [("agent-correctness", "the oracle's reply could not be read")] * 2
+    assert "agent: could not judge 2 of " in out
+    assert "0 of 2 prompt set(s) erroneous" in out
+    _, (code, out, err, _) = _record(tmp_path / "noted", receipts, model, unjudged="note")
+    assert code == ExitCode.PASSED, err
+    assert "agent: could not judge 2 of " in out and "(agent.unjudged: note;" in out
+
+
+def test_answers_without_usage_are_counted_and_charged_an_estimate(
+    tmp_path: Path, receipts: Path
+) -> None:
+    model = _judging_model('{"expected": "France", "scores": [9, 9]}', usage=False)
+    _, (code, out, err, asked) = _record(tmp_path, receipts, model)
+    assert code == ExitCode.PASSED, err
+    receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
+    assert receipt["health"]["answersWithoutUsage"] == len(asked)
+    assert receipt["budget"]["tokens"] >= len(asked)  # 0.5.0 charged 0: the budget never bit
+    assert f"{len(asked)} without usage (estimated)" in out

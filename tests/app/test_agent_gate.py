@@ -73,3 +73,19 @@ def test_an_agent_check_without_an_llm_section_is_a_usage_error(tmp_path: Path) 
     code, _, err = _gate(policy, "[invariant, agent-reachable]", tmp_path / "out")
     assert code == ExitCode.USAGE
     assert "fail_on lists agent-reachable, which needs agent mode" in err
+
+
+def test_a_model_that_cannot_be_used_still_leaves_every_report(tmp_path: Path) -> None:
+    example = example_copy(tmp_path)
+    (example / "cassette.json").unlink()  # replay: the first request is a cassette miss
+    code, out, err = _gate(example / "toolfuzz.yml", "[invariant, agent-reachable]", tmp_path / "o")
+    assert code == ExitCode.MODEL, err  # the exit code names the cause, as before
+    assert "agent mode unavailable: llm.cassette-" in out
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text("utf-8"))
+    reasons = summary["reasons"]
+    assert summary["verdict"] == "failed"
+    assert reasons[0] == "invariant: counterexamples on head: 1 in geocode (1)"
+    assert reasons[1].startswith("agent-reachable: agent mode unavailable: llm.cassette-")
+    comment = (tmp_path / "o" / "comment.md").read_text("utf-8")
+    assert "agent mode unavailable" in comment  # 0.5.0 wrote no summary, comment or SARIF
+    assert (tmp_path / "o" / "results.sarif").is_file()

@@ -15,7 +15,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
@@ -25,6 +25,7 @@ from toolfuzz_gate.core.agent.documentation_probe import (
     probe_messages,
     read_prompts,
 )
+from toolfuzz_gate.core.agent.health import model_health, unjudged_items
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
 from toolfuzz_gate.core.agent.reachability import (
     REACHABLE,
@@ -32,15 +33,22 @@ from toolfuzz_gate.core.agent.reachability import (
     failure_record,
     prompt_messages,
     read_prompt,
+    receipt_cases,
 )
 from toolfuzz_gate.core.agent.refinement import check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
-from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case, replay_case
+from toolfuzz_gate.core.gate.regression import RegressionCase, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.core.report.agent_lines import (
+    render_finding_line,
+    render_probe_line,
+    render_set_line,
+    render_unjudged_line,
+)
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
@@ -48,11 +56,13 @@ from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 from toolfuzz_gate.edges.secrets import make_undumpable
-from toolfuzz_gate.errors import ReceiptError, UsageError
+from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 AGENT_DIRECTORY = "agent"
 """Where agent receipts go by default: this directory under the receipts' directory."""
+COUNTED = "findings reachable counterexamples probes failing sets erroneous checks unjudged"
+COUNTED_KEYS = tuple(COUNTED.split())
 OUTPUT_TEXT_CHARS = 2_000
 """Characters of an accepted call's output the agent sees (and its receipt keeps)."""
 
@@ -89,9 +99,15 @@ class AgentTried:
     receipts: list[JSONObject]
     counts: dict[str, int]
 
+    unjudged_fails: bool = True
+    """`agent.unjudged: fail` (the default): a check the model kept agent mode from making
+    fails the run; `note`: it is only reported."""
+
     def failing(self) -> int:
-        """Reachable counterexamples, failing probes and erroneous prompt sets."""
-        return self.counts["counterexamples"] + self.counts["failing"] + self.counts["erroneous"]
+        """Reachable counterexamples, failing probes and erroneous prompt sets, and the
+        checks that could not be judged unless the policy only notes them."""
+        found = self.counts["counterexamples"] + self.counts["failing"] + self.counts["erroneous"]
+        return found + (self.counts["unjudged"] if self.unjudged_fails else 0)
 
 
 def try_receipts(
@@ -137,9 +153,7 @@ def try_receipts(
             write_cassette(Path(settings.cassette), session.cassette)
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    counts = dict.fromkeys(
-        ("findings", "reachable", "counterexamples", "probes", "failing", "sets", "erroneous"), 0
-    )
+    counts = dict.fromkeys(COUNTED_KEYS, 0)
     written: list[JSONObject] = []
     for file, results in done:
         document = build_agent_receipt(
@@ -152,6 +166,7 @@ def try_receipts(
             results.skipped,
             results.probes,
             results.correctness,
+            results.health,
         )
         write_document(directory / file, document)
         written.append(document)
@@ -160,17 +175,23 @@ def try_receipts(
             counts["findings"] += 1
             counts["reachable"] += reached
             counts["counterexamples"] += reached and entry["kind"] == "counterexample"
-            print(_line(results.tool, entry), file=out)
+            print(render_finding_line(results.tool, entry), file=out)
         for tried in results.probes:
             counts["probes"] += 1
             counts["failing"] += bool(tried["failing"])
             if tried["failing"]:
-                print(_probe_line(results.tool, tried), file=out)
+                print(render_probe_line(results.tool, tried), file=out)
         for checked in results.correctness:
             counts["sets"] += checked.get("template") is not None
             counts["erroneous"] += checked.get("erroneous") is True
             if checked.get("erroneous") is True:
-                print(_set_line(results.tool, checked), file=out)
+                print(render_set_line(results.tool, checked), file=out)
+        unjudged = unjudged_items(results.health)
+        counts["checks"] += len(results.findings) + len(results.probes) + len(results.correctness)
+        counts["checks"] += results.probes_missing
+        counts["unjudged"] += len(unjudged)
+        for item in unjudged:
+            print(render_unjudged_line(results.tool, item), file=out)
     print(
         f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
         f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
@@ -178,13 +199,21 @@ def try_receipts(
         f"{counts['sets']} prompt set(s) erroneous; {directory}",
         file=out,
     )
+    rule = loaded.policy.gate.agent_unjudged
+    if counts["unjudged"]:
+        print(
+            f"agent: could not judge {counts['unjudged']} of {counts['checks']} check(s): the "
+            f"model's replies were unusable (agent.unjudged: {rule}; see each receipt's health)",
+            file=out,
+        )
     spent = session.budget
+    unmetered = f", {session.unmetered} without usage (estimated)" if session.unmetered else ""
     print(
         f"llm: {spent.requests} of {spent.max_requests} request(s), {spent.tokens} of "
-        f"{spent.max_tokens} token(s) ({settings.mode})",
+        f"{spent.max_tokens} token(s){unmetered} ({settings.mode})",
         file=out,
     )
-    return AgentTried(written, counts)
+    return AgentTried(written, counts, rule == "fail")
 
 
 @dataclass(frozen=True)
@@ -200,38 +229,10 @@ class ToolResults:
     """Requests written from the documentation alone, and what the agent did with them."""
     correctness: list[JSONObject]
     """Prompt sets of synonymous requests, judged, and the refinements of erroneous ones."""
-
-
-def _line(tool: str, entry: JSONObject) -> str:
-    prompt = bounded_message(str(entry["prompt"]), 120)
-    return (
-        f"{entry['outcome']}: {tool} {entry['kind']} {entry['failure']} at {entry['path'] or '/'} "
-        f"({entry['fingerprint']}); prompt: {prompt!r}"
-    )
-
-
-def _probe_line(tool: str, probe: JSONObject) -> str:
-    prompt = bounded_message(str(probe["prompt"]), 120)
-    failures: Any = probe["failures"]
-    return f"failing: {tool} documentation probe ({', '.join(failures)}); prompt: {prompt!r}"
-
-
-def _set_line(tool: str, checked: JSONObject) -> str:
-    template = bounded_message(str(checked["template"]), 120)
-    named: Any = checked["underspecified"]
-    refinement: Any = checked["refinement"]
-    if not isinstance(refinement, dict) or refinement["suggestion"] is None:
-        fix = "no description fix proposed"
-    else:
-        verdict = "verified" if refinement["verified"] else "not verified"
-        fix = (
-            f"description fix {verdict} (failure rate {refinement['failureRateBefore']} -> "
-            f"{refinement['failureRateAfter']})"
-        )
-    return (
-        f"erroneous: {tool} prompt set {template!r}; underspecified: "
-        f"{', '.join(named) or '(no argument differs)'}; {fix}"
-    )
+    health: JSONObject
+    """What the model did that kept checks from being made (`core.agent.health`)."""
+    probes_missing: int
+    """1 when documentation probes were asked for and the reply held none, else 0."""
 
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
@@ -271,8 +272,9 @@ def _try_tool(
     schema = tool_schema(tool, setup.handler, loaded, listings)
     documented = _description(tool, setup.handler.target, schema, listings)
     function = FunctionTool(tool.name, documented, schema)
-    cases, skipped = _cases(receipt)
+    cases, skipped = receipt_cases(receipt)
     before = session.budget.spent()
+    unmetered = session.unmetered
     findings: list[JSONObject] = []
     probes: list[JSONObject] = []
     correctness: list[JSONObject] = []
@@ -301,7 +303,17 @@ def _try_tool(
         "tokens": after["tokens"] - before["tokens"],
     }
     source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
-    return ToolResults(tool.name, source, budget, findings, skipped, probes, correctness)
+    health = model_health(
+        findings,
+        probes,
+        correctness,
+        probes_asked=probe,
+        unmetered=session.unmetered - unmetered,
+    )
+    missing = int(probe and not probes)
+    return ToolResults(
+        tool.name, source, budget, findings, skipped, probes, correctness, health, missing
+    )
 
 
 def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings) -> str:
@@ -319,26 +331,6 @@ def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings
                 return listed_said
     given = schema.get("description") if isinstance(schema, dict) else None
     return given if isinstance(given, str) else ""
-
-
-def _cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
-    """The receipt's counterexamples and under-specification notes as cases (in that
-    order), and those that cannot be replayed, why."""
-    cases: list[RegressionCase] = []
-    skipped: list[JSONObject] = []
-    examples: list[JSON] = []
-    for member in ("counterexamples", "underSpecified"):
-        listed = receipt.get(member)
-        examples += listed if isinstance(listed, list) else []
-    for example in examples:
-        if not isinstance(example, dict):
-            continue
-        try:
-            cases.append(parse_case(build_case(receipt, example)))
-        except (ReceiptError, ValueError) as error:
-            reason = error.message if isinstance(error, ReceiptError) else str(error)
-            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
-    return cases, skipped
 
 
 class _Running:

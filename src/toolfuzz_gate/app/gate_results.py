@@ -49,9 +49,11 @@ def gate(
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
     reasons printed; `key` is the PR comment's key."""
-    agent = agent_for_gate(loaded, written, directory, out)
+    tried = agent_for_gate(loaded, written, directory, out)
+    agent = tried.receipts
+    head = [item.receipt for item in written]
     verdict = gate_on_regressions(
-        decide(loaded.policy.gate, [item.receipt for item in written], diff, agent),
+        decide(loaded.policy.gate, head, diff, agent, agent_unavailable=tried.unavailable),
         corpus.replayed,
     )
     if diff is not None:
@@ -70,6 +72,8 @@ def gate(
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    if tried.unavailable is not None and loaded.policy.gate.agent_unjudged == "fail":
+        exit_code = ExitCode.MODEL  # every report is written; the exit code names the cause
     return GateOutcome(exit_code, verdict, document, context)
 
 

@@ -103,9 +103,12 @@ def _run(
     except ToolfuzzError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.USAGE)
+    except Terminated:
+        print("interrupted (SIGTERM)", file=stderr)
+        return int(ExitCode.TERMINATED)
     except KeyboardInterrupt:
         print("interrupted", file=stderr)
-        return int(ExitCode.INTERNAL)
+        return int(ExitCode.INTERRUPTED)
     except Exception as error:  # a bug in the gate: a short message, the traceback in a file
         from toolfuzz_gate.cli.internal_error import report_internal_error
 
@@ -133,13 +136,17 @@ def _run_command(request: RunRequest, out: TextIO) -> ExitCode:
     return gate_policy(request, out)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, unwound as Ctrl-C is but told apart for the exit code."""
+
+
 def interrupt_on_terminate() -> None:
     """Make SIGTERM (a cancelled Actions job, `docker stop`) unwind like Ctrl-C, so base
     worktrees are removed and handler processes stopped on the way out. As PID 1 in the
     action's container the default would be worse than dying: the signal is ignored."""
 
     def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
+        raise Terminated
 
     signal.signal(signal.SIGTERM, interrupt)
 

@@ -152,14 +152,18 @@ def test_an_unreadable_oracle_never_makes_a_set_erroneous() -> None:
     assert run.checks()["inputConsistent"] is False
 
 
-def test_the_oracle_reply_needs_one_integer_score_per_answer() -> None:
+def test_the_oracle_reply_needs_one_score_per_answer_read_tolerantly() -> None:
     def read(text: str) -> object:
-        return read_oracle(Reply(text, (), 0), 2)
+        oracle = read_oracle(Reply(text, (), 0), 2)
+        return None if oracle is None else oracle.scores
 
-    assert read('```json\n{"expected": "a", "scores": [5, 4]}\n```') is not None
+    assert read('```json\n{"expected": "a", "scores": [5, 4]}\n```') == (5, 4)
     assert read('{"expected": "a", "scores": [5]}') is None
     assert read('{"expected": "a", "scores": [5, true]}') is None
-    assert read('{"expected": "a", "scores": [5, 4.0]}') is None
+    assert read('{"expected": "a", "scores": [5, 4.0]}') == (5, 4)  # a float's meaning is clear
+    assert read('{"expected": "a", "scores": [4.5, " 7 "]}') == (5, 7)  # half up; a number text
+    assert read('{"expected": "a", "scores": [0.4, 7]}') is None  # rounds to 0: out of range
+    assert read('{"expected": "a", "scores": ["high", 7]}') is None
     assert read("five") is None
 
 

@@ -64,3 +64,15 @@ def test_the_budget_stops_requests_before_the_transport_is_used() -> None:
         session.ask(MESSAGES)
     assert raised.value.code == "llm.budget-exceeded"
     assert len(sent) == 2
+
+
+def test_an_answer_without_usage_is_counted_and_charged_an_estimate() -> None:
+    unmetered: JSON = {"choices": [{"message": {"content": "x" * 400}}]}
+    session = ModelSession(_settings("live", max_tokens=150), Cassette(), lambda body: unmetered)
+    session.ask(MESSAGES)
+    assert session.unmetered == 1
+    assert session.budget.tokens >= 100  # about four characters a token
+    session.ask(MESSAGES)
+    with pytest.raises(LlmError) as raised:  # the estimate spends the budget as usage would
+        session.ask(MESSAGES)
+    assert raised.value.code == "llm.budget-exceeded"

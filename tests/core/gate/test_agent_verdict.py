@@ -37,3 +37,28 @@ def test_each_agent_check_fails_on_its_own_findings_only() -> None:
     reachable = GateRules(fail_on=("agent-reachable",))
     assert decide(reachable, [], None, [_agent(False, False, True)]).failed is False
     assert decide(GateRules(fail_on=()), [], None, [_agent(True, True, True)]).failed is False
+
+
+def test_an_unjudged_check_fails_its_own_agent_check_unless_the_policy_notes_it() -> None:
+    receipt = _agent(False, False, False)
+    receipt["health"] = {
+        "unjudged": [
+            {"check": "agent-correctness", "what": "prompt set 1", "reason": "unreadable"},
+            {"check": "agent-correctness", "what": "prompt set 2", "reason": "unreadable"},
+        ]
+    }
+    correctness = GateRules(fail_on=("agent-correctness",))
+    verdict = decide(correctness, [], None, [receipt])
+    assert verdict.failed is True
+    assert verdict.reasons == (
+        "agent-correctness: agent mode could not judge (the model's replies were unusable): "
+        "2 in geocode (2)",
+    )
+    noted = decide(
+        GateRules(fail_on=("agent-correctness",), agent_unjudged="note"), [], None, [receipt]
+    )
+    assert noted.failed is False and noted.reasons == verdict.reasons
+    reachable = GateRules(fail_on=("agent-reachable",))
+    assert decide(reachable, [], None, [receipt]).failed is False  # not its check
+    del receipt["health"]  # a receipt from before 0.6.0 has none
+    assert decide(correctness, [], None, [receipt]).failed is False

@@ -211,4 +211,6 @@ def test_interrupting_the_gate_leaves_nothing_behind(
         gate.kill()
         gate.wait(timeout=10)
     assert "interrupted" in stderr
+    assert "Traceback" not in stderr
+    assert gate.returncode == 128 + signum  # 130 for Ctrl-C, 143 for SIGTERM
     assert left_behind(pids) == []

@@ -51,6 +51,7 @@ def build_agent_receipt(
     skipped: Sequence[JSONObject],
     probes: Sequence[JSONObject] = (),
     correctness: Sequence[JSONObject] = (),
+    health: JSONObject | None = None,
 ) -> JSONObject:
     """The receipt; `source` names the schema receipt the counterexamples came from."""
     body: JSONObject = {
@@ -66,6 +67,8 @@ def build_agent_receipt(
         "correctness": list(correctness),
         "summary": _summary(findings, probes, correctness),
     }
+    if health is not None:
+        body["health"] = health
     body["agentReceiptHash"] = digest(body)
     return body
 

@@ -44,6 +44,8 @@ class Reply:
     tool_calls: tuple[ToolCall, ...]
     tokens: int
     """Prompt plus completion tokens, as the endpoint reported them (0: it did not)."""
+    metered: bool = True
+    """Whether the answer reported its token usage (some servers send no `usage`)."""
 
     def message(self) -> JSONObject:
         """The assistant message to append to the conversation."""
@@ -127,6 +129,7 @@ def parse_reply(body: JSON) -> Reply:
         (content or "")[:MAX_TEXT],
         tuple(_tool_call(call, index) for index, call in enumerate((calls or [])[:MAX_TOOL_CALLS])),
         _tokens(body.get("usage")),
+        _tokens(body.get("usage")) > 0,
     )
 
 

@@ -12,6 +12,7 @@ it, 1 to 10. The set is erroneous only when all three checks fail.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -97,19 +98,35 @@ class Oracle:
 
 
 def read_oracle(reply: Reply, answers: int) -> Oracle | None:
-    """The oracle's verdict: an expected answer and one integer score in 1..10 per
-    answer; None when the reply holds no such thing (the check is then not counted
-    as failing: an unreadable oracle cannot make a set erroneous)."""
+    """The oracle's verdict: an expected answer and one score in 1..10 per answer; None
+    when the reply holds no such thing (the set is then unjudged: `core.agent.health`).
+    Read tolerantly where the meaning is clear: a score written as a float (`7.5`) or as
+    a numeric string (`"8"`) is rounded half up to an integer."""
     document = reply.json_object()
     if document is None:
         return None
     expected, scores = document.get("expected"), document.get("scores")
     if not isinstance(expected, str) or not isinstance(scores, list) or len(scores) != answers:
         return None
-    numbers = [s for s in scores if isinstance(s, int) and not isinstance(s, bool)]
-    if len(numbers) != len(scores) or not all(1 <= score <= 10 for score in numbers):
+    numbers = [_score(score) for score in scores]
+    if any(number is None or not 1 <= number <= 10 for number in numbers):
         return None
-    return Oracle(expected[:MAX_ANSWER], tuple(numbers))
+    return Oracle(expected[:MAX_ANSWER], tuple(n for n in numbers if n is not None))
+
+
+def _score(value: JSON) -> int | None:
+    """A score as an integer: an integer, a finite float or a numeric string, rounded half
+    up; None for anything else (a boolean included)."""
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return math.floor(value + 0.5)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,9 @@ from dataclasses import replace
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
-from toolfuzz_gate.core.gate.regression import RegressionCase
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
+from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
+from toolfuzz_gate.errors import ReceiptError
 
 MAX_PROMPT = 1_000
 """Characters kept of a generated user request."""
@@ -103,3 +104,23 @@ def _reaches(case: RegressionCase, record: JSONObject) -> bool:
 def _failures(record: JSONObject) -> list[str]:
     failures = record.get("failures")
     return [str(item) for item in failures] if isinstance(failures, list) else []
+
+
+def receipt_cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
+    """The receipt's counterexamples and under-specification notes as cases (in that
+    order), and those that cannot be replayed, why."""
+    cases: list[RegressionCase] = []
+    skipped: list[JSONObject] = []
+    examples: list[JSON] = []
+    for member in ("counterexamples", "underSpecified"):
+        listed = receipt.get(member)
+        examples += listed if isinstance(listed, list) else []
+    for example in examples:
+        if not isinstance(example, dict):
+            continue
+        try:
+            cases.append(parse_case(build_case(receipt, example)))
+        except (ReceiptError, ValueError) as error:
+            reason = error.message if isinstance(error, ReceiptError) else str(error)
+            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
+    return cases, skipped

@@ -13,7 +13,7 @@ from toolfuzz_gate.core.agent.budget import Budget
 from toolfuzz_gate.core.agent.cassette import Cassette
 from toolfuzz_gate.core.agent.chat import Reply, build_request, parse_reply, prompt_of
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
 Transport = Callable[[JSONObject], JSON]
 """A request body -> the endpoint's answer (`edges.llm.chat_client.ChatClient`)."""
@@ -30,6 +30,8 @@ class ModelSession:
         self.settings = settings
         self.cassette = cassette
         self.budget = Budget(settings.max_requests, settings.max_tokens)
+        self.unmetered = 0
+        """Replies without a token count: each is charged an estimate instead of nothing."""
         self._transport = transport
 
     def ask(self, messages: Sequence[JSONObject], tools: Sequence[JSONObject] = ()) -> Reply:
@@ -43,5 +45,17 @@ class ModelSession:
             if self.settings.mode == "record":
                 self.cassette.record(request, answer)
         reply = parse_reply(answer)
-        self.budget.charge(reply.tokens)
+        if reply.metered:
+            self.budget.charge(reply.tokens)
+        else:
+            self.unmetered += 1
+            self.budget.charge(estimated_tokens(request, reply))
         return reply
+
+
+def estimated_tokens(request: JSONObject, reply: Reply) -> int:
+    """A reply's cost when the endpoint did not say: about four characters a token, over
+    the request's text and the reply's, so an unmetered endpoint still meets the budget."""
+    text = canonical_compact(request.get("messages")) + reply.content
+    text += "".join(call.arguments for call in reply.tool_calls)
+    return max(1, len(text) // 4)

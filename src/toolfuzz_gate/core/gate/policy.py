@@ -118,6 +118,9 @@ class GateRules:
     flaky: str = "fail"
     """`fail`: a flaky counterexample fails the gate like any other (it is a defect);
     `note`: it is reported and noted, and fails nothing."""
+    agent_unjudged: str = "fail"
+    """`agent.unjudged`: `fail`, a check the model kept agent mode from making fails the
+    agent check it belongs to; `note`: it is reported only (`core.agent.health`)."""
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -171,6 +174,7 @@ def parse_policy(
             )
         ),
         gate.get("flaky", GateRules.flaky),
+        document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget = document.get("budget_s")

@@ -44,10 +44,17 @@ class Verdict:
 
 
 def decide(
-    rules: GateRules, head: Receipts, diff: dict[str, Any] | None = None, agent: Receipts = ()
+    rules: GateRules,
+    head: Receipts,
+    diff: dict[str, Any] | None = None,
+    agent: Receipts = (),
+    *,
+    agent_unavailable: str | None = None,
 ) -> Verdict:
     """`agent`: the agent receipts (`toolfuzz-agent/1`) of head's run, when `fail_on`
-    lists an agent check (`AGENT_CHECKS`) and agent mode ran."""
+    lists an agent check (`AGENT_CHECKS`) and agent mode ran; `agent_unavailable`: why
+    agent mode could not run (the model's `llm.*` error), which, like a check the model kept
+    agent mode from judging, fails each agent check unless `agent.unjudged` is `note`."""
     failures: list[str] = []
     notes: list[str] = []
     if rules.flaky == "note":
@@ -55,6 +62,10 @@ def decide(
     for name in rules.fail_on:
         if name in AGENT_CHECKS:
             failed, noted = AGENT_CHECKS[name](agent)
+            unjudged = _unjudged(name, agent)
+            if agent_unavailable is not None:
+                unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
+            (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed
@@ -277,6 +288,24 @@ def _agent_correctness(agent: Receipts) -> Outcome:
         f"{reason}; underspecified: {', '.join(named) or 'none named'}; "
         f"description fixes verified: {verified} of {len(erroneous)}"
     ], []
+
+
+def _unjudged(check: str, agent: Receipts) -> list[str]:
+    """What the model kept agent mode from judging for `check`, as one reason."""
+    per_tool = _tally([(r["tool"], _unjudged_count(r, check)) for r in agent])
+    if not per_tool:
+        return []
+    label = f"{check}: agent mode could not judge (the model's replies were unusable)"
+    return [_counted(label, per_tool)]
+
+
+def _unjudged_count(receipt: dict[str, Any], check: str) -> int:
+    """The agent receipt's `health.unjudged` entries of `check` (`core.agent.health`; none
+    in a receipt from before 0.6.0)."""
+    health = receipt.get("health")
+    listed = health.get("unjudged") if isinstance(health, dict) else None
+    items = listed if isinstance(listed, list) else []
+    return sum(1 for item in items if isinstance(item, dict) and item.get("check") == check)
 
 
 AGENT_CHECKS: dict[str, Callable[[Receipts], Outcome]] = {
