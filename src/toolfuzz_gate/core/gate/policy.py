@@ -65,9 +65,7 @@ class RunOptions:
     """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
     saturation: bool = True
     """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
-    python_interpreter: str | None = None
-    """The Python that imports `python:` handlers and `model:` classes: a name on PATH or a
-    path relative to the tool's directory; None: the default (`edges.handlers.interpreter`)."""
+    python_interpreter: str | None = None  # see edges.handlers.interpreter
 
 
 RUN_OPTION_KEYS = tuple(option.name for option in fields(RunOptions))
