@@ -179,7 +179,9 @@ def tool_schema(
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
-        return load_model_tool(tool.model, checkout=handler.checkout).schema
+        return load_model_tool(
+            tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
+        ).schema
     if tool.tools is not None:
         declared = load_declarations(Path(tool.tools)).tools
         listed = [(item.name, item.schema) for item in declared]

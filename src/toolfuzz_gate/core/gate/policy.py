@@ -80,6 +80,7 @@ class RunOptions:
     """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
     saturation: bool = True
     """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
+    python_interpreter: str | None = None  # see edges.handlers.interpreter
 
 
 RUN_OPTION_KEYS = tuple(option.name for option in fields(RunOptions))

@@ -36,6 +36,10 @@ class HandlerConfig(HandlerSettings):
     gate's current directory. Not part of the label: receipts say what was configured."""
     mirrors: str | None = None
     """On the base side, the head's checkout: its absolute paths are read from `root`."""
+    python: str | None = None
+    """python handlers and models: the interpreter the policy names (`python_interpreter`;
+    `interpreter.resolve_python`); None: the default. Not part of the label: a machine's
+    path is no property of the tool."""
     servers: McpServers | None = field(default=None, compare=False, repr=False)
     """mcp: the run's shared servers, when this tool may share its server with other tools
     of it (`mcp_servers`); None: a server of its own."""
@@ -64,6 +68,7 @@ class HandlerConfig(HandlerSettings):
             timeout_ms=options.timeout_ms,
             max_output_bytes=options.max_output_bytes,
             ignore_output=options.ignore_output,
+            python=options.python_interpreter,
             root=root,
             mirrors=mirrors,
         )

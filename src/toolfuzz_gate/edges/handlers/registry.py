@@ -46,6 +46,7 @@ def _python(config: HandlerConfig) -> ManagedHandler:
         memory_limit_bytes=limits.memory_bytes,
         cpu_limit_s=limits.cpu_s,
         process_limit=limits.processes,
+        python=config.python,
     )
     return PythonWorkerHandler(spec, options)
 
