@@ -181,8 +181,10 @@ def test_exclude_tools_leaves_declared_tools_out(sandbox: Path) -> None:
     extra = "    exclude_tools: [status, note_add]\n"
     code, _, err, out = run_tools_policy(sandbox, extra)
     assert code == 0, err
-    assert receipts(out) == ["note_list.json", "reset.json"]
-    assert [t["tool"] for t in read(out / "summary.json")["tools"]] == ["note_list", "reset"]
+    # the two tools share a server: its stateful campaign has a receipt of its own
+    assert receipts(out) == ["note_list.json", "reset.json", "stateful_repo_mcp.json"]
+    tools = [t["tool"] for t in read(out / "summary.json")["tools"]]
+    assert tools == ["note_list", "reset", "stateful:repo_mcp"]
 
     code, _, err, _ = run_tools_policy(sandbox, "    exclude_tools: [stats]\n")
     assert code == 2
@@ -198,13 +200,13 @@ def test_exclude_tools_needs_an_entry_that_takes_every_tool(sandbox: Path) -> No
 def test_run_policy_picks_and_excludes_tools_by_flag(sandbox: Path) -> None:
     code, _, err, out = run_tools_policy(sandbox, "", "--tool", "reset", "--tool", "note_list")
     assert code == 0, err
-    assert receipts(out) == ["note_list.json", "reset.json"]
+    assert receipts(out) == ["note_list.json", "reset.json", "stateful_repo_mcp.json"]
 
     code, _, err, out = run_tools_policy(
         sandbox, "", "--exclude-tool", "status", "--exclude-tool", "note_add"
     )
     assert code == 0, err
-    assert receipts(out) == ["note_list.json", "reset.json"]
+    assert receipts(out) == ["note_list.json", "reset.json", "stateful_repo_mcp.json"]
 
     code, _, err, _ = run_tools_policy(sandbox, "", "--tool", "stat")
     assert code == 2 and "--tool 'stat': the policy has no such tool" in err

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.agent_handler import Running, caller, verbatim
+from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, tool_schema
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, model_record
 from toolfuzz_gate.core.agent.documentation_probe import (
@@ -124,7 +125,7 @@ def try_receipts(
             f"the policy {loaded.file} has no llm section",
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
         )
-    _keep_key_from_handlers(loaded, settings.api_key_env)
+    keep_key_from_handlers(loaded, environ)
     make_undumpable()  # a handler runs as our user: it must not read the key from our memory
     keys = receipt_keys([receipt for _, receipt in pairs])
     session, client = open_session(settings, environ, sleep)
@@ -240,24 +241,6 @@ class ToolResults:
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
     return next((tool for tool in loaded.policy.tools if tool.name == name), None)
-
-
-def _keep_key_from_handlers(loaded: LoadedPolicy, key_variable: str | None) -> None:
-    """Refuse a policy that hands the model's API key to a handler (through `env` or an HTTP
-    header): the agent runs handlers the pull request controls."""
-    if key_variable is None:
-        return
-    for tool in loaded.policy.tools:
-        named = {*tool.handler.env, *(variable for _, variable in tool.handler.headers)}
-        if key_variable in named:
-            raise loaded.error_at(
-                f"{tool.pointer}/handler",
-                f"tool {tool.name!r} passes {key_variable}, the model's API key "
-                "(llm.api_key_env), to its handler",
-                near=tool.pointer,
-                hint="handlers never get the model's key; remove it from the handler's env "
-                "and headers",
-            )
 
 
 def _try_tool(

@@ -24,6 +24,7 @@ from toolfuzz_gate.app.requests import (
     PolicyRunRequest,
     ReplayRequest,
 )
+from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
@@ -51,6 +52,9 @@ NEEDS_POLICY = "give --policy FILE: the handler is then the policy entry of the 
 
 def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
     receipt = load_receipt(request.receipt)
+    if is_stateful(receipt):
+        policy, root, chosen = request.policy, request.root, request.fingerprints
+        return replay_sequences(receipt, chosen, policy, root, out)
     cases: list[RegressionCase] = []
     for example in select(receipt, request.fingerprints):
         try:

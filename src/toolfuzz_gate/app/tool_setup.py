@@ -16,7 +16,7 @@ from toolfuzz_gate.core.campaign.interface import (
     declared_interface,
 )
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
-from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -25,6 +25,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.workspace import fixture_digest
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
@@ -67,6 +68,11 @@ def build_policy_spec(
         rejection_code=options.rejection_code,
         rejection_answer=options.rejection_answer,
         fixed=tool.fixed,
+        fixtures=tuple(
+            (pointer, tuple(Fixture(Path(path).name, fixture_digest(Path(path))) for path in paths))
+            for pointer, paths in tool.fixtures
+        ),
+        confined=tool.handler.sandbox,
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),
         annotations=declared_hints(annotations),
@@ -173,7 +179,9 @@ def tool_schema(
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
-        return load_model_tool(tool.model, checkout=handler.checkout).schema
+        return load_model_tool(
+            tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
+        ).schema
     if tool.tools is not None:
         declared = load_declarations(Path(tool.tools)).tools
         listed = [(item.name, item.schema) for item in declared]

@@ -38,6 +38,18 @@ class Failure(StrEnum):
     INTERNAL_ERROR = "internal-error"
     """The handler answered an internal error of its own (a JSON-RPC -32603) and its process
     lived: an exception it did not handle, not a dead process."""
+    SEQUENCE_CRASH = "sequence-crash"
+    """A call crashed in a sequence of calls, and not alone on a fresh state."""
+    SEQUENCE_TIMEOUT = "sequence-timeout"
+    """A call hung in a sequence of calls, and not alone on a fresh state."""
+    RESOURCE_UNAVAILABLE = "resource-unavailable"
+    """A read rejected what a create had just returned (the link certain)."""
+    USE_AFTER_DELETE = "use-after-delete"
+    """A read or delete of something just deleted was accepted, or a listing still held it."""
+    UPDATE_NOT_VISIBLE = "update-not-visible"
+    """The read after an idempotent update did not return what the update wrote."""
+    WRITE_OUTSIDE_ROOT = "write-outside-root"
+    """A confined handler created, changed or removed a file outside its allowed root."""
 
 
 TOLD_APART = {Failure.SLOW: Failure.TIMEOUT, Failure.HUNG: Failure.TIMEOUT}

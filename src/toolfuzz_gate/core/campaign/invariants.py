@@ -282,6 +282,27 @@ def _within_limits(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
         )
 
 
+def _writes_inside_root(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is None or not out.escaped_writes:
+        return
+    paths = list(out.escaped_writes)
+    shown = ", ".join(paths[:MAX_PATHS_SHOWN])
+    more = f" and {len(paths) - MAX_PATHS_SHOWN} more" if len(paths) > MAX_PATHS_SHOWN else ""
+    yield finding(
+        obs,
+        Failure.WRITE_OUTSIDE_ROOT,
+        {
+            "written": paths[:MAX_PATHS_SHOWN],
+            "reason": f"wrote outside its allowed root ({out.kind.value}): {shown}{more}",
+        },
+    )
+
+
+MAX_PATHS_SHOWN = 8
+"""Paths outside the root one finding names (its reason says how many more there were)."""
+
+
 def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if obs.outcome is None:
         yield finding(
@@ -315,6 +336,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),
     Invariant("oracle-agreement", (Failure.ORACLE_DISAGREEMENT,), _oracle_agreement),
     Invariant("within-limits", (Failure.RESOURCE_EXHAUSTION,), _within_limits),
+    Invariant("writes-inside-root", (Failure.WRITE_OUTSIDE_ROOT,), _writes_inside_root),
 )
 
 

@@ -75,6 +75,9 @@ class Outcome(NamedTuple):
     """For an ACCEPTED call: the first words of its answer (an MCP result's first text block,
     a string output), at most `SAID_CHARS`, masked; what `core.campaign.reach` reads to tell
     a rejection answered as a success. Not part of the digest; untrusted."""
+    escaped_writes: tuple[str, ...] = ()
+    """For a handler confined to a root (`edges.handlers.workspace`): the paths, relative to
+    that root, the call created, changed or removed outside it (empty: none, or not watched)."""
 
     @property
     def committed_change(self) -> bool:

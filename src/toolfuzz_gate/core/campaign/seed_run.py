@@ -212,7 +212,7 @@ class Campaign:
             drawn, used = generate_traced(self.schema, self.seed, index, self.limits, aim)
             for entry in used:
                 self.dictionary[entry] = self.dictionary.get(entry, 0) + 1
-            value = self.tool.with_fixed(drawn)
+            value = self.tool.with_fixed(self.tool.with_fixtures(drawn, index))
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
             if self.oracle.is_valid(value):

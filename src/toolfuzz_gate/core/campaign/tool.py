@@ -19,6 +19,16 @@ MAX_CODE_LENGTH = 128
 
 
 @dataclass(frozen=True)
+class Fixture:
+    """A file or directory laid in the handler's working directory before the tool runs:
+    `name`, the path an argument gets (relative to that directory), and the sha256 of what
+    was laid (`edges.handlers.workspace.fixture_digest`)."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     """The tool's promises that the invariants hold it to.
 
@@ -53,6 +63,13 @@ class ToolSpec:
     interface: DeclaredInterface = NOTHING_DECLARED
     """Its description, declared output schema and task support, for the receipt's
     `interface` (`core.campaign.interface`)."""
+    fixtures: tuple[tuple[str, tuple[Fixture, ...]], ...] = ()
+    """(JSON Pointer, fixtures): each valid case's argument at the pointer names one of the
+    fixtures, in turn by case index; like a fixed argument, no near-miss, probe or
+    shrinking step changes it to anything else."""
+    confined: bool = False
+    """The handler runs confined to a root whose surroundings are watched (`sandbox`): the
+    `writes-inside-root` invariant applies."""
 
     @cached_property
     def _vocabulary(self) -> re.Pattern[str] | None:
@@ -70,6 +87,8 @@ class ToolSpec:
         """The invariants nothing is claimed about: the contract checks that do not apply,
         and the output schema's when none is applied."""
         skipped = self.checks.skipped_invariants()
+        if not self.confined:
+            skipped |= {"writes-inside-root"}
         if self.output_schema is None or not self.output_schema.applied:
             skipped |= {"output-schema-valid"}
         return skipped
@@ -88,13 +107,31 @@ class ToolSpec:
             value = cast(JSON, jp.with_member(value, pointer, fixed))
         return value
 
+    def with_fixtures(self, value: JSON, index: int) -> JSON:
+        """`value` with each fixture argument naming its fixture for case `index`."""
+        for pointer, laid in self.fixtures:
+            value = cast(JSON, jp.with_member(value, pointer, laid[index % len(laid)].name))
+        return value
+
     def keeps_fixed(self, value: JSON) -> bool:
-        """Whether `value` carries every fixed argument as fixed."""
+        """Whether `value` carries every fixed argument as fixed, and names a fixture at
+        every fixture argument."""
         for pointer, fixed in self.fixed:
             found = jp.member_at(value, pointer)
             if found is jp.MISSING or not json_equal(cast(JSON, found), fixed):
                 return False
+        for pointer, laid in self.fixtures:
+            found = jp.member_at(value, pointer)
+            if not any(found == fixture.name for fixture in laid):
+                return False
         return True
+
+    def fixtures_json(self) -> JSONObject:
+        """The fixtures as the receipt records them: pointer -> [{name, sha256}]."""
+        return {
+            pointer: [{"name": item.name, "sha256": item.sha256} for item in laid]
+            for pointer, laid in self.fixtures
+        }
 
     def annotations_json(self) -> JSONObject:
         """The receipt's `annotations`: hint -> the boolean the server declared."""

@@ -190,8 +190,9 @@ def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
 def fixed_not_admitted(document: JSON, tool: ToolSpec, config: FuzzConfig) -> str | None:
     """Why the schema does not admit the tool's fixed arguments (None: it does, or the
     schema is refused anyway): a valid call with them set fails validation. Judged on the
-    first valid case, at its simplest, so the fault is the fixed value's."""
-    if not tool.fixed or refusal(document, config):
+    first valid case, at its simplest, so the fault is the fixed value's; with each of its
+    fixtures' names too."""
+    if not (tool.fixed or tool.fixtures) or refusal(document, config):
         return None
     document, _ = normalize(document, config.dialect)
     schema = compile_schema(document, limits=config.limits, options=config.options)
@@ -199,11 +200,14 @@ def fixed_not_admitted(document: JSON, tool: ToolSpec, config: FuzzConfig) -> st
     value = generate(schema, config.seed, 0, config.limits)
     if not oracle.is_valid(value):
         return None
-    errors = oracle.errors(tool.with_fixed(value))
-    if not errors:
-        return None
-    shown = "; ".join(f"{keyword} at {path or '/'}" for keyword, path in errors[:3])
-    return f"the schema does not admit these arguments as fixed: {shown}"
+    turns = max((len(laid) for _, laid in tool.fixtures), default=1)
+    for index in range(turns):
+        errors = oracle.errors(tool.with_fixed(tool.with_fixtures(value, index)))
+        if errors:
+            shown = "; ".join(f"{keyword} at {path or '/'}" for keyword, path in errors[:3])
+            what = "as fixed" if not tool.fixtures else "as fixed or as fixtures"
+            return f"the schema does not admit these arguments {what}: {shown}"
+    return None
 
 
 def refused_receipt(
@@ -366,6 +370,8 @@ def _declared(tool: ToolSpec) -> JSONObject:
     members: JSONObject = {}
     if tool.fixed:
         members["fixedArguments"] = tool.fixed_json()
+    if tool.fixtures:
+        members["fixtures"] = tool.fixtures_json()
     if tool.output_schema is not None:
         members["outputSchema"] = tool.output_schema.as_json()
     if tool.annotations:

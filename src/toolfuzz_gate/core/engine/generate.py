@@ -224,12 +224,15 @@ class Generator(Scalars, Choices):
         return make
 
     def variant(self, salt: int) -> Generator:
-        """Another MIXED generator derived from this one: a redraw that differs from it."""
+        """Another MIXED generator derived from this one: a redraw that differs from it. It
+        starts as deep in a `$ref` recursion as this one is, so a redraw inside a recursive
+        schema still meets the depth limits (it counted from 0 and could recurse forever)."""
         return Generator(
             stable_int("toolfuzz-variant", self.seed_material, salt),
             self.index + salt,
             MIXED,
             self.limits,
+            self._ref_depth,
         )
 
     def _object(

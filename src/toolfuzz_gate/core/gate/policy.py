@@ -14,7 +14,7 @@ root and checks them.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import jsonschema
@@ -28,12 +28,17 @@ from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.agent_settings import AgentSettings, parse_agent
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
+from toolfuzz_gate.core.gate.policy_handler import (
+    Locator,
+    parse_fixtures,
+    parse_handler,
+)
 from toolfuzz_gate.core.gate.policy_messages import described, kind_of
 from toolfuzz_gate.core.gate.quoting import shown
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings, parse_stateful
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
-from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = (
     "invariant",
@@ -50,7 +55,6 @@ FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
 INSTANCES = ("grouped", "each")
 """`gate.instances`: whether a new instance of a root cause the base has is a new finding."""
-HANDLER_KINDS = ("python", "command", "mcp", "http")
 SCHEMA_SOURCES = ("schema", "tools", "model")
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
@@ -77,6 +81,7 @@ class RunOptions:
     """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
     saturation: bool = True
     """Stop a stream of cases that stopped adding anything new (`core.campaign.saturation`)."""
+    python_interpreter: str | None = None  # see edges.handlers.interpreter
 
 
 RUN_OPTION_KEYS = tuple(option.name for option in fields(RunOptions))
@@ -115,6 +120,9 @@ class ToolPolicy:
     checks: tuple[tuple[str, bool], ...] = ()
     """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
     named: bool = True  # whether it gave `name` (`core.gate.whole_entry`: else `tools-N`)
+    fixtures: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """`fixtures`: (JSON Pointer, repository paths) pairs; the handler lays every path
+    (`HandlerSettings.fixtures`), the argument names one of them in each valid case."""
 
 
 @dataclass(frozen=True)
@@ -154,8 +162,8 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
-    budget_s: float | None = None
-    """Seconds the whole run may spend generating cases, every tool's together."""
+    budget_s: float | None = None  # seconds the whole run may spend, every tool's together
+    stateful: StatefulSettings = field(default_factory=StatefulSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
     """The `agent` section's sizes and per-tool user context (agent mode only)."""
 
@@ -164,7 +172,7 @@ def parse_policy(
     document: Any, *, schema: JSONObject, lines: Mapping[str, int], file: str
 ) -> Policy:
     """The policy `document` describes, or `PolicyError` for the first problem found."""
-    locate = _Locator(file, lines)
+    locate = Locator(file, lines)
     _check_schema(document, schema, locate)
     _check_patterns(document.get("defaults", {}), "/defaults", locate)
     defaults = _run_options(document.get("defaults", {}), RunOptions())
@@ -208,32 +216,12 @@ def parse_policy(
         breaking.allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
+    budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
     agent = parse_agent(document.get("agent"), set(seen), locate.error)
-    budget = document.get("budget_s")
-    return Policy(
-        tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget, agent=agent
-    )
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful, agent)
 
 
-class _Locator:
-    """Builds `PolicyError`s that name the file, the line and the key of a pointer."""
-
-    def __init__(self, file: str, lines: Mapping[str, int]) -> None:
-        self.file = file
-        self.lines = lines
-
-    def line(self, pointer: str) -> int:
-        """The line of `pointer`, else of its nearest ancestor the map knows."""
-        while pointer not in self.lines and pointer:
-            pointer = pointer.rpartition("/")[0]
-        return self.lines.get(pointer, 1)
-
-    def error(self, pointer: str, message: str, hint: str = "") -> PolicyError:
-        key = "/".join(jp.split(pointer)) or "(document)"
-        return PolicyError(message, file=self.file, line=self.line(pointer), key=key, hint=hint)
-
-
-def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
+def _check_schema(document: Any, schema: JSONObject, locate: Locator) -> None:
     if not isinstance(document, dict):
         raise locate.error(
             "",
@@ -263,9 +251,9 @@ def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
     return RunOptions(**{**base.__dict__, **values})
 
 
-def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Locator) -> ToolPolicy:
+def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: Locator) -> ToolPolicy:
     sources = [key for key in SCHEMA_SOURCES if key in entry]
-    handler = _handler(entry["handler"], jp.join(where, "handler"), locate)
+    handler = parse_handler(entry["handler"], jp.join(where, "handler"), locate)
     if len(sources) > 1:
         raise locate.error(
             jp.join(where, sources[1]),
@@ -290,6 +278,10 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
                 hint="write it from the arguments' root, e.g. /repo_path",
             )
     _check_patterns(entry, where, locate)
+    fixtures = parse_fixtures(entry, where, handler, locate)
+    if fixtures:
+        laid = tuple(dict.fromkeys(path for _, paths in fixtures for path in paths))
+        handler = replace(handler, fixtures=laid)
     return ToolPolicy(
         entry.get("name") or "tools-" + jp.split(where)[-1],
         where,
@@ -308,10 +300,11 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         strict=entry.get("strict"),
         checks=tuple(sorted(entry.get("checks", {}).items())),
         named="name" in entry,
+        fixtures=fixtures,
     )
 
 
-def _check_patterns(entry: Mapping[str, Any], where: str, locate: _Locator) -> None:
+def _check_patterns(entry: Mapping[str, Any], where: str, locate: Locator) -> None:
     """`error_codes` compiles; `rejection_code` compiles and has its `code` group."""
     for key, problem_of in (
         ("error_codes", regex_problem),
@@ -322,61 +315,3 @@ def _check_patterns(entry: Mapping[str, Any], where: str, locate: _Locator) -> N
         problem = problem_of(source) if isinstance(source, str) else None
         if problem is not None:
             raise locate.error(jp.join(where, key), problem)
-
-
-_KIND_ONLY = (
-    ("rejects", ("python",)),
-    ("effects", ("python", "mcp")),
-    ("headers", ("http",)),
-    ("tool", ("mcp",)),
-    ("server", ("http",)),
-    ("reset_tool", ("mcp",)),
-)
-
-
-def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSettings:
-    kinds = [key for key in HANDLER_KINDS if key in given]
-    if not kinds:
-        raise locate.error(
-            where, f"the handler names no kind: give one of {', '.join(HANDLER_KINDS)}"
-        )
-    if len(kinds) > 1:
-        raise locate.error(
-            jp.join(where, kinds[1]),
-            f"a handler of two kinds: {kinds[0]} and {kinds[1]}",
-            hint="one tool, one handler",
-        )
-    kind = kinds[0]
-    for key, owners in _KIND_ONLY:
-        if key in given and kind not in owners:
-            raise locate.error(
-                jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
-            )
-    if "reset_command" in given and "reset_tool" in given:
-        raise locate.error(
-            jp.join(where, "reset_tool"),
-            "name one reset: reset_command or reset_tool, not both",
-        )
-    if "effects_directory" in given and "effects_command" in given:
-        raise locate.error(
-            jp.join(where, "effects_command"),
-            "name one effects probe: effects_directory or effects_command, not both",
-        )
-    target = given[kind] if kind in ("python", "http") else given.get("tool", "")
-    return HandlerSettings(
-        kind,
-        target=target,
-        argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),
-        rejects=tuple(given.get("rejects", ())),
-        effects=given.get("effects"),
-        headers=tuple(sorted(given.get("headers", {}).items())),
-        env=tuple(given.get("env", ())),
-        cwd=given.get("cwd"),
-        memory_limit_mb=given.get("memory_limit_mb"),
-        cpu_limit_s=given.get("cpu_limit_s"),
-        process_limit=given.get("process_limit"),
-        effects_directory=given.get("effects_directory"),
-        effects_command=tuple(given.get("effects_command", ())),
-        reset_command=tuple(given.get("reset_command", ())),
-        reset_tool=given.get("reset_tool"),
-    )

@@ -46,6 +46,8 @@ from toolfuzz_gate.core.report.groups import (
 from toolfuzz_gate.core.report.heading import provenance, totals_line
 from toolfuzz_gate.core.report.interface_section import render_interface_section
 from toolfuzz_gate.core.report.notes import render_notes_section
+from toolfuzz_gate.core.report.sequences import is_sequence, sequence_block
+from toolfuzz_gate.core.report.trust_block import render_trust_block
 from toolfuzz_gate.core.report.untrusted import (
     cap,
     clean,
@@ -155,6 +157,7 @@ def _last_resort(context: ReportContext) -> str:
             (
                 marker(context),
                 _verdict_header(context),
+                *render_trust_block(context.trust),
                 "_The report is too large for a comment; every detail is in the receipts._",
             )
         )
@@ -169,7 +172,7 @@ def _verdict_header(context: ReportContext) -> str:
 
 
 def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> str:
-    parts = [marker(context), _verdict_header(context)]
+    parts = [marker(context), _verdict_header(context), *render_trust_block(context.trust)]
     reasons = [f"- {markdown_text(r)}" for r in context.reasons[:MAX_REASONS]]
     if len(context.reasons) > MAX_REASONS:
         reasons.append(f"- \u2026 {len(context.reasons) - MAX_REASONS} more reasons")
@@ -276,7 +279,8 @@ def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detai
             parts.append(fence(cap(said, EVIDENCE_CAP), "text"))
         parts.append(fence(_replay(diff, cx, context.replay_from), "sh"))
         if detail.inputs:
-            parts.append(fence(json_block_text(cx.get("input")), "json"))
+            shown_input = sequence_block(cx) if is_sequence(cx) else None
+            parts.append(shown_input or fence(json_block_text(cx.get("input")), "json"))
     return parts
 
 

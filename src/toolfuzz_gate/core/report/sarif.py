@@ -69,6 +69,12 @@ _DESCRIPTIONS = {
     Failure.SLOW: "The handler answered, but only long past its time budget.",
     Failure.HUNG: "The handler never answered, not even given far more than its budget.",
     Failure.INTERNAL_ERROR: "The handler answered an internal error of its own and lived.",
+    Failure.SEQUENCE_CRASH: "A call crashed in a sequence of calls on one server.",
+    Failure.SEQUENCE_TIMEOUT: "A call hung in a sequence of calls on one server.",
+    Failure.RESOURCE_UNAVAILABLE: "A read rejected what a create had just returned.",
+    Failure.USE_AFTER_DELETE: "Something just deleted was read, deleted again or still listed.",
+    Failure.UPDATE_NOT_VISIBLE: "The read after an update did not return what it wrote.",
+    Failure.WRITE_OUTSIDE_ROOT: "A sandboxed handler wrote outside its allowed root.",
 }
 
 

@@ -345,13 +345,23 @@ def list_tools(
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """
+    from toolfuzz_gate.edges.handlers.reset import run_reset_command
+    from toolfuzz_gate.edges.handlers.workspace import placed
+
     limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-    launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
+    config, workspace = placed(config)  # a sandboxed server is listed in a workspace too
     try:
-        session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
+        if workspace is not None and config.reset_command:
+            run_reset_command(config)  # what sets the workspace up for the server
+        launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
         try:
-            return list_session_tools(session, startup_timeout_s)
+            session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
+            try:
+                return list_session_tools(session, startup_timeout_s)
+            finally:
+                session.stop(grace_s=1.0)
         finally:
-            session.stop(grace_s=1.0)
+            launch.cleanup()
     finally:
-        launch.cleanup()
+        if workspace is not None:
+            workspace.close()

@@ -26,11 +26,13 @@ from toolfuzz_gate.core.campaign.outcome import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
-BUCKETS = ("calls", "timeouts", "starts", "effects")
+BUCKETS = ("calls", "timeouts", "starts", "effects", "sandbox")
 """`calls`: every handler call the engine made, timeouts included; `timeouts`: those that
 got no answer in time; `starts`: process starts (spawn, and for MCP the `initialize`
 handshake; a `python:` or `command` process's first answer too, where its imports show);
-`effects`: state snapshots (an effects probe, before and after each call; inside `calls`)."""
+`effects`: state snapshots (an effects probe, before and after each call; inside `calls`);
+`sandbox`: the write oracle's look at the tree around a confined handler's root, after each
+call (`workspace`; inside `calls`)."""
 
 
 @dataclass
