@@ -44,14 +44,16 @@ PolicyErrorAt = Callable[[str, str, str], PolicyError]
 
 
 def parse_agent(
-    given: Mapping[str, Any] | None, tools: set[str], error_at: PolicyErrorAt
+    given: Mapping[str, Any] | None, tools: set[str] | None, error_at: PolicyErrorAt
 ) -> AgentSettings:
     """The settings an already schema-checked `agent` section describes; a context for a
-    tool the policy does not name is an error (it would silently do nothing)."""
+    tool the policy does not name is an error (it would silently do nothing). `tools`:
+    the policy's tool names, None when an entry takes every tool of a file or server (its
+    tools are named only when it is expanded, so the names cannot be checked here)."""
     given = given or {}
     context = given.get("context", {})
     for name in sorted(context):
-        if name not in tools:
+        if tools is not None and name not in tools:
             raise error_at(
                 jp.join("/agent/context", name),
                 f"agent.context names {name!r}, which is not a tool of this policy",

@@ -217,7 +217,9 @@ def parse_policy(
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
-    agent = parse_agent(document.get("agent"), set(seen), locate.error)
+    whole = any("name" not in e or ("tools" in e and "tool" not in e) for e in document["tools"])
+    names = None if whole else set(seen)  # a whole entry's tools are named when expanded
+    agent = parse_agent(document.get("agent"), names, locate.error)
     return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful, agent)
 
 
