@@ -31,6 +31,7 @@ from toolfuzz_gate.edges.dependencies import (
     fingerprint_dependencies,
 )
 from toolfuzz_gate.edges.git import Git, file_at, repository_root
+from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
 from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
 from toolfuzz_gate.errors import UsageError
@@ -69,8 +70,10 @@ class RunGuard:
     lent_names: tuple[str, ...]
 
     def release(self) -> list[str]:
-        """Once every handler is reaped: the file commands put back; a failing reason for
-        each thing a handler changed."""
+        """Once every handler is stopped: the file commands put back; a failing reason for
+        each thing a handler changed. Whatever a handler left running (a daemon it
+        double-forked: the gate is its subreaper) is ended first."""
+        WorkerProcess.kill_all()
         reasons = restore_file_commands(self.kept)
         changed = changed_entries(self.lent, fingerprint_dependencies(self.workspace))
         if changed:

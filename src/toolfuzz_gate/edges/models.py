@@ -18,6 +18,7 @@ import time
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import ToolsError
@@ -58,7 +59,7 @@ def load_model_schema(
     source = f"--model {reference}"
     if not _REFERENCE.fullmatch(reference):
         raise ToolsError("not MODULE:CLASS", source=source, hint="e.g. --model app.tools:Search")
-    tempdir = tempfile.mkdtemp(prefix="toolfuzz-model-")
+    tempdir = handlers_own(tempfile.mkdtemp(prefix="toolfuzz-model-"))
     try:
         argv = [sys.executable, "-c", _CHILD, reference]
         try:
