@@ -29,6 +29,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git \
     && rm -rf /var/lib/apt/lists/*
+# The user the gate (root) runs the pull request's handlers as: no home, no login, no
+# groups (edges/handlers/confine.py; util-linux's setpriv, in the base image, switches).
+RUN groupadd --system --gid 64930 toolfuzz-handler \
+    && useradd --system --uid 64930 --gid 64930 --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin toolfuzz-handler
 COPY docker/requirements.lock /tmp/toolfuzz-gate/requirements.lock
 COPY --from=build /dist/ /tmp/toolfuzz-gate/dist/
 RUN pip install --no-cache-dir --require-hashes -r /tmp/toolfuzz-gate/requirements.lock \
