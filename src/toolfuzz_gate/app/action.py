@@ -19,7 +19,6 @@ from toolfuzz_gate.app.action_trust import (
     agent_on_trusted_cassette,
     governed_policy,
     guard_run,
-    refuse_symlinks,
 )
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
@@ -58,7 +57,7 @@ from toolfuzz_gate.edges.actions_env import (
     read_runner,
     write_outputs,
 )
-from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.files import refuse_symlinks, write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
 from toolfuzz_gate.edges.handlers.confine import confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
@@ -105,7 +104,7 @@ def _run(
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    refuse_symlinks(directory, "output-dir")
+    refuse_symlinks(directory, "input output-dir")
     # every handler runs as an unprivileged user where the gate is root (`confine`)
     with confine_handlers(workspace) as confinement:
         if confinement.note is not None:
@@ -145,7 +144,7 @@ def _run(
             raise UsageError(  # the handlers ran in the workspace: they could have planted one
                 f"the output directory {inputs.output_dir!r} became a symlink during the run"
             )
-        refuse_symlinks(directory, "output-dir")
+        refuse_symlinks(directory, "input output-dir")
         agent, noted, advisory = agent_on_trusted_cassette(
             loaded, written, directory, out, environ, git, ref
         )
