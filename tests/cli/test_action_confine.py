@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -38,7 +39,7 @@ GATE_USER = FALLBACK_ID + 1
 
 PROBE = """
 import json as _json, os as _os
-def _probe(drop, output, key):
+def _probe(drop, output, key, daemon_socket, env_file):
     found = {"uid": _os.getuid(), "gid": _os.getgid(), "groups": _os.getgroups()}
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status if ":" in line)
@@ -66,6 +67,19 @@ def _probe(drop, output, key):
         found["output"] = "written"
     except OSError as error:
         found["output"] = error.strerror
+    import socket as _socket
+    try:
+        with _socket.socket(_socket.AF_UNIX) as client:
+            client.connect(daemon_socket)
+        found["socket"] = "connected"
+    except OSError as error:
+        found["socket"] = error.strerror
+    try:
+        with open(env_file, "a") as handle:
+            handle.write("BASH_ENV=/tmp/evil.sh\\n")
+        found["env_file"] = "written"
+    except OSError as error:
+        found["env_file"] = error.strerror
     found["home"] = _os.environ.get("HOME")
     try:
         with open(_os.path.join(_os.environ["TMPDIR"], "scratch"), "w") as handle:
@@ -140,19 +154,29 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
     workspace, drop = tmp_path / "workspace", _drop_box(tmp_path)
     output = workspace / "toolfuzz-gate-results"
 
+    daemon = socket.socket(socket.AF_UNIX)  # stands for /var/run/docker.sock: root's, 0660
+    daemon.bind(str(tmp_path / "docker.sock"))
+    daemon.listen()
+    (tmp_path / "docker.sock").chmod(0o660)
+    env_file = tmp_path / "file_commands" / "GITHUB_ENV"  # the runner's, 0644
+    env_file.parent.mkdir()
+    env_file.write_text("")
+    if not gate_is_root:  # on a runner the file commands are the gate's user's
+        os.chown(env_file, GATE_USER, GATE_USER)
+    arguments = [str(drop), str(output), MODEL_KEY, str(tmp_path / "docker.sock"), str(env_file)]
+
     def probe(root: Path) -> None:
-        append(
-            root / "pager.py", f"{PROBE}\n_probe({str(drop)!r}, {str(output)!r}, {MODEL_KEY!r})\n"
-        )
+        append(root / "pager.py", f"{PROBE}\n_probe(*{arguments!r})\n")
 
     event = pull_request(workspace, probe)
     done, comment = gate_pull_request(
         venv,
         workspace,
         event,
-        runtime={"ANTHROPIC_API_KEY": MODEL_KEY},
+        runtime={"ANTHROPIC_API_KEY": MODEL_KEY, "GITHUB_ENV": str(env_file)},
         as_user=None if gate_is_root else GATE_USER,
     )
+    daemon.close()
     assert done.code == 1, done.stdout + done.stderr
     assert "new-counterexample: not on base: 1 in list_items" in done.stdout, done.stderr
     reports = [json.loads(path.read_text()) for path in drop.glob("*.json")]
@@ -170,6 +194,9 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
             ("0000000000000000", "0000000000000000", "1")
         }
         assert {f["output"] for f in reports} == {"Permission denied"}
+        assert {f["socket"] for f in reports} == {"Permission denied"}
+        assert {f["env_file"] for f in reports} == {"Permission denied"}
+        assert env_file.read_text() == ""
         assert {f["tmpdir"] for f in reports} == {"written"}  # its own home: HOME, TMPDIR
         assert not (output / "planted.json").exists()
         assert all(f["home"] and not Path(f["home"]).exists() for f in reports), "removed"
@@ -181,6 +208,9 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
             "only a gate running as root can run them as an unprivileged user"
         ) in done.stdout
         assert {f["output"] for f in reports} == {"written"}
+        assert {f["env_file"] for f in reports} == {"written"}  # then put back, and named:
+        assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in done.stdout
+    assert env_file.read_text() == ""
 
 
 DAEMON = """
