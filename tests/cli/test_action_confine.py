@@ -34,13 +34,14 @@ pytestmark = [
 MODEL_KEY = "sk-modelKeyNobodyNamed0123456789abcdef"
 """In the gate's environment under a name the policy does not give (`llm` is absent):
 the re-execution cannot know to withhold it."""
-GATE_USER = FALLBACK_ID + 1
+GATE_USER = FALLBACK_ID + 9
 """The control's gate: an ordinary user, as on a runner."""
 
 PROBE = """
 import json as _json, os as _os
 def _probe(drop, output, key, daemon_socket, env_file):
     found = {"uid": _os.getuid(), "gid": _os.getgid(), "groups": _os.getgroups()}
+    found["side"] = "base" if "toolfuzz-base-" in __file__ else "head"
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status if ":" in line)
     found.update({k: fields[k].strip() for k in ("CapEff", "CapPrm", "NoNewPrivs")})
@@ -168,7 +169,7 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
     def probe(root: Path) -> None:
         append(root / "pager.py", f"{PROBE}\n_probe(*{arguments!r})\n")
 
-    event = pull_request(workspace, probe)
+    event = pull_request(workspace, base=probe)  # the base's handler and the head's
     done, comment = gate_pull_request(
         venv,
         workspace,
@@ -186,10 +187,13 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         assert found["key_in"] == [], found  # the model's key: in no process it can read
         assert found["environ"] == found["mem"] == "Permission denied", found
     assert MODEL_KEY not in done.stdout + done.stderr + comment
-    if gate_is_root:
-        uid, gid = handler_ids()
-        assert {(f["uid"], f["gid"]) for f in reports} == {(uid, gid)}
-        assert all(f["groups"] in ([], [gid]) for f in reports), reports
+    assert {f["side"] for f in reports} == {"base", "head"}
+    if gate_is_root:  # each side its own user: the head's cannot signal the base's
+        for found in reports:
+            uid, gid = handler_ids(found["side"])
+            assert (found["uid"], found["gid"]) == (uid, gid), found
+            assert found["groups"] in ([], [gid]), found
+        assert handler_ids("head") != handler_ids("base")
         assert {(f["CapEff"], f["CapPrm"], f["NoNewPrivs"]) for f in reports} == {
             ("0000000000000000", "0000000000000000", "1")
         }

@@ -59,7 +59,7 @@ from toolfuzz_gate.edges.actions_env import (
 )
 from toolfuzz_gate.edges.files import refuse_symlinks, write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
-from toolfuzz_gate.edges.handlers.confine import confine_handlers
+from toolfuzz_gate.edges.handlers.confine import base_side, confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
@@ -134,7 +134,8 @@ def _run(
             return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
 
         def base(receipts: HeadReceipts) -> JSONObject | None:
-            return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
+            with base_side():  # its handlers run as the base's own user (`confine`)
+                return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
 
         together = (
             jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))

@@ -6,11 +6,13 @@ pull request's code: as root it could read the gate's environment and memory
 the runner's file commands and the dependencies lent to the base, or reach the Docker
 socket. So while `confine_handlers` is in force every process the gate starts for a
 handler (`WorkerProcess`: handlers, servers, pydantic models; `run_helper`: the reset and
-effects commands a policy names) runs as the user `toolfuzz-handler` (the action's image
-creates it), or uid and gid `FALLBACK_ID` where no such user exists: no supplementary
-groups, no capabilities, no-new-privileges (setuid programs and file capabilities grant
-nothing). It reads what others may read (the workspace, the base's worktree, the
-installed runtimes) and writes its own home (its HOME and TMPDIR, removed afterwards), the
+effects commands a policy names) runs as the user `toolfuzz-handler`, the base's as
+`toolfuzz-base` (the action's image creates both; `FALLBACK_ID` and `BASE_FALLBACK_ID`
+where no such users exist): no supplementary groups, no capabilities, no-new-privileges
+(setuid programs and file capabilities grant nothing). Two users, so that the head's
+handlers cannot signal or trace the base's while both run at once.
+It reads what others may read (the workspace, the base's worktree, the installed
+runtimes) and writes its own home (its HOME and TMPDIR, removed afterwards), the
 scratch directories the gate makes for it (`handlers_own`) and world-writable places. It
 cannot read a root process's `/proc` entries, signal the gate, or open what only root or
 the runner's user may (the Docker socket, the file-command directory).
@@ -24,6 +26,7 @@ cannot switch users, and `confine_handlers` says so: handlers then run as the ga
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import grp
 import os
@@ -40,7 +43,12 @@ from toolfuzz_gate.errors import UsageError
 
 HANDLER_USER = "toolfuzz-handler"
 FALLBACK_ID = 64930
-"""The uid and gid handlers run as where no `toolfuzz-handler` user exists."""
+"""The uid and gid the head's handlers run as where no `toolfuzz-handler` user exists."""
+BASE_USER = "toolfuzz-base"
+BASE_FALLBACK_ID = 64931
+"""The same for the base's handlers: another user, so that the head's handlers cannot
+signal, trace or write to the base's while both run at once."""
+SIDES = {"head": (HANDLER_USER, FALLBACK_ID), "base": (BASE_USER, BASE_FALLBACK_ID)}
 
 _SHIM = (
     "import ctypes, os, sys\n"
@@ -92,32 +100,48 @@ class Confinement:
     """Why handlers run as the gate's own user (None when they do not)."""
 
 
-_in_force: HandlerUser | None = None
+_in_force: dict[str, HandlerUser] = {}
+_side: contextvars.ContextVar[str] = contextvars.ContextVar("toolfuzz_side", default="head")
+"""Which side's handlers the current thread starts (`base_side`; `app.jobs` carries it
+into its worker threads)."""
+
+
+def _user() -> HandlerUser | None:
+    return _in_force.get(_side.get())
 
 
 def confined(argv: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
-    """A handler process's command and environment: as the handler user while
+    """A handler process's command and environment: as its side's handler user while
     `confine_handlers` is in force, else unchanged."""
-    user = _in_force
+    user = _user()
     if user is None:
         return list(argv), dict(env)
     return user.wrap(argv), user.environment(env)
 
 
 def handlers_own(directory: str) -> str:
-    """`directory` (a scratch directory the gate made for a handler), given to the
+    """`directory` (a scratch directory the gate made for a handler), given to its side's
     handler user while `confine_handlers` is in force; returned as is."""
-    user = _in_force
+    user = _user()
     if user is not None:
         os.chown(directory, user.uid, user.gid)
     return directory
 
 
 @contextlib.contextmanager
+def base_side() -> Iterator[None]:
+    """The handlers started inside (in this thread) are the base's."""
+    token = _side.set("base")
+    try:
+        yield
+    finally:
+        _side.reset(token)
+
+
+@contextlib.contextmanager
 def confine_handlers(workspace: Path) -> Iterator[Confinement]:
-    """Every handler started inside runs as the handler user, when the gate is root on
-    Linux; `workspace` must be readable by that user. Not reentrant."""
-    global _in_force
+    """Every handler started inside runs as its side's handler user, when the gate is
+    root on Linux; `workspace` must be readable by them. Not reentrant."""
     if not sys.platform.startswith("linux") or not hasattr(os, "geteuid"):
         yield Confinement(None, f"handlers run as the gate's own user ({sys.platform})")
         return
@@ -130,35 +154,40 @@ def confine_handlers(workspace: Path) -> Iterator[Confinement]:
             "file commands and the base's dependencies after them",
         )
         return
-    uid, gid = handler_ids()
-    _require_reachable(workspace, uid, gid)
-    home = Path(tempfile.mkdtemp(prefix="toolfuzz-handler-home-"))
-    os.chown(home, uid, gid)
-    _in_force = HandlerUser(uid, gid, home)
+    users: dict[str, HandlerUser] = {}
     try:
-        yield Confinement(_in_force)
+        for side in SIDES:
+            uid, gid = handler_ids(side)
+            _require_reachable(workspace, uid, gid)
+            home = Path(tempfile.mkdtemp(prefix=f"toolfuzz-{side}-home-"))
+            users[side] = HandlerUser(uid, gid, home)
+            os.chown(home, uid, gid)
+        _in_force.update(users)
+        yield Confinement(users["head"])
     finally:
-        _in_force = None
-        shutil.rmtree(home, ignore_errors=True)
+        _in_force.clear()
+        for user in users.values():
+            shutil.rmtree(user.home, ignore_errors=True)
 
 
-def handler_ids() -> tuple[int, int]:
-    """The handler user's uid and gid: `toolfuzz-handler`'s, else `FALLBACK_ID`; never one
-    that another account holds."""
+def handler_ids(side: str = "head") -> tuple[int, int]:
+    """The uid and gid `side`'s handlers run as: its user's (`toolfuzz-handler`,
+    `toolfuzz-base`), else its fallback id; never one another account holds."""
+    name, fallback = SIDES[side]
     try:
-        entry = pwd.getpwnam(HANDLER_USER)
+        entry = pwd.getpwnam(name)
     except KeyError:
         pass
     else:
         if entry.pw_uid != 0 and entry.pw_gid != 0:
             return entry.pw_uid, entry.pw_gid
-    for taken in (_taken_uid(FALLBACK_ID), _taken_gid(FALLBACK_ID)):
+    for taken in (_taken_uid(fallback), _taken_gid(fallback)):
         if taken is not None:
             raise UsageError(
-                f"handlers cannot run as uid/gid {FALLBACK_ID}: {taken} holds it",
-                hint=f"create a user {HANDLER_USER!r} for handlers to run as",
+                f"handlers cannot run as uid/gid {fallback}: {taken} holds it",
+                hint=f"create a user {name!r} for the {side}'s handlers to run as",
             )
-    return FALLBACK_ID, FALLBACK_ID
+    return fallback, fallback
 
 
 def _taken_uid(uid: int) -> str | None:
