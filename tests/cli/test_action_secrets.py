@@ -87,7 +87,9 @@ def test_a_handler_finds_the_token_nowhere(venv: Path, tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     report, planted = tmp_path / "spy" / "report.txt", tmp_path / "spy" / "planted.log"
     planted.parent.mkdir()
-    planted.parent.chmod(0o777)  # the spy's drop box: as root, handlers run as another user
+    planted.parent.chmod(0o777)  # the spy's drop box: as root, handlers run as other users
+    report.touch(mode=0o666)  # (the head's and the base's, each its own)
+    report.chmod(0o666)
     init_repository(workspace)
     for name in ("pager.py", "limit.json"):
         shutil.copy(PAGER / name, workspace / name)
