@@ -39,6 +39,7 @@ from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
@@ -125,6 +126,7 @@ def _run(
         loaded, changed, key_names = governed_policy(
             _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on), git, ref
         )
+        loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
         keep_key_from_handlers(loaded, environ, key_names)
         corpus = replay_corpus(loaded, override_values(run.overrides), out)
         jobs = Jobs(inputs.jobs or default_jobs())

@@ -16,10 +16,12 @@ from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
 from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts
 from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions
 from toolfuzz_gate.core.gate.verdict import Verdict, decide
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.report.causes_console import render_causes
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.edges.files import write_document
@@ -58,6 +60,10 @@ def gate(
     tried = agent_for_gate(loaded, written, directory, out) if agent is None else agent
     trust = trust or Trust()
     head = [item.receipt for item in written]
+    receipts = receipt_set(written)
+    each = loaded.policy.gate.instances == "each"
+    if diff is not None:
+        diff = group_diff(diff, receipts.receipts, each=each)
     verdict = with_trust(
         gate_on_regressions(
             decide(
@@ -73,10 +79,11 @@ def gate(
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
+    document = report_document(diff, receipts, each)
     summary = build_summary(verdict, written)
     summary["regressions"] = corpus.summary()
+    summary["rootCauses"] = root_cause_counts(document)
     write_document(directory / "summary.json", summary)
-    document = report_document(diff, receipt_set(written))
     context = replace(
         build_report_context(
             document, verdict, written, key, replay_from_root(loaded, directory), tried.receipts
@@ -86,6 +93,8 @@ def gate(
     write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
+    for line in render_causes(document):
+        print(line, file=out)
     for reason in verdict.reasons:
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)

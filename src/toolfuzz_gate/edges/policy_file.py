@@ -250,7 +250,7 @@ class _Resolver:
                 key=key,
                 hint="policy paths are relative to the root and stay inside it (see --root)",
             )
-        checks = {"file": Path.is_file, "directory": Path.is_dir}
+        checks = {"file": Path.is_file, "directory": Path.is_dir, "path": Path.exists}
         if must_be is not None and not checks[must_be](resolved):
             raise PolicyError(
                 f"no such {must_be}: {value!r} (under {self.root})",
@@ -277,4 +277,13 @@ class _Resolver:
             effects_directory=effects
             and self.path(at("handler", "effects_directory"), effects, "directory"),
         )
-        return replace(tool, handler=handler, schema=schema, tools=tools)
+        fixtures = tuple(
+            (pointer, tuple(self.path(at("fixtures", pointer), path, "path") for path in paths))
+            for pointer, paths in tool.fixtures
+        )
+        if fixtures:
+            laid = dict.fromkeys(path for _, paths in fixtures for path in paths)
+            handler = replace(handler, fixtures=tuple(laid), cwd=None)
+        elif handler.sandbox:
+            handler = replace(handler, cwd=None)
+        return replace(tool, handler=handler, schema=schema, tools=tools, fixtures=fixtures)

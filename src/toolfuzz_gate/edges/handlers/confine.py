@@ -87,8 +87,19 @@ class HandlerUser:
         return [sys.executable, "-c", _SHIM, str(self.uid), str(self.gid), *argv]
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
-        """`env` with HOME and TMPDIR in the handler's own home (the gate's are not its)."""
-        return {**env, "HOME": str(self.home), "TMPDIR": str(self.home)}
+        """`env` with HOME and TMPDIR in the handler's own home, unless they already name
+        a directory the gate gave this user (a sandbox's box): the gate's are not its."""
+        result = dict(env)
+        for name in ("HOME", "TMPDIR"):
+            if not self._owns(result.get(name)):
+                result[name] = str(self.home)
+        return result
+
+    def _owns(self, path: str | None) -> bool:
+        try:
+            return path is not None and os.stat(path).st_uid == self.uid
+        except OSError:
+            return False
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,19 @@ def handlers_own(directory: str) -> str:
     if user is not None:
         os.chown(directory, user.uid, user.gid)
     return directory
+
+
+def handlers_own_tree(top: Path) -> None:
+    """Everything at and below `top` (a sandbox's tree: `workspace`), given to the current
+    side's handler user while `confine_handlers` is in force: a write out of the allowed
+    root must land, to be seen, not fail. Links are not followed."""
+    user = _user()
+    if user is None:
+        return
+    for folder, directories, files in os.walk(top):
+        os.chown(folder, user.uid, user.gid)
+        for name in [*directories, *files]:
+            os.chown(os.path.join(folder, name), user.uid, user.gid, follow_symlinks=False)
 
 
 @contextlib.contextmanager

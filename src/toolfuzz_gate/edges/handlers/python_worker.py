@@ -1,9 +1,11 @@
 """The `python:MODULE:FUNCTION` adapter: calls run in one persistent worker subprocess (edge).
 
 The handler's code never runs in the gate's process. `python_worker_main` is the other end
-of the pipe and documents the JSON-lines protocol. A call that hangs, floods its output or
-breaks the protocol costs the worker: its whole process group is killed and a fresh worker
-starts on the next call. POSIX only (process groups, non-blocking pipes under `selectors`).
+of the pipe and documents the JSON-lines protocol; it runs under the interpreter
+`interpreter.resolve_python` picks (the job's Python, which need not have the gate). A call
+that hangs, floods its output or breaks the protocol costs the worker: its whole process
+group is killed and a fresh worker starts on the next call. POSIX only (process groups,
+non-blocking pipes under `selectors`).
 """
 
 from __future__ import annotations
@@ -11,29 +13,31 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import site
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import toolfuzz_gate
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text, said_of
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
 from toolfuzz_gate.edges.handlers.confine import handlers_own
+from toolfuzz_gate.edges.handlers.interpreter import (
+    WORKER_SCRIPT,
+    configured_python,
+    resolve_python,
+    too_old,
+    too_old_version,
+)
 from toolfuzz_gate.edges.handlers.rlimits import MEMORY_RLIMIT, Limits
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
 CRASH_TAIL_CHARS = 300
-_WORKER_MODULE = "toolfuzz_gate.edges.handlers.python_worker_main"
 _DEFAULT_REJECTS = ("builtins:ValueError",)
 
 
@@ -114,6 +118,8 @@ class WorkerOptions:
     """Processes below the worker during a call (`rlimits`); None here, as above."""
     startup_timeout_s: float = 30.0
     """For the handshake, separate from `timeout_s`: importing a handler can be slow."""
+    python: str | None = None
+    """The interpreter (`interpreter.resolve_python`); None: the default there."""
 
     def __post_init__(self) -> None:
         if self.timeout_s <= 0 or self.startup_timeout_s <= 0 or self.max_output_bytes < 0:
@@ -152,6 +158,10 @@ class PythonWorkerHandler(LineWorkerHandler):
         self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
         try:
+            self._shown_python = configured_python(self.options.python)
+            self._python = resolve_python(
+                self.options.python, self._checkout, self.options.cwd, self._env.get("PATH")
+            )
             self._worker = self._spawn()
         except BaseException:
             self.close()
@@ -171,7 +181,6 @@ class PythonWorkerHandler(LineWorkerHandler):
         entries = [
             *env["PYTHONPATH"].split(os.pathsep),
             *(os.path.abspath(entry) for entry in self.options.extra_pythonpath),
-            *_package_root_if_hidden(),
         ]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
         # A worker restarted mid-run must iterate sets the same way as the first one did.
@@ -190,7 +199,7 @@ class PythonWorkerHandler(LineWorkerHandler):
             "memory_rlimit": MEMORY_RLIMIT,
             "cpu_limit_s": self.options.cpu_limit_s,
         }
-        argv = [sys.executable, "-m", _WORKER_MODULE, json.dumps(config)]
+        argv = [self._python, WORKER_SCRIPT, json.dumps(config)]
         try:
             worker = WorkerProcess(
                 argv,
@@ -200,7 +209,10 @@ class PythonWorkerHandler(LineWorkerHandler):
                 process_limit=self.options.process_limit,
             )
         except OSError as exc:
-            raise HandlerError(f"{self.spec.text}: cannot start the worker: {exc}") from exc
+            raise HandlerError(
+                f"{self.spec.text}: the Python interpreter {self._shown_python} cannot "
+                f"start the worker: {exc}"
+            ) from exc
         deadline = time.monotonic() + self.options.startup_timeout_s
         line = worker.read_line(deadline, RESPONSE_SLACK_BYTES)
         ready = json_object_line(line) if isinstance(line, bytes) else None
@@ -208,10 +220,14 @@ class PythonWorkerHandler(LineWorkerHandler):
             return worker
         if isinstance(ready, dict) and isinstance(ready.get("error"), str):
             worker.kill()
+            old = too_old_version(self._shown_python, str(ready.get("python", "")))
+            if old is not None:
+                raise HandlerError(f"{self.spec.text}: {old}")
             raise HandlerError(
                 f"{self.spec.text}: cannot import the handler: {ready['error']}",
-                hint=f"run the gate where `import {self.spec.module}` works "
-                "(its directory or PYTHONPATH), and check the names in rejects and effects",
+                hint=f"run it under a Python where `import {self.spec.module}` works "
+                "(python_interpreter; its directory or PYTHONPATH), and check the names in "
+                "rejects and effects",
             )
         if line is Stop.EOF:
             problem = "exited during startup"
@@ -221,7 +237,8 @@ class PythonWorkerHandler(LineWorkerHandler):
             problem = "sent a bad handshake"
         reason = worker.describe_exit(problem)
         worker.kill()
-        raise HandlerError(f"{self.spec.text}: the worker {reason}")
+        old = too_old(self._python, self._shown_python, self._env) if line is Stop.EOF else None
+        raise HandlerError(f"{self.spec.text}: {old or f'the worker {reason}'}")
 
     def _answered(self, response: dict[str, Any], line: bytes) -> Outcome:
         crash = response.get("crash")
@@ -246,6 +263,7 @@ class PythonWorkerHandler(LineWorkerHandler):
                 effects_after=after,
                 effects_observed=observed,
                 output_text=output_text(response["output"], self.options.output_text_chars),
+                said=said_of(output) if isinstance(output := response["output"], str) else None,
             )
         if response.get("ok") is False and isinstance(error, dict):
             code, path = error.get("code"), error.get("path")
@@ -275,15 +293,3 @@ def _crash_message(crash: dict[str, Any]) -> str:
     message = f"{crash.get('type', 'Exception')}: {crash.get('message', '')}"
     where = crash.get("where")
     return f"{message} (at {where})" if isinstance(where, str) else message
-
-
-def _package_root_if_hidden() -> list[str]:
-    """The directory holding `toolfuzz_gate`, if the worker's `site` would not find it.
-
-    Covers a gate imported via sys.path tweaks (pytest's rootdir, a source checkout); a
-    site-packages root is left out so it never moves ahead of the standard library.
-    """
-    root = str(Path(toolfuzz_gate.__file__).resolve().parent.parent)
-    known = {str(Path(entry).resolve()) for entry in site.getsitepackages()}
-    known.add(str(Path(site.getusersitepackages()).resolve()))
-    return [] if root in known else [root]

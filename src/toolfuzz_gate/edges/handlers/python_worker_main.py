@@ -1,13 +1,16 @@
 """The worker process behind `python:MODULE:FUNCTION` handlers (edge; standard library only).
 
-Started by `python_worker.PythonWorkerHandler` as
-`python -m toolfuzz_gate.edges.handlers.python_worker_main CONFIG`, where CONFIG is one
-JSON object on argv: `{"module", "function", "rejects": ["MOD:CLASS", ...],
-"effects": "MOD:FUNC" | null, "memory_limit_bytes": int | null, "memory_rlimit": NAME,
-"cpu_limit_s": int | null}`. It then speaks JSON
-lines, one object per line, over its original stdin and stdout:
+It runs under the job's interpreter (`interpreter.py`), which need not have toolfuzz-gate,
+so it imports nothing of the gate and runs on Python 3.9 and later. It is started by path,
+`PYTHON /path/to/python_worker_main.py CONFIG`, never as `-m toolfuzz_gate...`, and it
+imports only what a start needs (asyncio and traceback come when a call needs
+them): `bench/bench_python_worker.py` measures the start. CONFIG is one JSON object on
+argv: `{"module", "function", "rejects": ["MOD:CLASS", ...], "effects": "MOD:FUNC" | null,
+"memory_limit_bytes": int | null, "memory_rlimit": NAME, "cpu_limit_s": int | null}`. It
+then speaks JSON lines, one object per line, over its original stdin and stdout:
 
     -> {"ready": true}  or  {"ready": false, "error": "Type: message"}    once, at start
+       (`"python": "3.8"` beside the error: the interpreter is older than 3.9)
     <- {"id": N, "arguments": {...}}
     -> {"id": N, "ok": true, "output": ..., "effects": {"before": ..., "after": ...}}
     -> {"id": N, "ok": false, "error": {"code": "...", "path": "..."}, "effects": {...}}
@@ -19,27 +22,22 @@ its stdin closes, and kills its own process group if the gate that started it di
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
-import inspect
 import json
 import os
 import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 MESSAGE_LIMIT = 500
 """Characters kept of an exception message, and of a rejection's code or path."""
 
 
-@dataclass(frozen=True)
-class _Loaded:
+class _Loaded(NamedTuple):
     function: Callable[..., Any]
     rejects: tuple[type[BaseException], ...]
     effects: Callable[[], Any] | None
@@ -154,6 +152,8 @@ def _crash(call_id: Any, exc: BaseException, context: str = "") -> dict[str, Any
     }
     # The innermost frame of the handler's code, not ours (a bad keyword argument has none);
     # the basename keeps messages the same on every machine.
+    import traceback
+
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != __file__]
     if frames:
         crash["where"] = f"{os.path.basename(frames[-1].filename)}:{frames[-1].lineno}"
@@ -177,7 +177,9 @@ async def _await(awaitable: Awaitable[Any]) -> Any:
 
 def _invoke(function: Callable[..., Any], arguments: dict[str, Any]) -> Any:
     result = function(**arguments)
-    if inspect.isawaitable(result):
+    if isinstance(result, Awaitable):
+        import asyncio  # only for async handlers: most workers never pay for it
+
         result = asyncio.run(_await(result))
     return result
 
@@ -236,21 +238,35 @@ def _send(channel: IO[bytes], message: dict[str, Any]) -> None:
     channel.flush()
 
 
+def _forget_own_directory() -> None:
+    """Started by path, the worker's own directory leads `sys.path`; it holds the gate's
+    modules (`http.py`, `config.py`, ...), which must never shadow the handler's imports."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if sys.path and os.path.abspath(sys.path[0] or os.curdir) == here:
+        del sys.path[0]
+
+
 def main(argv: Sequence[str]) -> int:
+    _forget_own_directory()
     if len(argv) != 2:
-        print(
-            "usage: python -m toolfuzz_gate.edges.handlers.python_worker_main CONFIG_JSON",
-            file=sys.stderr,
-        )
+        print("usage: PYTHON python_worker_main.py CONFIG_JSON", file=sys.stderr)
         return 2
     config = json.loads(argv[1])
     requests, responses = _claim_protocol_channel()
+    # The gate's policy floor: 3.7 and 3.8 parse this file, and are refused all the same.
+    if sys.version_info < (3, 9):  # noqa: UP036 (this file runs under other Pythons)
+        found = ".".join(map(str, sys.version_info[:2]))
+        message = f"the worker needs Python 3.9 or later, not {found}"
+        _send(responses, {"ready": False, "error": f"RuntimeError: {message}", "python": found})
+        return 1
     sys.argv = [config["module"]]  # the handler should not see the gate's plumbing
     _watch_parent()
     try:
         _limit_resources(config)
         loaded = _load(config)
     except BaseException as exc:
+        import traceback
+
         traceback.print_exc()
         _send(responses, {"ready": False, "error": f"{_type_name(exc)}: {_text(exc)}"})
         return 1

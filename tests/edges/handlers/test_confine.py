@@ -1,0 +1,72 @@
+"""`edges.handlers.confine`: as root, handlers run as their side's unprivileged user; a
+sandbox's tree is theirs, so a write out of the allowed root lands and is seen."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.action_env import searchable_by_others
+from tests.edges.handlers.test_workspace import FIXTURES, run_policy, sandboxed
+from toolfuzz_gate.edges.handlers.confine import (
+    HandlerUser,
+    base_side,
+    confine_handlers,
+    confined,
+    handler_ids,
+)
+
+as_root = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0, reason="needs root on Linux"
+)
+
+
+def test_outside_confinement_nothing_changes() -> None:
+    assert confined(["tool", "--x"], {"PATH": "/bin"}) == (["tool", "--x"], {"PATH": "/bin"})
+
+
+def test_home_and_tmpdir_are_the_handler_s_unless_it_owns_them(tmp_path: Path) -> None:
+    user = HandlerUser(os.geteuid(), os.getegid(), tmp_path / "home")
+    given = {"HOME": "/nonexistent", "TMPDIR": str(tmp_path), "PATH": "/bin"}
+    assert user.environment(given) == {
+        "HOME": str(tmp_path / "home"),
+        "TMPDIR": str(tmp_path),  # owned by this user: a sandbox's box, kept
+        "PATH": "/bin",
+    }
+
+
+@as_root
+def test_each_side_runs_as_its_own_user(tmp_path: Path) -> None:
+    searchable_by_others(tmp_path)
+    with confine_handlers(tmp_path) as confinement:
+        assert confinement.user is not None and confinement.note is None
+        head, _ = confined(["id"], {})
+        with base_side():
+            base, _ = confined(["id"], {})
+    assert f"--reuid={handler_ids('head')[0]}" in head and "--no-new-privs" in head
+    assert f"--reuid={handler_ids('base')[0]}" in base
+    assert confined(["id"], {}) == (["id"], {})  # over once the block ends
+    assert not confinement.user.home.exists()
+
+
+@pytest.mark.slow
+@as_root
+@pytest.mark.parametrize("careful", [True, False])
+def test_a_sandboxed_handler_s_escape_is_seen_when_it_runs_as_its_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, careful: bool
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "write_file.json").write_bytes((FIXTURES / "write_file.json").read_bytes())
+    searchable_by_others(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES))
+    with confine_handlers(tmp_path):
+        code, receipt = run_policy(tmp_path, sandboxed("python", careful=careful))
+    escaped = [c for c in receipt["counterexamples"] if c["failure"] == "write-outside-root"]
+    if careful:
+        assert code == 0 and escaped == [], receipt["counterexamples"]
+    else:
+        assert code == 1
+        assert [c["error"]["written"] for c in escaped] == [["../.staging"]]
