@@ -81,6 +81,12 @@ def _probe(drop, output, key, daemon_socket, env_file):
         found["env_file"] = "written"
     except OSError as error:
         found["env_file"] = error.strerror
+    try:  # its checkout: the workspace (head), the base's worktree (base)
+        with open(_os.path.join(_os.path.dirname(__file__), "planted.py"), "w") as handle:
+            handle.write("LIMIT = 11\\n")
+        found["checkout"] = "written"
+    except OSError as error:
+        found["checkout"] = error.strerror
     found["home"] = _os.environ.get("HOME")
     try:
         with open(_os.path.join(_os.environ["TMPDIR"], "scratch"), "w") as handle:
@@ -199,6 +205,8 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         }
         assert {f["output"] for f in reports} == {"Permission denied"}
         assert {f["socket"] for f in reports} == {"Permission denied"}
+        assert {f["checkout"] for f in reports} == {"Permission denied"}
+        assert not (workspace / "planted.py").exists()
         assert {f["env_file"] for f in reports} == {"Permission denied"}
         assert env_file.read_text() == ""
         assert {f["tmpdir"] for f in reports} == {"written"}  # its own home: HOME, TMPDIR
@@ -212,6 +220,7 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
             "only a gate running as root can run them as an unprivileged user"
         ) in done.stdout
         assert {f["output"] for f in reports} == {"written"}
+        assert {f["checkout"] for f in reports} >= {"written"}  # the workspace is its user's
         assert {f["env_file"] for f in reports} == {"written"}  # then put back, and named:
         assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in done.stdout
     assert env_file.read_text() == ""
