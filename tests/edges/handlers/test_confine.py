@@ -18,6 +18,7 @@ from toolfuzz_gate.edges.handlers.confine import (
     confined,
     handler_ids,
 )
+from toolfuzz_gate.errors import UsageError
 
 as_root = pytest.mark.skipif(
     not sys.platform.startswith("linux") or os.geteuid() != 0, reason="needs root on Linux"
@@ -70,3 +71,25 @@ def test_a_sandboxed_handler_s_escape_is_seen_when_it_runs_as_its_user(
     else:
         assert code == 1
         assert [c["error"]["written"] for c in escaped] == [["../.staging"]]
+
+
+def test_a_gate_that_is_not_root_says_handlers_run_as_its_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1001)
+    with confine_handlers(tmp_path) as confinement:
+        assert confined(["tool"], {"HOME": "/home/runner"}) == (["tool"], {"HOME": "/home/runner"})
+    assert confinement.user is None
+    assert confinement.note is not None and "own user (uid 1001)" in confinement.note
+
+
+@as_root
+def test_a_workspace_the_handler_user_cannot_reach_stops_the_run_first(tmp_path: Path) -> None:
+    hidden = tmp_path / "hidden"
+    (hidden / "workspace").mkdir(parents=True)
+    searchable_by_others(hidden / "workspace")
+    hidden.chmod(0o700)
+    with pytest.raises(UsageError, match=f"cannot reach the workspace: {hidden} is not searchable"):
+        with confine_handlers(hidden / "workspace"):
+            raise AssertionError("not reached")
+    assert confined(["id"], {}) == (["id"], {})

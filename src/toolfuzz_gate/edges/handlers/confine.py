@@ -244,8 +244,8 @@ def _require_reachable(workspace: Path, uid: int, gid: int) -> None:
 
 
 def _allows(directory: Path, uid: int, gid: int, *, search: bool) -> bool:
-    mode = directory.stat().st_mode
     info = directory.stat()
+    mode = info.st_mode
     if info.st_uid == uid:
         bit = stat.S_IXUSR if search else stat.S_IRUSR
     elif info.st_gid == gid:
