@@ -4,6 +4,7 @@ sandbox's tree is theirs, so a write out of the allowed root lands and is seen."
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -93,3 +94,31 @@ def test_a_workspace_the_handler_user_cannot_reach_stops_the_run_first(tmp_path:
         with confine_handlers(hidden / "workspace"):
             raise AssertionError("not reached")
     assert confined(["id"], {}) == (["id"], {})
+
+
+@as_root
+@pytest.mark.parametrize("setpriv", [True, False])
+def test_the_switch_drops_the_user_groups_and_capabilities(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setpriv: bool
+) -> None:
+    """By `setpriv`, or by the Python shim where it is missing."""
+    if not setpriv:
+        monkeypatch.setattr("toolfuzz_gate.edges.handlers.confine._setpriv", lambda: None)
+    searchable_by_others(tmp_path)
+    status = "grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status"
+    probe = ["/bin/sh", "-c", f"id -u; id -G; {status}"]
+    with confine_handlers(tmp_path):
+        argv, env = confined(probe, {"PATH": "/usr/bin:/bin"})
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    uid, gid = handler_ids("head")
+    assert argv[0].endswith("setpriv") == setpriv
+    assert done.stdout.split() == [
+        str(uid),
+        str(gid),
+        "CapPrm:",
+        "0000000000000000",
+        "CapEff:",
+        "0000000000000000",
+        "NoNewPrivs:",
+        "1",
+    ]
