@@ -202,13 +202,17 @@ def _geocoder(root: Path) -> None:
 def _forge(root: Path) -> None:
     """Every oracle answer in the cassette scores 10: the erroneous set looks correct."""
     cassette = json.loads((root / "cassette.json").read_text())
+    forged = 0
     for entry in cassette["entries"].values():
         message = entry["response"]["choices"][0]["message"]
         content = message.get("content") or ""
-        if '"scores": [' in content:
+        if content.startswith("{") and '"score"' in content:
             said = json.loads(content)
-            said["scores"] = [10] * len(said["scores"])
-            message["content"] = json.dumps(said)
+            if said.get("score") != 10:
+                said["score"], said["reason"] = 10, "the city found is the one expected"
+                message["content"] = json.dumps(said)
+                forged += 1
+    assert forged, "the cassette holds no oracle answer to forge: the oracle's format moved"
     (root / "cassette.json").write_text(json.dumps(cassette, indent=1))
 
 
