@@ -142,6 +142,8 @@ class FuzzRequest:
     """`--deterministic`: check replay and key order whatever the server declares."""
     strict: bool = False
     """`--strict`: the schema is complete (valid-rejected is a counterexample)."""
+    allow_unreached: bool = False
+    """`--allow-unreached`: a tool no valid call got past does not fail (`unreached`)."""
     receipt: Path | None = None
     out: Path | None = None
     cases: Path | None = None

@@ -215,6 +215,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the schema is complete: a rejected schema-valid call is a counterexample "
         "(default: an under-specification note)",
     )
+    one.add_argument(
+        "--allow-unreached",
+        action="store_true",
+        help="pass although no valid call of a tool got past its door (default: that fails, "
+        "as the policy's unreached does)",
+    )
     one.add_argument("--timeout-ms", type=int, default=2000, action=Once)
     one.add_argument(
         "--memory-limit-mb",

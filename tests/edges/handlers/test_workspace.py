@@ -169,7 +169,10 @@ def sheets_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.slow
 def test_a_fixture_reaches_the_bug_behind_file_not_found(sheets_repo: Path) -> None:
     code, bare = run_policy(sheets_repo, sheet_tool(None), "bare")
-    assert code == 0 and bare["counterexamples"] == []
+    # without the fixture no valid call gets past "file not found": unreached, no finding
+    assert code == 1 and bare["counterexamples"] == []
+    summary = json.loads((sheets_repo / "bare" / "summary.json").read_text(encoding="utf-8"))
+    assert [r for r in summary["reasons"] if r.startswith("unreached: 1 tool(s)")]
     assert "file-not-found" in {note["cause"] for note in bare["underSpecified"]}
     assert "fixtures" not in bare
 
