@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from toolfuzz_gate.core.gate.lanes import MAX_JOBS, Stage
@@ -49,6 +48,8 @@ class Jobs:
             if not self.parallel or len(stage) == 1:
                 done.update(self._lane(sorted(i for lane in stage for i in lane), work))
                 continue
+            from concurrent.futures import ThreadPoolExecutor  # only when tools overlap
+
             with ThreadPoolExecutor(min(self.count, len(stage))) as pool:
                 for finished in pool.map(lambda lane: self._lane(lane, work), stage):
                     done.update(finished)
