@@ -13,8 +13,12 @@ and its median printed:
 - a `python:` handler start: a worker spawned, its module imported, the handshake read and
   the worker closed, in this process, against `python -c pass` spawned and reaped.
 
-And which of the modules that only some commands need (`jsonschema`, `requests`, the agent
+Then which of the modules that only some commands need (`jsonschema`, `requests`, the agent
 and LLM modules) `--version` and the built-in run import. Nothing is asserted.
+
+Every process may write and read its bytecode cache (`PYTHONDONTWRITEBYTECODE` is dropped and
+each figure's warm-up writes it), as an installed package has one: otherwise each run would
+time compiling the sources.
 
     python bench/bench_start.py [--rounds 11] [--runs 1000] [--reference COMMIT]
 """
@@ -113,6 +117,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--reference", help="the reference program's commit (default: the first)")
     args = parser.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # for every process started from here
     commit = args.reference or seed_commit()
     print(f"python {sys.version.split()[0]}; reference program: {commit[:12]} (the seed)")
     with tempfile.TemporaryDirectory() as scratch:
