@@ -2,7 +2,8 @@
 
 Three figures, each timed beside a reference in the same run, the two taking turns (A B A B
 ...) so that a machine whose speed drifts moves both alike; the ratio is taken pair by pair
-and its median printed:
+and its median printed, for CPU time (user and system, the process and its children: the
+steadier figure on a shared machine) and for wall time:
 
 - `toolfuzz-gate --version`, a whole process, against the seed's reference program (the
   repository's first commit, `git archive`d into a temporary folder and run from there with
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -70,28 +72,49 @@ def gate_command(*argv: str) -> list[str]:
     return [sys.executable, "-m", "toolfuzz_gate", *argv]
 
 
-def timed(argv: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
-    started = time.perf_counter()
-    subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+Timing = tuple[float, float]
+"""(wall seconds, CPU seconds: user and system, of this process and its reaped children)."""
+
+
+def _cpu() -> float:
+    own, children = os.times(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.user + own.system + children.ru_utime + children.ru_stime
+
+
+def measured(work: Callable[[], object]) -> Timing:
+    started, cpu = time.perf_counter(), _cpu()
+    work()
+    return time.perf_counter() - started, _cpu() - cpu
+
+
+def timed(
+    argv: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Timing:
+    return measured(
+        lambda: subprocess.run(argv, env=env, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+    )
 
 
 def paired(
-    name: str, first: Callable[[], float], second: Callable[[], float], rounds: int, against: str
+    name: str, first: Callable[[], Timing], second: Callable[[], Timing], rounds: int, against: str
 ) -> None:
-    """`first` and `second` in turn, one warm-up each; medians and the median ratio."""
+    """`first` and `second` in turn, one warm-up each; per figure (CPU, wall) the medians and
+    the median of the pair-by-pair ratios. CPU time is the steadier on a shared machine: a
+    process waiting for a core is not charged for it."""
     first(), second()
     ours, theirs = [], []
     for _ in range(rounds):
         ours.append(first())
         theirs.append(second())
-    ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
-    print(
-        f"{name}: median {statistics.median(ours) * 1000:.0f} ms "
-        f"(min {min(ours) * 1000:.0f}), {against} {statistics.median(theirs) * 1000:.0f} ms "
-        f"(min {min(theirs) * 1000:.0f}), ratio {statistics.median(ratios):.2f} "
-        f"(range {min(ratios):.2f}..{max(ratios):.2f}, {rounds} pairs)"
-    )
+    for index, figure in ((1, "cpu"), (0, "wall")):
+        mine, other = [t[index] for t in ours], [t[index] for t in theirs]
+        ratios = [a / b for a, b in zip(mine, other, strict=True) if b > 0]
+        print(
+            f"{name} ({figure}): median {statistics.median(mine) * 1000:.0f} ms "
+            f"(min {min(mine) * 1000:.0f}), {against} {statistics.median(other) * 1000:.0f} ms "
+            f"(min {min(other) * 1000:.0f}), ratio {statistics.median(ratios):.2f} "
+            f"(range {min(ratios):.2f}..{max(ratios):.2f}, {rounds} pairs)"
+        )
 
 
 def imported(argv: Sequence[str], out: Path) -> list[str]:
@@ -127,10 +150,10 @@ def main() -> None:
         (folder / "theirs").mkdir()
         bare = [sys.executable, "-c", "pass"]
 
-        def ours_version() -> float:
+        def ours_version() -> Timing:
             return timed(gate_command("--version"))
 
-        def theirs_version() -> float:
+        def theirs_version() -> Timing:
             return timed(gate_command("--version"), env=reference_env, cwd=folder / "theirs")
 
         paired("--version", ours_version, theirs_version, args.rounds, "reference")
@@ -148,11 +171,12 @@ def main() -> None:
         (workers / "bench_echo.py").write_text(ECHO, encoding="utf-8")
         config = HandlerConfig("python", "bench_echo:echo", cwd=str(workers))
 
-        def worker_start() -> float:
-            started = time.perf_counter()
-            with build_handler(config):
-                pass
-            return time.perf_counter() - started
+        def worker_start() -> Timing:
+            def start_and_close() -> None:
+                with build_handler(config):
+                    pass
+
+            return measured(start_and_close)
 
         paired(
             "python handler start", worker_start, lambda: timed(bare), args.rounds, "python -c pass"

@@ -1,6 +1,7 @@
 """A command imports what it uses: `--version` and `--help` load no engine, no validator
 library and no HTTP client; the built-in run loads the engine but neither `jsonschema`
-(nothing to confirm) nor an HTTP client nor agent mode; agent mode loads its client.
+(nothing to confirm) nor an HTTP client nor agent mode nor what MCP handlers and policies
+need; agent mode loads its client.
 
 Each command runs in a fresh interpreter (the test process has imported everything), which
 prints the modules it holds when it exits. Not timed: `bench/bench_start.py` measures."""
@@ -23,6 +24,13 @@ sys.exit(main())
 """
 
 HTTP_AND_AGENT = ("requests", "urllib3", "toolfuzz_gate.app.agent", "toolfuzz_gate.edges.llm")
+OTHER_KINDS = (
+    "toolfuzz_gate.edges.handlers.mcp",
+    "toolfuzz_gate.edges.handlers.mcp_client",
+    "toolfuzz_gate.edges.handlers.mcp_servers",
+    "toolfuzz_gate.core.gate.policy",
+)
+"""What an MCP handler and a policy run need, and the built-in run does not."""
 ENGINE = ("toolfuzz_gate.core.campaign.tool_fuzz", "toolfuzz_gate.core.engine.generate")
 
 
@@ -60,7 +68,7 @@ def test_the_builtin_run_loads_the_engine_but_no_reference_library_or_http(
     assert code == 0
     assert (tmp_path / "receipts" / "renderPoster.json").is_file()
     assert set(ENGINE) <= modules  # it did fuzz: the probe sees what the command loaded
-    assert _within(modules, ("jsonschema", "yaml", *HTTP_AND_AGENT)) == []
+    assert _within(modules, ("jsonschema", "yaml", *HTTP_AND_AGENT, *OTHER_KINDS)) == []
 
 
 def test_agent_mode_loads_its_http_client(tmp_path: Path) -> None:
