@@ -76,7 +76,11 @@ def plan_servers(
             continue
         entries = tuple(_entry(item, listings) for item in group)
         name = _unique(server_name(group[0].handler.argv), names)
-        handler = replace(group[0].handler, target="", servers=None)
+        laid: dict[str, str] = {}  # every tool's fixtures; of two with one name, the first
+        for item in group:
+            for path in item.handler.fixtures:
+                laid.setdefault(Path(path).name, path)
+        handler = replace(group[0].handler, target="", servers=None, fixtures=tuple(laid.values()))
         units.append(ServerUnit(name, handler, entries, group[0].unit.seed))
     return units
 

@@ -79,7 +79,8 @@ class Workspace:
             self.root = self.box / "root"
             for directory in (self.root, self.box / "home", self.box / "tmp"):
                 directory.mkdir(parents=True)
-            for source in fixtures:
+            self.fixtures = tuple(fixtures)
+            for source in self.fixtures:
                 lay_fixture(Path(source), self.root)
             self.link = self.root / SANDBOX_LINK if link else None
             self._lay_canaries()
@@ -87,6 +88,13 @@ class Workspace:
         except BaseException:
             self.close()
             raise
+
+    def lay_fixtures_again(self) -> None:
+        """Every fixture laid again as the repository has it (what calls wrote into one is
+        undone); the root's other files stay."""
+        for source in self.fixtures:
+            _remove(self.root / Path(source).name)
+            lay_fixture(Path(source), self.root)
 
     def work_tree(self, confined: bool) -> WorkTree:
         """The workspace as the handler's processes see it; `confined`: HOME and TMPDIR
