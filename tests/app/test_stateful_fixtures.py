@@ -15,6 +15,7 @@ import pytest
 from tests.cli_helpers import invoke
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.workspace import fixture_digest
 from toolfuzz_gate.edges.stateful_server import McpServerTools
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "stateful"
@@ -50,7 +51,7 @@ def run(repo: Path, *, bug: bool, fixtures: bool, out: str = "out") -> dict[str,
 @pytest.mark.slow
 def test_a_fixture_backed_sequence_reaches_the_crash_behind_file_not_found(repo: Path) -> None:
     bare = run(repo, bug=True, fixtures=False, out="bare")
-    assert bare["counterexamples"] == []
+    assert bare["counterexamples"] == [] and "fixtures" not in bare
 
     laid = run(repo, bug=True, fixtures=True)
     found = laid["counterexamples"]
@@ -58,6 +59,9 @@ def test_a_fixture_backed_sequence_reaches_the_crash_behind_file_not_found(repo:
     calls = [(step["tool"], step["arguments"]) for step in found[0]["sequence"]]
     assert calls == [("clear_rows", {"file": "rows.txt"}), ("last_row", {"file": "rows.txt"})]
     assert (repo / "data" / "rows.txt").read_bytes() == ROWS  # the calls wrote into a copy
+    digest = fixture_digest(repo / "data" / "rows.txt")
+    recorded = [{"name": "rows.txt", "sha256": digest}]
+    assert laid["fixtures"] == {tool: {"/file": recorded} for tool in TOOLS}
 
 
 @pytest.mark.slow

@@ -147,6 +147,11 @@ def run_server(
         handler_label=label,
         replay_command=replay,
         budget=spent if result.stop == "budget" else None,
+        fixtures={
+            entry.spec.name: entry.spec.fixtures_json()
+            for entry in callable_entries
+            if entry.spec.fixtures and entry.spec.name in prepared.tools
+        },
     )
     write_document(directory / file, receipt)
     return Written(receipt, file, False)
