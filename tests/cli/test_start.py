@@ -1,7 +1,8 @@
 """A command imports what it uses: `--version` and `--help` load no engine, no validator
 library and no HTTP client; the built-in run loads the engine but neither `jsonschema`
 (nothing to confirm) nor an HTTP client nor agent mode nor what MCP handlers and policies
-need; agent mode loads its client.
+need; `fuzz` and a policy run whose `fail_on` lists no agent check load no HTTP client or
+agent mode either; agent mode loads its client.
 
 Each command runs in a fresh interpreter (the test process has imported everything), which
 prints the modules it holds when it exits. Not timed: `bench/bench_start.py` measures."""
@@ -9,6 +10,7 @@ prints the modules it holds when it exits. Not timed: `bench/bench_start.py` mea
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +40,7 @@ def _loaded(argv: list[str], cwd: Path) -> tuple[int, set[str]]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(argv)],
         cwd=cwd,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), *sys.path])},
         capture_output=True,
         text=True,
         timeout=120,
@@ -69,6 +72,25 @@ def test_the_builtin_run_loads_the_engine_but_no_reference_library_or_http(
     assert (tmp_path / "receipts" / "renderPoster.json").is_file()
     assert set(ENGINE) <= modules  # it did fuzz: the probe sees what the command loaded
     assert _within(modules, ("jsonschema", "yaml", *HTTP_AND_AGENT, *OTHER_KINDS)) == []
+
+
+@pytest.mark.slow
+def test_fuzz_and_a_policy_run_without_agent_checks_load_no_http_client(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "echo_tool.py").write_text("def echo(**arguments):\n    return arguments\n")
+    (tmp_path / "echo.json").write_text(
+        '{"type": "object", "properties": {"a": {"type": "integer"}}}'
+    )
+    tool = "{name: echo, schema: echo.json, handler: {python: echo_tool:echo}}"
+    (tmp_path / "policy.yml").write_text(f"version: 1\ntools:\n  - {tool}\n")
+    for argv in (
+        ["fuzz", "--schema", "echo.json", "--handler", "python:echo_tool:echo", "--runs", "5"],
+        ["run", "--policy", "policy.yml", "--runs", "5", "--out", "policy-out"],
+    ):
+        code, modules = _loaded(argv, tmp_path)
+        assert code in (0, 1), argv
+        assert set(ENGINE) <= modules
+        assert _within(modules, HTTP_AND_AGENT) == [], argv
 
 
 def test_agent_mode_loads_its_http_client(tmp_path: Path) -> None:
