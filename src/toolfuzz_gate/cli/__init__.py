@@ -16,13 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from toolfuzz_gate.app.requests import (
-    DEFAULT_OUT,
-    ActionRequest,
-    BaselineRequest,
-    BuiltinRunRequest,
-    ShardRequest,
-)
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser, split_tail
 from toolfuzz_gate.errors import LlmError, ToolfuzzError, UsageError
@@ -99,6 +93,7 @@ def _run(
             return int(agent(build_agent_request(args, env), stdout))
         if args.command == "action":
             from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
+            from toolfuzz_gate.app.requests import ActionRequest
 
             request = ActionRequest(os.environ if environ is None else environ)
             return int(run_action(request, stdout))
@@ -135,6 +130,8 @@ def _output_directory(args: argparse.Namespace | None) -> Path | None:
 
 
 def _run_command(request: RunRequest, out: TextIO) -> ExitCode:
+    from toolfuzz_gate.app.requests import BaselineRequest, BuiltinRunRequest, ShardRequest
+
     if isinstance(request, ShardRequest):
         from toolfuzz_gate.app.shard import run_shard
 
