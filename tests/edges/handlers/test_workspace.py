@@ -169,7 +169,10 @@ def sheets_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.slow
 def test_a_fixture_reaches_the_bug_behind_file_not_found(sheets_repo: Path) -> None:
     code, bare = run_policy(sheets_repo, sheet_tool(None), "bare")
-    assert code == 0 and bare["counterexamples"] == []
+    assert bare["counterexamples"] == []
+    # nothing found, and the gate says why: no valid call got past the open
+    summary = json.loads((sheets_repo / "bare" / "summary.json").read_text(encoding="utf-8"))
+    assert code == 1 and summary["rootCauses"]["unreached"] == ["read_cell"]
     assert "file-not-found" in {note["cause"] for note in bare["underSpecified"]}
     assert "fixtures" not in bare
 
