@@ -3,7 +3,8 @@
 `parser` holds the grammar; the `commands_*` modules turn parsed flags into the typed
 requests of `app.requests`, and the `app` functions run them. A command's modules are
 imported when that command runs, not before: `--version` and `--help` start without the
-engine, and only `agent` and `action` load an HTTP client (`tests/cli/test_start.py`).
+engine, and only agent mode (`agent`, or a gate whose `fail_on` lists an agent check) and
+`action` load an HTTP client (`tests/cli/test_start.py`).
 """
 
 from __future__ import annotations
