@@ -50,6 +50,7 @@ from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import WorkTree
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.confine import handlers_own_tree
 from toolfuzz_gate.errors import HandlerError
 
 CANARY_TEXT = b"toolfuzz-gate canary: a handler that writes here wrote outside its root\n"
@@ -84,6 +85,7 @@ class Workspace:
                 lay_fixture(Path(source), self.root)
             self.link = self.root / SANDBOX_LINK if link else None
             self._lay_canaries()
+            handlers_own_tree(self.top)  # as root, the handler's user's (`confine`)
             self._laid = self._listing()
         except BaseException:
             self.close()
@@ -95,6 +97,8 @@ class Workspace:
         for source in self.fixtures:
             _remove(self.root / Path(source).name)
             lay_fixture(Path(source), self.root)
+        if self.fixtures:
+            handlers_own_tree(self.root)  # the copies too are the handler user's (`confine`)
 
     def work_tree(self, confined: bool) -> WorkTree:
         """The workspace as the handler's processes see it; `confined`: HOME and TMPDIR
@@ -175,6 +179,7 @@ class Workspace:
             if entry.name not in _SCRATCH:
                 _remove(Path(entry.path))
         self._lay_canaries()
+        handlers_own_tree(self.top)
         self._laid = self._listing()
 
     def close(self) -> None:
