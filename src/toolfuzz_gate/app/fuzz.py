@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.gate_results import build_summary
 from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
+from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
 from toolfuzz_gate.core.campaign.interface import (
     NOTHING_DECLARED,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
-from toolfuzz_gate.app.requests import DEFAULT_OUT
 from toolfuzz_gate.cli.commands_agent import add_agent_parser
 from toolfuzz_gate.cli.flags import Once, OnceSwitch, Parser
 from toolfuzz_gate.core.schema.dialects import DIALECTS
