@@ -15,12 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from toolfuzz_gate.core.campaign.outcome import (
-    Outcome,
-    Replaying,
-    ping_through,
-    start_fresh_through,
-)
+from toolfuzz_gate.core.campaign.outcome import Outcome, PassesThrough
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
@@ -105,11 +100,11 @@ class CommandProbe:
         return value
 
 
-class ProbedHandler(ManagedHandler):
+class ProbedHandler(PassesThrough, ManagedHandler):
     """A handler with a state snapshot taken before and after every call."""
 
     def __init__(self, inner: ManagedHandler, probe: StateProbe) -> None:
-        self.inner = inner
+        self.inner: ManagedHandler = inner
         self.probe = probe
         self.probe.snapshot()  # fail fast, before any call, when the probe cannot work
 
@@ -120,20 +115,6 @@ class ProbedHandler(ManagedHandler):
         with timing.measured("effects"):
             after = self.probe.snapshot()
         return outcome._replace(effects_before=before, effects_after=after, effects_observed=True)
-
-    def restart(self) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.restart()
-
-    def scale_timeout(self, factor: float) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.scale_timeout(factor)
-
-    def start_fresh(self) -> None:
-        start_fresh_through(self.inner)
-
-    def ping(self) -> Outcome | None:
-        return ping_through(self.inner)
 
     def notes(self) -> JSONObject:
         return self.inner.notes()

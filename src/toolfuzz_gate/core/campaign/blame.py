@@ -23,10 +23,9 @@ from toolfuzz_gate.core.campaign.outcome import (
     Handler,
     Outcome,
     OutcomeKind,
+    PassesThrough,
     Pinging,
-    Replaying,
     ping_through,
-    start_fresh_through,
 )
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -50,7 +49,7 @@ def last_answered(obs: Observation) -> Case | None:
     return replace(obs.case, input=value)
 
 
-class ThenPing:
+class ThenPing(PassesThrough):
     """A handler whose every answered call is followed by a `ping`: a server gone after
     answering makes the call a CRASH (`DIED_AFTER_ANSWERING`), one silent a TIMEOUT."""
 
@@ -69,20 +68,6 @@ class ThenPing:
             return Outcome(OutcomeKind.TIMEOUT, message=said, ended=True)
         said = f"answered, then died before answering a ping: {answer.message}"
         return Outcome(OutcomeKind.CRASH, message=said, cause=DIED_AFTER_ANSWERING, ended=True)
-
-    def restart(self) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.restart()
-
-    def scale_timeout(self, factor: float) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.scale_timeout(factor)
-
-    def start_fresh(self) -> None:
-        start_fresh_through(self.inner)
-
-    def ping(self) -> Outcome | None:
-        return ping_through(self.inner)
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,28 @@ def ping_through(inner: object) -> Outcome | None:
     return inner.ping() if isinstance(inner, Pinging) else None
 
 
+class PassesThrough:
+    """For a handler wrapping another (`inner`): `Replaying`, `Refreshing` and `Pinging`
+    passed to the handler it wraps, so confirming, starting fresh and blaming by a ping
+    work through any number of wrappers."""
+
+    inner: Handler
+
+    def restart(self) -> None:
+        if isinstance(self.inner, Replaying):
+            self.inner.restart()
+
+    def scale_timeout(self, factor: float) -> None:
+        if isinstance(self.inner, Replaying):
+            self.inner.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.inner)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.inner)
+
+
 def output_text(output: Any, limit: int) -> str | None:
     """`output` as text an agent may read, or None when `limit` is 0 (nothing kept): a
     string as itself, anything else as JSON with sorted keys; credential-looking substrings

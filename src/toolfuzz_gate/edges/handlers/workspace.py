@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
+from toolfuzz_gate.core.campaign.outcome import Outcome, PassesThrough
 from toolfuzz_gate.core.engine.trouble import SANDBOX_LINK
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers import timing
@@ -266,12 +266,12 @@ def _bounded_read(path: Path) -> bytes:
         raise HandlerError(f"cannot read fixture {path}: {error.strerror or error}") from error
 
 
-class ConfinedHandler(ManagedHandler):
+class ConfinedHandler(PassesThrough, ManagedHandler):
     """A handler run in a `Workspace`: after every call, what it wrote outside its allowed
     root (when confined) is on the call's outcome; closing removes the workspace."""
 
     def __init__(self, inner: ManagedHandler, workspace: Workspace, *, watch: bool) -> None:
-        self.inner = inner
+        self.inner: ManagedHandler = inner
         self.workspace = workspace
         self.watch = watch
         # What starting the handler (or its reset) wrote outside the root belongs to no call.
@@ -284,14 +284,6 @@ class ConfinedHandler(ManagedHandler):
         with timing.measured("sandbox"):
             escaped = self.workspace.escaped_writes()
         return outcome._replace(escaped_writes=escaped) if escaped else outcome
-
-    def restart(self) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.restart()
-
-    def scale_timeout(self, factor: float) -> None:
-        if isinstance(self.inner, Replaying):
-            self.inner.scale_timeout(factor)
 
     def notes(self) -> JSONObject:
         notes = self.inner.notes()
