@@ -17,6 +17,7 @@ import yaml
 from tests.cli_helpers import invoke
 from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
 from toolfuzz_gate.core.github.action_inputs import INPUTS as ACTION_INPUTS
+from toolfuzz_gate.core.github.action_inputs import environment_name
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -73,12 +74,28 @@ def action() -> dict[str, Any]:
     return loaded
 
 
-def test_action_metadata_and_docker_runtime(action: dict[str, Any]) -> None:
+def test_action_metadata_and_composite_runtime(action: dict[str, Any]) -> None:
     for key in ("name", "description", "author"):
         assert isinstance(action[key], str) and action[key].strip()
     assert set(action["branding"]) == {"icon", "color"}
-    # The image's exec-form ENTRYPOINT is the whole command: no args or entrypoint override.
-    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert set(action["runs"]) == {"using", "steps"}
+    assert action["runs"]["using"] == "composite"
+    steps = action["runs"]["steps"]
+    assert [step.get("id") for step in steps] == [
+        "python",
+        "setup-python",
+        None,  # the pip cache
+        "install",
+        "gate",
+    ]
+    for step in steps:
+        assert ("run" in step) != ("uses" in step), step
+        if "run" in step:
+            assert step["shell"] == "bash", step  # a composite's run steps name their shell
+            assert "${{" not in step["run"], step["run"]
+        else:
+            assert PINNED.match(step["uses"]), step["uses"]
+    assert steps[-1]["run"] == 'exec "$TOOLFUZZ_GATE" action'
 
 
 def test_every_input_is_kebab_case_described_with_the_contract_default(
@@ -93,19 +110,42 @@ def test_every_input_is_kebab_case_described_with_the_contract_default(
         assert spec["default"] == INPUTS[name], name
 
 
-def test_every_output_is_described(action: dict[str, Any]) -> None:
+def test_every_output_comes_from_the_gate_step(action: dict[str, Any]) -> None:
     outputs = action["outputs"]
     assert set(outputs) == OUTPUTS
     for name, spec in outputs.items():
         assert KEBAB.match(name), name
         assert isinstance(spec["description"], str) and spec["description"].strip(), name
-        assert "value" not in spec, name  # a docker action's outputs come from GITHUB_OUTPUT
+        assert spec["value"] == f"${{{{ steps.gate.outputs.{name} }}}}", name
 
 
-def test_action_interpolates_no_input() -> None:
+def test_each_input_reaches_the_entrypoint_as_its_variable_and_nowhere_else(
+    action: dict[str, Any],
+) -> None:
+    """The gate step's environment maps INPUT_<NAME> (hyphens kept, as `read_inputs` reads it)
+    to the input; no input is read by any other step or written into a script."""
+    gate = action["runs"]["steps"][-1]
+    passed = {key: value for key, value in gate["env"].items() if key.startswith("INPUT_")}
+    assert passed == {environment_name(name): f"${{{{ inputs.{name} }}}}" for name in INPUTS}
+    assert gate["env"]["TOOLFUZZ_GATE_PYTHON"] == "python3"  # python: handlers: the job's
     text = (ROOT / "action.yml").read_text(encoding="utf-8")
-    assert "${{ inputs." not in text
-    assert re.findall(r"\$\{\{[^}]*\}\}", text) == ["${{ github.token }}"]
+    assert text.count("${{ inputs.") == len(INPUTS)
+
+
+def test_the_gate_is_installed_from_the_hash_locked_file_into_its_own_environment(
+    action: dict[str, Any],
+) -> None:
+    steps = {step.get("id"): step for step in action["runs"]["steps"]}
+    install = steps["install"]["run"]
+    assert '--require-hashes -r "$GITHUB_ACTION_PATH/requirements/action.lock"' in install
+    assert '--no-deps --no-build-isolation --no-index "$home/source"' in install
+    assert '-m venv "$venv"' in install and 'venv="$home/venv"' in install
+    assert 'home="${RUNNER_TEMP:?}/toolfuzz-gate"' in install
+    assert steps["setup-python"]["with"] == {"python-version": "3.12", "update-environment": False}
+    cache = action["runs"]["steps"][2]
+    assert cache["uses"].startswith("actions/cache@")
+    assert cache["with"]["key"].endswith("${{ steps.python.outputs.lock-hash }}")
+    assert cache["with"]["path"] == steps["install"]["env"]["PIP_CACHE_DIR"]
 
 
 # --- Dockerfile ---------------------------------------------------------------------------------
@@ -242,6 +282,7 @@ def requirement_name(requirement: str) -> str:
 
 
 LOCKS = (
+    ROOT / "requirements" / "action.lock",
     ROOT / "docker" / "requirements.lock",
     ROOT / "docker" / "build-requirements.lock",
     ROOT / ".ci" / "lint-requirements.lock",
@@ -265,6 +306,15 @@ def test_the_image_lock_covers_every_runtime_dependency() -> None:
     assert {"jsonschema", "pyyaml", "requests"} <= wanted
     missing = wanted - set(lock_entries(ROOT / "docker" / "requirements.lock"))
     assert not missing, f"docker/requirements.lock lacks {sorted(missing)}: run .ci/lock"
+
+
+def test_the_action_lock_covers_every_runtime_dependency_and_the_build_backend() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    wanted = {requirement_name(item) for item in project["project"]["dependencies"]}
+    wanted |= {requirement_name(item) for item in project["build-system"]["requires"]}
+    assert in_file_requirements(ROOT / "requirements" / "action.in") <= wanted
+    missing = wanted - set(lock_entries(ROOT / "requirements" / "action.lock"))
+    assert not missing, f"requirements/action.lock lacks {sorted(missing)}: run .ci/lock"
 
 
 def test_the_build_lock_covers_the_build_backend() -> None:
