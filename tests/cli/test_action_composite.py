@@ -1,0 +1,294 @@
+"""action.yml run as the runner runs a composite action (issue 25): every step in order
+(`tests/composite_runner.py`), the gate installed by the action's own install step from the
+hash-locked requirements/action.lock into its own virtual environment, in a job whose PATH
+has `node` and whose `python3` holds a library the gate does not depend on; against the
+loopback GitHub stand-in, on a real git repository whose pull request plants a bug in a
+Node MCP server and in a Python tool that imports that library.
+
+The install step runs for real (venv, `pip install --require-hashes -r`, the build from the
+action's checkout without build isolation); only the registry is swapped for a local
+directory of the lock's own files (`PIP_NO_INDEX`, `PIP_FIND_LINKS`: what a job behind a
+mirror sets), downloaded once into pytest's cache by `pip download --require-hashes`, so the
+test needs no network after its first run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import commit, git, init_repository
+from tests.composite_runner import CompositeRun, Job, describe, run_composite
+from tests.foreign_python import LIBRARY, make_foreign_python
+from tests.github_server import Account, FakeGitHub
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = ROOT / "requirements" / "action.lock"
+REPO = "octo/tools"
+NUMBER = 12
+TOKEN = "ghs_compositeSecretToken0123456789"
+MARKER = "<!-- toolfuzz-gate:default -->"
+
+NODE_SERVER = r"""// An MCP server over stdio in Node, without the SDK: newline-delimited JSON-RPC.
+"use strict";
+const readline = require("readline");
+const LIMIT = __LIMIT__;
+const TOOL = {
+  name: "clip",
+  description: "Returns the text, which must be 1 to 10 characters.",
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string", minLength: 1, maxLength: 10 } },
+    required: ["text"],
+    additionalProperties: false,
+  },
+};
+
+function call(args) {
+  const ok = typeof args === "object" && args !== null && !Array.isArray(args);
+  const text = ok ? args.text : undefined;
+  const extra = ok ? Object.keys(args).filter((key) => key !== "text") : [];
+  if (typeof text !== "string" || extra.length > 0 || [...text].length < 1
+      || [...text].length > LIMIT) {
+    return { isError: true, content: [{ type: "text", text: "invalid-text" }],
+             structuredContent: { code: "invalid-text", path: "/text" } };
+  }
+  return { content: [{ type: "text", text }], structuredContent: { clipped: text } };
+}
+
+function answer(request) {
+  const params = request.params || {};
+  if (request.method === "initialize") {
+    return { protocolVersion: params.protocolVersion || "2025-06-18",
+             capabilities: { tools: {} }, serverInfo: { name: "clip", version: "1.0.0" } };
+  }
+  if (request.method === "tools/list") return { tools: [TOOL] };
+  if (request.method === "tools/call" && params.name === "clip") return call(params.arguments);
+  return null;
+}
+
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const request = JSON.parse(line);
+  if (request.id === undefined) return;
+  const result = answer(request);
+  const reply = result === null
+    ? { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "no such method" } }
+    : { jsonrpc: "2.0", id: request.id, result };
+  process.stdout.write(JSON.stringify(reply) + "\n");
+});
+"""
+
+PYTHON_TOOL = f'''"""A tool of the project's: it imports the project's library."""
+
+import {LIBRARY}
+
+LIMIT = __LIMIT__
+
+
+def shout(**arguments):
+    text = arguments.get("text")
+    if set(arguments) != {{"text"}} or not isinstance(text, str) or not 1 <= len(text) <= LIMIT:
+        raise {LIBRARY}.Refused("text must be 1 to 8 characters")
+    return {{"shouted": {LIBRARY}.shout(text)}}
+'''
+
+SHOUT_SCHEMA = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "minLength": 1, "maxLength": 8}},
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+POLICY = f"""\
+version: 1
+defaults: {{runs: 24}}
+gate: {{fail_on: [new-counterexample]}}
+tools:
+  - name: clip
+    handler: {{mcp: [node, server.js]}}
+  - name: shout
+    schema: shout.json
+    handler:
+      python: "shout_tool:shout"
+      rejects: ["{LIBRARY}:Refused"]
+"""
+
+
+def write_tools(root: Path, *, buggy: bool) -> None:
+    """The correct tools, or each with its limit one past its schema's maxLength."""
+    (root / "server.js").write_text(NODE_SERVER.replace("__LIMIT__", "11" if buggy else "10"))
+    (root / "shout_tool.py").write_text(PYTHON_TOOL.replace("__LIMIT__", "9" if buggy else "8"))
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(request: pytest.FixtureRequest) -> Path:
+    """The lock's own files for this interpreter, downloaded once (hash-checked by pip)."""
+    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16]
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    directory = Path(request.config.cache.mkdir(f"action-wheelhouse-{tag}-{digest}"))
+    if not (directory / "complete").exists():
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
+        argv += ["--require-hashes", "-r", str(LOCK), "-d", str(directory)]
+        environ = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+        subprocess.run(argv, check=True, timeout=600, env=environ, capture_output=True)
+        (directory / "complete").write_text("")
+    return directory
+
+
+@pytest.fixture(scope="module")
+def job_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The job's Python: the library installed, toolfuzz-gate not."""
+    python = make_foreign_python(tmp_path_factory.mktemp("job-python"))
+    imports = [str(python), "-c", "import toolfuzz_gate"]
+    assert subprocess.run(imports, capture_output=True, check=False).returncode != 0
+    return python
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> tuple[Path, str, str]:
+    """(checkout, base sha, head sha): main has the correct tools, the PR's branch plants a
+    bug in each, the checkout is main merged with it (refs/pull/N/merge)."""
+    root = tmp_path / "workspace"
+    init_repository(root)
+    (root / "toolfuzz-gate.yml").write_text(POLICY)
+    (root / "shout.json").write_text(json.dumps(SHOUT_SCHEMA, indent=2) + "\n")
+    (root / ".gitignore").write_text("toolfuzz-gate-results/\n__pycache__/\n")
+    write_tools(root, buggy=False)
+    commit(root, "two correct tools")
+    git(root, "checkout", "-q", "-b", "topic")
+    write_tools(root, buggy=True)
+    head = commit(root, "each limit one past its schema")
+    git(root, "checkout", "-q", "main")
+    (root / "NOTES.md").write_text("unrelated work on main\n")
+    base = commit(root, "unrelated")
+    git(root, "merge", "-q", "--no-ff", "-m", "Merge topic into main", "topic")
+    return root, base, head
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub({TOKEN: Account("github-actions[bot]", integration=True)}) as server:
+        yield server
+
+
+def job_environment(
+    job_python: Path, wheelhouse: Path, runner: Path, event: Path, api: str
+) -> dict[str, str]:
+    """What a runner's job has: PATH with the job's toolchain (its Python's bin, node, git),
+    the runner's GITHUB_* and RUNNER_* variables. No pip configuration of this machine."""
+    node = shutil.which("node")
+    assert node is not None, "the test needs node on PATH"
+    path = [str(job_python.parent), str(Path(node).parent), "/usr/bin", "/bin"]
+    return {
+        "PATH": os.pathsep.join(dict.fromkeys(path)),
+        "HOME": str(runner / "home"),
+        "LANG": "C.UTF-8",
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_WORKSPACE": str(runner.parent / "workspace"),
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_API_URL": api,
+        "GITHUB_SERVER_URL": "https://github.invalid",
+        "GITHUB_RUN_ID": "4343",
+        "RUNNER_TEMP": str(runner / "temp"),
+        "RUNNER_OS": "Linux",
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheelhouse),
+    }
+
+
+@pytest.mark.slow
+def test_the_composite_action_fuzzes_a_node_server_and_a_job_python_tool_head_and_base(
+    workspace: tuple[Path, str, str],
+    job_python: Path,
+    wheelhouse: Path,
+    github: FakeGitHub,
+    tmp_path: Path,
+) -> None:
+    root, base, head = workspace
+    runner = tmp_path / "runner"
+    for name in ("home", "temp", "cache-store"):
+        (runner / name).mkdir(parents=True)
+    event = runner / "event.json"
+    pull = {
+        "number": NUMBER,
+        "head": {"sha": head, "ref": "topic", "repo": {"full_name": REPO}},
+        "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
+    }
+    event.write_text(json.dumps({"action": "synchronize", "number": NUMBER, "pull_request": pull}))
+    environ = job_environment(job_python, wheelhouse, runner, event, github.url)
+    job = Job(ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store")
+
+    done = run_composite(job, {})
+    trace = describe(done)
+
+    assert done.code == 1, trace  # the gate step's verdict: failed
+    kinds = [step.kind.split(":")[0] for step in done.steps]
+    assert kinds[0] == "run" and kinds[2:] == ["emulated", "run", "run"], trace
+    # the job's python3 is the gate's when it is 3.11 or later; else setup-python's (emulated)
+    job_version = subprocess.run(
+        [str(job_python), "-c", "import sys; print(sys.version_info >= (3, 11))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert kinds[1] == ("skipped" if job_version == "True" else "emulated"), trace
+    gate_venv = runner / "temp" / "toolfuzz-gate" / "venv"
+    assert done.step("toolfuzz-gate").kind == "run"
+    assert (gate_venv / "bin" / "toolfuzz-gate").is_file()
+    assert "toolfuzz-gate 0.5.0" in done.stdout or "toolfuzz-gate 0.6.0" in done.stdout
+    # the gate is in its own environment, the job's Python untouched
+    lacks = [str(gate_venv / "bin" / "python"), "-c", f"import {LIBRARY}"]
+    assert subprocess.run(lacks, capture_output=True, check=False).returncode != 0
+    assert not list(job_python.parent.parent.glob("lib/python*/site-packages/toolfuzz_gate*"))
+
+    assert done.outputs["verdict"] == "failed", trace
+    assert done.outputs["new-counterexamples"] == "2", trace
+    assert done.outputs["fixed-counterexamples"] == "0"
+    assert done.outputs["receipts-path"] == "toolfuzz-gate-results"
+    assert done.outputs["sarif-path"] == "toolfuzz-gate-results/results.sarif"
+    assert done.outputs["junit-path"] == "toolfuzz-gate-results/junit.xml"
+    results = root / "toolfuzz-gate-results"
+    for tool in ("clip", "shout"):
+        for side in (results, results / "base"):
+            receipt = json.loads((side / f"{tool}.json").read_text())
+            assert receipt["cases"]["valid"] > 0, (side, tool, trace)  # it ran: not refused
+    mine = [c for c in github.comments(REPO, NUMBER) if c["body"].startswith(MARKER)]
+    assert len(mine) == 1, trace
+    body = mine[0]["body"]
+    assert done.outputs["comment-url"] == mine[0]["html_url"]
+    assert "| clip | hostile-accepted | /text |" in body, body
+    assert "| shout | hostile-accepted | /text |" in body, body
+    assert body in done.summary
+    assert_token_nowhere(done, TOKEN, github, [root, runner])
+
+
+def assert_token_nowhere(
+    done: CompositeRun, token: str, github: FakeGitHub, directories: list[Path]
+) -> None:
+    """Only `::add-mask::` (the runner's masker) prints it; no output, summary or file holds
+    it; the server saw it only in Authorization headers."""
+    printed = [line for line in done.stdout.splitlines() if token in line]
+    assert printed in ([], [f"::add-mask::{token}"]), printed
+    assert token not in done.stderr
+    assert token not in json.dumps(done.outputs) and token not in done.summary
+    for step in done.steps:
+        assert token not in json.dumps(step.outputs)
+    for directory in directories:
+        for path in directory.rglob("*"):
+            if path.is_file() and not path.is_symlink() and ".git" not in path.parts:
+                assert token.encode() not in path.read_bytes(), path
+    for request in github.requests:
+        for line in request.lines():
+            assert token not in line or line == f"Authorization: Bearer {token}", line
