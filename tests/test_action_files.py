@@ -84,7 +84,7 @@ def test_action_metadata_and_composite_runtime(action: dict[str, Any]) -> None:
     assert [step.get("id") for step in steps] == [
         "python",
         "setup-python",
-        None,  # the pip cache
+        "cache",
         "install",
         "gate",
     ]
@@ -137,15 +137,19 @@ def test_the_gate_is_installed_from_the_hash_locked_file_into_its_own_environmen
 ) -> None:
     steps = {step.get("id"): step for step in action["runs"]["steps"]}
     install = steps["install"]["run"]
-    assert '--require-hashes -r "$GITHUB_ACTION_PATH/requirements/action.lock"' in install
+    assert 'lock="$GITHUB_ACTION_PATH/requirements/action.lock"' in install
+    # every install from the lock checks its hashes, the cached wheels' included
+    assert 'locked=(--require-hashes --no-index --find-links "$WHEELS" -r "$lock")' in install
+    assert 'download --require-hashes --no-deps --dest "$WHEELS" -r "$lock"' in install
     assert '--no-deps --no-build-isolation --no-index "$home/source"' in install
     assert '-m venv "$venv"' in install and 'venv="$home/venv"' in install
     assert 'home="${RUNNER_TEMP:?}/toolfuzz-gate"' in install
     assert steps["setup-python"]["with"] == {"python-version": "3.12", "update-environment": False}
-    cache = action["runs"]["steps"][2]
+    cache = steps["cache"]
     assert cache["uses"].startswith("actions/cache@")
     assert cache["with"]["key"].endswith("${{ steps.python.outputs.lock-hash }}")
-    assert cache["with"]["path"] == steps["install"]["env"]["PIP_CACHE_DIR"]
+    assert "python-version || steps.python.outputs.version }}" in cache["with"]["key"]
+    assert cache["with"]["path"] == steps["install"]["env"]["WHEELS"]
 
 
 # --- Dockerfile ---------------------------------------------------------------------------------
