@@ -24,6 +24,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 EXAMPLE = WORKFLOWS / "toolfuzz-gate.yml"
 REPORT = WORKFLOWS / "toolfuzz-gate-report.yml"
 SELFTEST = ROOT / "tests" / "fixtures" / "action_selftest"
+EXAMPLES = ROOT / "examples" / "workflows"
 
 INPUTS = {spec.name: spec.default for spec in ACTION_INPUTS}
 """The entrypoint's inputs and their defaults (`toolfuzz-gate action` reads INPUT_<NAME>)."""
@@ -44,7 +45,8 @@ def load_yaml(path: Path) -> Any:
 
 
 def workflow_files() -> list[Path]:
-    return sorted([*WORKFLOWS.glob("*.yml"), *WORKFLOWS.glob("*.yaml")])
+    """The repository's workflows and the example workflows (.ci/lint-actions lints both)."""
+    return sorted([*WORKFLOWS.glob("*.y*ml"), *EXAMPLES.glob("*.y*ml")])
 
 
 def triggers(workflow: dict[Any, Any]) -> Any:
@@ -357,7 +359,7 @@ def test_every_workflow_parses_and_drops_default_permissions() -> None:
 def test_every_uses_is_local_or_pinned_to_a_commit_with_its_version() -> None:
     seen: dict[str, str] = {}
     count = 0
-    for path in workflow_files():
+    for path in [*workflow_files(), ROOT / "action.yml"]:
         for line in path.read_text(encoding="utf-8").splitlines():
             match = USES_LINE.match(line)
             if not match:
@@ -371,8 +373,10 @@ def test_every_uses_is_local_or_pinned_to_a_commit_with_its_version() -> None:
             action, sha = reference.split("@")
             # One action, one commit, one version comment, across every workflow.
             assert seen.setdefault(action, f"{sha}{rest}") == f"{sha}{rest}", reference
-    assert count == sum(1 for _path, step in all_steps() if "uses" in step)
-    assert {"actions/checkout", "actions/setup-python"} <= set(seen)
+    composite = [step for step in load_yaml(ROOT / "action.yml")["runs"]["steps"]]
+    in_action = sum(1 for step in composite if "uses" in step)
+    assert count == sum(1 for _path, step in all_steps() if "uses" in step) + in_action
+    assert {"actions/checkout", "actions/setup-python", "actions/cache"} <= set(seen)
 
 
 def test_every_checkout_leaves_no_credentials_behind() -> None:
@@ -443,6 +447,63 @@ def test_the_report_workflow_never_runs_pull_request_code() -> None:
     assert report["uses"] == "./" + checkout["with"]["path"]
     assert report["with"] == {"mode": "report", "results-dir": download["with"]["path"]}
     assert not download["with"]["path"].startswith(checkout["with"]["path"])
+
+
+EXAMPLE_TOOLCHAINS = {
+    "node-mcp-server.yml": [
+        "actions/setup-node",
+        "npm ci --ignore-scripts",
+        "npm run build --if-present",
+    ],
+    "python-pip.yml": ["actions/setup-python", "python -m pip install -r requirements.txt"],
+    "python-uv.yml": ["astral-sh/setup-uv", "uv sync --locked"],
+    "monorepo.yml": [
+        "actions/setup-node",
+        "npm ci --ignore-scripts",
+        "actions/setup-python",
+        "python -m venv .venv\n.venv/bin/python -m pip install -r requirements.txt\n",
+    ],
+}
+
+
+def test_every_example_workflow_is_tested() -> None:
+    assert {path.name for path in EXAMPLES.glob("*")} == set(EXAMPLE_TOOLCHAINS)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLE_TOOLCHAINS))
+def test_each_example_installs_the_jobs_toolchain_before_the_gate(name: str) -> None:
+    """The job's own toolchain first (the gate runs the tools with it), then the gate steps,
+    then the results kept; pull requests only, the two permissions the gate needs."""
+    text = (EXAMPLES / name).read_text(encoding="utf-8")
+    assert "# this file (tested in the toolfuzz-gate repository) says `uses: ./`." in text
+    workflow = load_yaml(EXAMPLES / name)
+    assert set(triggers(workflow)) == {"pull_request"}
+    (job,) = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    checkout, *steps, upload = job["steps"]
+    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
+    gates = [step for step in steps if step.get("uses") == "./"]
+    toolchain = steps[: steps.index(gates[0])]
+    assert [step.get("run") or step["uses"].split("@")[0] for step in toolchain] == (
+        EXAMPLE_TOOLCHAINS[name]
+    )
+    assert steps[len(toolchain) :] == gates
+    assert len(gates) == (2 if name == "monorepo.yml" else 1)
+    for gate in gates:
+        assert set(gate["with"]) <= set(INPUTS), gate
+    keys = [gate["with"].get("comment-key", INPUTS["comment-key"]) for gate in gates]
+    outputs = [gate["with"].get("output-dir", INPUTS["output-dir"]) for gate in gates]
+    assert len(set(keys)) == len(set(outputs)) == len(gates)
+    assert all(gate.get("if", "${{ !cancelled() }}") == "${{ !cancelled() }}" for gate in gates)
+    assert upload["if"] == "always()" and upload["uses"].startswith("actions/upload-artifact@")
+    for output in outputs:
+        assert Path(output).is_relative_to(upload["with"]["path"]), output
+
+
+def test_the_action_docs_show_every_example_workflow() -> None:
+    text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    for name in EXAMPLE_TOOLCHAINS:
+        assert f"(../examples/workflows/{name})" in text, name
 
 
 def test_the_self_test_runs_the_action_on_the_fixture_policies() -> None:
