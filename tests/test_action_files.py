@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import yaml
 
 from tests.cli_helpers import invoke
 from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
+from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.core.github.action_inputs import INPUTS as ACTION_INPUTS
 from toolfuzz_gate.core.github.action_inputs import environment_name
 
@@ -504,6 +506,26 @@ def test_the_action_docs_show_every_example_workflow() -> None:
     text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
     for name in EXAMPLE_TOOLCHAINS:
         assert f"(../examples/workflows/{name})" in text, name
+
+
+def test_the_gitlab_example_gates_merge_requests_on_the_base() -> None:
+    """examples/gitlab-ci.yml: the image with its entrypoint cleared, merge-request pipelines,
+    full history, `run` against the merge request's base, the reports kept as artifacts."""
+    (job,) = load_yaml(ROOT / "examples" / "gitlab-ci.yml").values()
+    assert job["image"]["entrypoint"] == [""]
+    assert job["image"]["name"].startswith("ghcr.io/OWNER/toolfuzz-gate:")
+    assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    assert job["variables"]["GIT_DEPTH"] == "0"
+    (script,) = job["script"]
+    argv = shlex.split(script)
+    assert argv[0] == "toolfuzz-gate"
+    parsed = build_parser().parse_args(argv[1:])
+    assert parsed.command == "run"
+    assert parsed.baseline == "$CI_MERGE_REQUEST_DIFF_BASE_SHA"  # expanded by the job's shell
+    assert str(parsed.policy) == "toolfuzz-gate.yml"
+    assert job["artifacts"]["when"] == "always"
+    assert job["artifacts"]["paths"] == [f"{parsed.out}/"]
+    assert job["artifacts"]["reports"]["junit"] == f"{parsed.out}/junit.xml"
 
 
 def test_the_self_test_runs_the_action_on_the_fixture_policies() -> None:
