@@ -291,6 +291,7 @@ def requirement_name(requirement: str) -> str:
 
 LOCKS = (
     ROOT / "requirements" / "action.lock",
+    ROOT / "requirements" / "release.lock",
     ROOT / "docker" / "requirements.lock",
     ROOT / "docker" / "build-requirements.lock",
     ROOT / ".ci" / "lint-requirements.lock",
@@ -506,6 +507,41 @@ def test_the_action_docs_show_every_example_workflow() -> None:
     text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
     for name in EXAMPLE_TOOLCHAINS:
         assert f"(../examples/workflows/{name})" in text, name
+
+
+def test_the_release_workflow_builds_checks_publishes_and_moves_the_major_tag() -> None:
+    workflow = load_yaml(WORKFLOWS / "release.yml")
+    assert triggers(workflow) == {"push": {"tags": ["v[0-9]+.[0-9]+.[0-9]+"]}}
+    jobs = workflow["jobs"]
+    assert set(jobs) == {"build", "pypi", "image", "major-tag"}
+    assert jobs["build"]["permissions"] == {"contents": "read"}
+    build = "\n".join(step.get("run", "") for step in jobs["build"]["steps"])
+    assert "--require-hashes -r requirements/release.lock" in build
+    assert "-m build --no-isolation --sdist --wheel" in build
+    assert "twine check --strict dist/*" in build
+    # the wheel alone (its dependencies from the action's lock), outside the checkout
+    assert "--require-hashes -r requirements/action.lock" in build
+    assert "--no-deps --no-index dist/*.whl" in build
+    assert 'cd "$RUNNER_TEMP"' in build and 'toolfuzz-gate" run --out' in build
+    # trusted publishing: an OIDC token and an environment, no stored password
+    pypi = jobs["pypi"]
+    assert pypi["permissions"] == {"id-token": "write"} and pypi["environment"]["name"] == "pypi"
+    publish = pypi["steps"][-1]
+    assert publish["uses"].startswith("pypa/gh-action-pypi-publish@")
+    assert set(publish["with"]) == {"packages-dir"}
+    image = jobs["image"]
+    assert image["permissions"] == {"contents": "read", "packages": "write"}
+    push = image["steps"][-1]["run"]
+    assert "--password-stdin" in push and "RepoDigests" in push and 'echo "image: $digest"' in push
+    tag = jobs["major-tag"]
+    assert tag["needs"] == ["pypi", "image"] and tag["permissions"] == {"contents": "write"}
+    assert 'major="${GITHUB_REF_NAME%%.*}"' in tag["steps"][0]["run"]
+
+
+def test_the_release_lock_covers_the_release_tools() -> None:
+    wanted = in_file_requirements(ROOT / "requirements" / "release.in")
+    assert wanted == {"build", "twine", "setuptools", "wheel"}
+    assert wanted <= set(lock_entries(ROOT / "requirements" / "release.lock"))
 
 
 def test_the_gitlab_example_gates_merge_requests_on_the_base() -> None:
