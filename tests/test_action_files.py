@@ -143,8 +143,11 @@ def test_the_gate_is_installed_from_the_hash_locked_file_into_its_own_environmen
     install = steps["install"]["run"]
     assert 'lock="$GITHUB_ACTION_PATH/requirements/action.lock"' in install
     # every install from the lock checks its hashes, the cached wheels' included
-    assert 'locked=(--require-hashes --no-index --find-links "$WHEELS" -r "$lock")' in install
-    assert 'download --require-hashes --no-deps --dest "$WHEELS" -r "$lock"' in install
+    assert 'locked=(install --require-hashes --no-index --find-links "$WHEELS" -r "$lock")' in (
+        install
+    )
+    assert 'download=(download --require-hashes --no-deps --dest "$WHEELS" -r "$lock")' in (install)
+    assert steps["install"]["env"]["CACHE_HIT"] == "${{ steps.cache.outputs.cache-hit }}"
     assert '--no-deps --no-build-isolation --no-index "$home/source"' in install
     assert '-m venv "$venv"' in install and 'venv="$home/venv"' in install
     assert 'home="${RUNNER_TEMP:?}/toolfuzz-gate"' in install

@@ -292,3 +292,64 @@ def assert_token_nowhere(
     for request in github.requests:
         for line in request.lines():
             assert token not in line or line == f"Authorization: Bearer {token}", line
+
+
+@pytest.mark.slow
+def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_reused(
+    wheelhouse: Path, tmp_path: Path
+) -> None:
+    """A job whose python3 is 3.11 or later (without pip: the new environment gets its own
+    by ensurepip) lends it to the gate; the next job installs from the restored wheel cache
+    alone (no index, no other files); a second gate step reuses the environment; a cached
+    wheel that does not match the lock is never installed."""
+    base = Path(getattr(sys, "_base_executable", sys.executable))
+    job_venv = tmp_path / "job-venv"
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(job_venv)], check=True)
+    store, nothing = tmp_path / "cache-store", tmp_path / "no-files"
+    store.mkdir()
+    nothing.mkdir()
+
+    def install(temp: str, links: Path) -> CompositeRun:
+        (tmp_path / temp).mkdir(exist_ok=True)
+        environ = {
+            "PATH": os.pathsep.join([str(job_venv / "bin"), "/usr/bin", "/bin"]),
+            "HOME": str(tmp_path),
+            "LANG": "C.UTF-8",
+            "RUNNER_TEMP": str(tmp_path / temp),
+            "PIP_CONFIG_FILE": os.devnull,
+            "PIP_NO_INDEX": "1",
+            "PIP_FIND_LINKS": str(links),
+        }
+        job = Job(ROOT, tmp_path, tmp_path / temp, environ, TOKEN, store)
+        return run_composite(job, {}, only=lambda step: step.get("id") != "gate")
+
+    cold = install("first-job", wheelhouse)
+    assert cold.code == 0, describe(cold)
+    assert cold.step("toolfuzz-gate").kind == "skipped"  # not asked to run here
+    assert cold.steps[0].outputs["python"] == str(job_venv / "bin" / "python3")
+    assert cold.steps[1].kind == "skipped"  # no setup-python: the job's Python serves
+    assert "missed" in cold.steps[2].kind
+    installed = [path.name for path in store.glob("*/*.whl")]
+    assert len(installed) >= 15, installed
+
+    warm = install("next-job", nothing)  # only the restored cache can provide the files
+    assert warm.code == 0, describe(warm)
+    assert "restored" in warm.steps[2].kind
+    assert "installed in" in warm.stdout
+    again = install("next-job", nothing)
+    assert again.code == 0 and "toolfuzz-gate: reusing" in again.stdout, describe(again)
+
+    (wheel,) = store.glob("*/jsonschema-[0-9]*.whl")
+    data = bytearray(wheel.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one byte changed
+    wheel.write_bytes(bytes(data))
+    tampered = install("tampered-job", nothing)
+    assert tampered.code != 0, describe(tampered)
+    assert "DO NOT MATCH THE HASHES" in tampered.stderr, describe(tampered)
+    venv = tmp_path / "tampered-job" / "toolfuzz-gate" / "venv"
+    assert not (venv / "bin" / "toolfuzz-gate").exists()
+    assert not list(venv.glob("lib/python*/site-packages/jsonschema"))
+    # with an index (here: the lock's files), the bad cached wheel is fetched again
+    recovered = install("recovering-job", wheelhouse)
+    assert recovered.code == 0, describe(recovered)
+    assert "the cached wheels do not all match the lock; downloading them" in recovered.stdout
