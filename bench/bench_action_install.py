@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -29,7 +30,13 @@ sys.path.insert(0, str(ROOT))
 from tests.composite_runner import Job, describe, run_composite  # noqa: E402
 
 
-def _install(runner: Path, store: Path, *, keep_temp: bool = False) -> float:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _install(runner: Path, store: Path, *, keep_temp: bool = False) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the processes the steps started)."""
     temp = runner / "temp"
     if temp.exists() and not keep_temp:
         shutil.rmtree(temp)
@@ -47,11 +54,11 @@ def _install(runner: Path, store: Path, *, keep_temp: bool = False) -> float:
     passed = ("PIP_CERT", "SSL_CERT_FILE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY")
     environ.update({name: os.environ[name] for name in passed if name in os.environ})
     job = Job(ROOT, runner, temp, environ, "unused", store)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _children_cpu()
     done = run_composite(job, {}, only=lambda step: step.get("id") != "gate")
     took = time.perf_counter() - start
     assert done.code == 0, describe(done)
-    return took
+    return took, _children_cpu() - cpu
 
 
 def main() -> None:
@@ -59,15 +66,20 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2)
     repeat = parser.parse_args().repeat
     print(f"python {sys.version.split()[0]} ({sys.platform}), {os.cpu_count()} CPUs")
+    print("wall s (CPU s of the steps' processes); load average before each round")
     for round_ in range(1, repeat + 1):
         with tempfile.TemporaryDirectory(prefix="toolfuzz-action-install-") as scratch:
             runner, store = Path(scratch) / "runner", Path(scratch) / "cache-store"
             runner.mkdir()
             store.mkdir()
-            cold = _install(runner, store)
-            warm = _install(runner, store)
-            reused = _install(runner, store, keep_temp=True)
-            print(f"round {round_}: cold {cold:.1f} s, warm {warm:.1f} s, reused {reused:.1f} s")
+            load = os.getloadavg()[0]
+            figures = {
+                "cold": _install(runner, store),
+                "warm": _install(runner, store),
+                "reused": _install(runner, store, keep_temp=True),
+            }
+            shown = ", ".join(f"{k} {w:.1f} ({c:.1f})" for k, (w, c) in figures.items())
+            print(f"round {round_} (load {load:.1f}): {shown}")
 
 
 if __name__ == "__main__":

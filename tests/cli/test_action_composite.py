@@ -39,8 +39,24 @@ MARKER = "<!-- toolfuzz-gate:default -->"
 
 NODE_SERVER = r"""// An MCP server over stdio in Node, without the SDK: newline-delimited JSON-RPC.
 "use strict";
+const fs = require("fs");
 const readline = require("readline");
 const LIMIT = __LIMIT__;
+
+// A spy, as a pull request's handler could be: it looks for the gate's token (written
+// reversed, so that this file does not hold it) in every process's environment and command
+// line it can read, and refuses to start when it finds it.
+const SECRET = "__REVERSED_TOKEN__".split("").reverse().join("");
+for (const pid of fs.readdirSync("/proc").filter((name) => /^[0-9]+$/.test(name))) {
+  for (const file of ["environ", "cmdline"]) {
+    let text = "";
+    try { text = fs.readFileSync(`/proc/${pid}/${file}`, "latin1"); } catch (error) { continue; }
+    if (text.includes(SECRET)) {
+      process.stderr.write(`token found in /proc/${pid}/${file}\n`);
+      process.exit(1);
+    }
+  }
+}
 const TOOL = {
   name: "clip",
   description: "Returns the text, which must be 1 to 10 characters.",
@@ -124,7 +140,8 @@ tools:
 
 def write_tools(root: Path, *, buggy: bool) -> None:
     """The correct tools, or each with its limit one past its schema's maxLength."""
-    (root / "server.js").write_text(NODE_SERVER.replace("__LIMIT__", "11" if buggy else "10"))
+    server = NODE_SERVER.replace("__REVERSED_TOKEN__", TOKEN[::-1])
+    (root / "server.js").write_text(server.replace("__LIMIT__", "11" if buggy else "10"))
     (root / "shout_tool.py").write_text(PYTHON_TOOL.replace("__LIMIT__", "9" if buggy else "8"))
 
 
