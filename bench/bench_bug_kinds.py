@@ -4,7 +4,8 @@ Each kind is a small in-process Python handler with one bug real tool handlers h
 (an f-string SQL query, a `str.format` template built from the value, a path join that
 escapes its base directory, a date parser, a float conversion, an `Optional` field, an
 empty array or string, a `re.match` check without an end anchor, JSON or shell text
-built by concatenation, a create tool whose "already exists" rule masks an unchecked
+built by concatenation, a `!macro` expander, an empty array inside an optional member
+written `anyOf [$ref, null]`, a create tool whose "already exists" rule masks an unchecked
 argument from every near-miss built on a name a valid call took). The whole engine runs
 on each at the default number of runs (200) and seed 41; a kind is found when a
 counterexample has the planted failure class and cause. Prints one line per kind, then
@@ -150,6 +151,30 @@ def normalised_key(name: str) -> object:
     users = {name: 1}
     return users[unicodedata.normalize("NFKC", name)]
 
+
+MACROS = {"date": "2024-01-01", "user": "me"}
+
+
+def bang_macro(title: str) -> object:
+    return re.sub(r"!(\w*)", lambda m: MACROS[m.group(1)], title)
+
+
+def nested_empty(query: str, page: int = 1, filters: dict[str, Any] | None = None) -> object:
+    tags = (filters or {}).get("tags")
+    return [query, tags[0]] if tags is not None else [query]
+
+
+FILTERS = {
+    "type": "object",
+    "properties": {
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "author": {"type": "string", "maxLength": 50},
+        "since": {"type": "string", "format": "date"},
+        "sort": {"enum": ["relevance", "date", "title"]},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    },
+    "additionalProperties": False,
+}
 
 PRIORITIES = {1: "low", 2: "normal", 3: "high"}
 
@@ -312,6 +337,24 @@ KINDS = (
         normalised_key,
         "crash",
         ("KeyError",),
+    ),
+    Kind("bang-macro", _object({"title": TEXT}, ["title"]), bang_macro, "crash", ("KeyError",)),
+    Kind(
+        "nested-empty-array",
+        {
+            **_object(
+                {
+                    "query": TEXT,
+                    "page": {"type": "integer", "minimum": 1},
+                    "filters": {"anyOf": [{"$ref": "#/$defs/Filters"}, {"type": "null"}]},
+                },
+                ["query"],
+            ),
+            "$defs": {"Filters": FILTERS},
+        },
+        nested_empty,
+        "crash",
+        ("IndexError",),
     ),
     Kind(
         "state-masked-argument",

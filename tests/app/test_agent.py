@@ -165,7 +165,8 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         "findings": 6,
         "counterexample": 5,
         "note": 1,
-        "reachable": 5,
+        "reachable": 4,
+        "related": 1,  # `{}` crashes on a missing city; the agent's call on a missing country
         "not-reached": 1,
         "promptSets": 0,
         "erroneous": 0,
@@ -184,7 +185,7 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
     assert sorted(path.name for path in (tmp_path / "one").iterdir()) == ["geocode.json"]
     assert "failing: geocode documentation probe (crash); prompt: 'Where is Paris?'" in out
     assert (
-        "agent: 5 of 6 finding(s) agent-reachable, 4 of them counterexamples; 1 of 2 "
+        "agent: 4 of 6 finding(s) agent-reachable, 3 of them counterexamples; 1 of 2 "
         "documentation probe(s) failing" in out
     )
 
@@ -278,7 +279,7 @@ def test_a_model_that_never_stops_calling_ends_at_the_step_limit(
     runs = [f["agent"] for f in receipt["findings"]]
     assert {(r["outcome"], r["replies"], len(r["steps"])) for r in runs} == {("step-limit", 6, 6)}
     # and one probe request, its one prompt's run, two prompt-set requests (unusable here)
-    assert len(asked) == len(runs) * 7 + 7 + 2
+    assert len(asked) == len(runs) * 3 * 7 + 7 + 2  # three requests per finding: none reached
     (probe,) = receipt["documentationProbes"]
     assert (probe["agent"]["outcome"], probe["failing"]) == ("step-limit", False)
 
@@ -330,6 +331,35 @@ def test_a_reachable_note_alone_does_not_fail(tmp_path: Path, receipts: Path) ->
     # this model writes no prompt sets: with `agent.unjudged: note` that is said, not failed
     assert "(agent.unjudged: note;" in out
     assert "reachable: geocode note under-specified at /country" in out
+
+
+def test_a_finding_two_seeds_found_is_tried_once(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "seeds")
+    policy = root / "policy.yml"
+    policy.write_text(
+        policy.read_text(encoding="utf-8").replace("runs: 20", "runs: 20\n  seeds: [1, 2]"),
+        "utf-8",
+    )
+    code, _, err = _invoke("run", "--policy", str(policy), "--out", str(root / "receipts"))
+    assert code == ExitCode.FAILED, err
+    first, second = (
+        json.loads((root / "receipts" / f"geocode.seed-{seed}.json").read_text(encoding="utf-8"))
+        for seed in (1, 2)
+    )
+    both = {c["fingerprint"] for c in first["counterexamples"]} & {
+        c["fingerprint"] for c in second["counterexamples"]
+    }
+    assert both  # the planted crash is found by either seed
+    script = agent_script(prompts=[(r"arguments:", "Where is Paris?")], calls=[("Paris", PARIS)])
+    _, (code, _, err, _) = _record(root.parent / "agent", root / "receipts", script)
+    tried = [
+        json.loads((root.parent / "agent" / "recorded" / f"geocode.seed-{seed}.json").read_text())
+        for seed in (1, 2)
+    ]
+    assert not both & {f["fingerprint"] for f in tried[1]["findings"]}
+    again = {s["fingerprint"]: s["reason"] for s in tried[1]["skipped"]}
+    assert set(again) >= both
+    assert all(again[f] == "the same finding was tried from geocode.seed-1.json" for f in both)
 
 
 def test_the_policy_fixed_arguments_are_bound_to_every_agent_call(

@@ -328,7 +328,9 @@ def test_stored_baselines_no_token_and_comment_off(
         comment="off",
         **{"fail-on": "new-counterexample"},
     )
-    assert gated.code == 0 and gated.outputs["verdict"] == "passed"
+    # the input narrows the base's rules, which it cannot (issue 26): the base's still apply
+    assert gated.code == 1 and gated.outputs["verdict"] == "failed"
+    assert "gate.fail\\_on: unsupported-keyword removed" in gated.summary
     tokenless = act(venv, workspace, github, event, baseline="none", **{"github-token": ""})
     assert tokenless.code == 1 and tokenless.outputs["verdict"] == "failed"
     assert "::warning::toolfuzz-gate: no github-token: no PR comment" in tokenless.stdout

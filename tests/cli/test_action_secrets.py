@@ -20,6 +20,8 @@ from tests.github_server import Account, FakeGitHub
 PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 TOKEN = "ghs_toolfuzzHuntedToken0123456789"
 RUNTIME = "actions-runtime-secret-0123456789"
+MODEL_KEY = "sk-toolfuzzHuntedModelKey0123456789"
+"""The model's key: the re-execution withholds it as it does the token (issue 26)."""
 
 SPY = '''\
 """A handler that hunts for the gate's secrets when it is imported."""
@@ -87,12 +89,14 @@ def test_a_handler_finds_the_token_nowhere(venv: Path, tmp_path: Path) -> None:
     init_repository(workspace)
     for name in ("pager.py", "limit.json"):
         shutil.copy(PAGER / name, workspace / name)
-    spy = SPY.format(SECRETS=[TOKEN, RUNTIME], REPORT=str(report), PLANTED=str(planted))
+    spy = SPY.format(SECRETS=[TOKEN, RUNTIME, MODEL_KEY], REPORT=str(report), PLANTED=str(planted))
     (workspace / "spy.py").write_text(spy)
     (workspace / "toolfuzz-gate.yml").write_text(
         "version: 1\ndefaults: {runs: 4}\ngate: {fail_on: [new-counterexample]}\n"
         "tools:\n  - name: list_items\n    schema: limit.json\n    handler:\n"
         '      python: "spy:list_items"\n      rejects: ["pager:Rejected"]\n'
+        "llm: {base_url: 'https://api.example/v1', model: m, cassette: c.json, "
+        "api_key_env: OPENAI_API_KEY}\n"
     )
     (workspace / ".gitignore").write_text("toolfuzz-gate-results/\n")
     before = commit(workspace, "the base")
@@ -107,7 +111,11 @@ def test_a_handler_finds_the_token_nowhere(venv: Path, tmp_path: Path) -> None:
             {"before": before, "after": "0" * 40},
             {"github-token": TOKEN},
             "octo/tools",
-            runtime={"ACTIONS_RUNTIME_TOKEN": RUNTIME, "GITHUB_TOKEN": TOKEN},
+            runtime={
+                "ACTIONS_RUNTIME_TOKEN": RUNTIME,
+                "GITHUB_TOKEN": TOKEN,
+                "OPENAI_API_KEY": MODEL_KEY,
+            },
         )
     assert done.code == 0, done.stdout + done.stderr
     hunts = report.read_text().splitlines()

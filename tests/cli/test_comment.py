@@ -73,7 +73,7 @@ def test_both_bugs_are_new_with_evidence_and_replays_that_run(two_bugs: tuple[Pa
     if os.environ.get("TOOLFUZZ_UPDATE_GOLDEN") == "1":
         GOLDEN.write_text(comment, encoding="utf-8", newline="\n")
     assert comment == GOLDEN.read_text(encoding="utf-8")
-    assert "### New counterexamples (2)" in comment
+    assert "### New root causes (2, 2 counterexamples)" in comment
     assert "KeyError: 'page'" in comment  # the server's own words
     assert " 0 " not in comment.split("### ")[0]  # no zero counts
     commands = re.findall(r"^toolfuzz-gate replay .*$", comment, flags=re.MULTILINE)

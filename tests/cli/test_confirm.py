@@ -123,11 +123,16 @@ def test_the_breaker_stops_a_tool_that_always_times_out(tmp_path: Path) -> None:
         tmp_path, "hang", "--runs", "50", "--timeout-ms", "200"
     )
     assert code == 1
-    assert "breaker: stopped after 3 timeouts" in printed
+    assert "breaker: stopped the valid stream after 3 timeouts" in printed
     [timeout] = receipt["counterexamples"]
-    assert timeout["failure"] == "timeout"
+    # It did not answer given six times the timeout either: hung, not merely slow.
+    assert timeout["failure"] == "hung"
     assert timeout["reproduced"] == {"runs": 3, "failed": 3}
     assert receipt["breaker"]["after"] == 3
-    assert "not run" in receipt["breaker"]["note"]
-    assert receipt["cases"] == {"valid": 3, "hostile": 0, "seam": 0}
+    assert "notRun counts what was cut" in receipt["breaker"]["note"]
+    # The near-misses still ran after the breaker, with the short timeout, until three of
+    # them hung too (this tool sleeps on every call, schema-valid or not).
+    assert receipt["cases"] == {"valid": 3, "hostile": 3, "seam": 0}
+    assert receipt["breaker"]["hostileAfter"] == {"ran": 3, "timeoutFactor": 0.25, "timedOut": 3}
+    assert receipt["breaker"]["notRun"]["valid"] == 47
     assert receipt["coverage"]["type"] == "untested"

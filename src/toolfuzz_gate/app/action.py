@@ -9,11 +9,18 @@ written to a file or given to a handler (`edges.handlers.environment` refuses it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
+from toolfuzz_gate.app.action_trust import (
+    agent_on_trusted_cassette,
+    governed_policy,
+    guard_run,
+    refuse_symlinks,
+)
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
@@ -26,13 +33,16 @@ from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.reports import REPORT_FILES
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.lanes import side_by_side
+from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
 from toolfuzz_gate.core.github.workflow_commands import error_command, mask_command, notice_command
@@ -47,7 +57,7 @@ from toolfuzz_gate.edges.actions_env import (
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
-from toolfuzz_gate.errors import ToolfuzzError, UsageError
+from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
@@ -64,7 +74,7 @@ def run_action(request: ActionRequest, out: TextIO) -> ExitCode:
         event = parse_event(runner.event_name, load_event(runner), runner.repository)
         if inputs.mode == "report":
             return report_action(runner, inputs, event, out)
-        return _run(runner, inputs, event, out)
+        return _run(runner, inputs, event, out, request.environ)
     except ToolfuzzError as error:
         if runner.on_actions:
             emit(out, error_command(f"toolfuzz-gate: {error.message}"))
@@ -84,10 +94,14 @@ def _check_paths(runner: Runner, inputs: ActionInputs) -> None:
             in_workspace(runner.workspace, name, value)
 
 
-def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> ExitCode:
+def _run(
+    runner: Runner, inputs: ActionInputs, event: Event, out: TextIO, environ: Mapping[str, str]
+) -> ExitCode:
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
+    refuse_symlinks(directory, "output-dir")
+    guard = guard_run(environ, workspace)  # before the first handler starts
     # what a developer types in a checkout to reproduce the run (receipts name it)
     argv = ("run", "--policy", inputs.policy, *_override_flags(inputs))
     run = PolicyRunRequest(
@@ -98,7 +112,13 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
         argv=argv,
     )
     replay = build_replay_command(run.argv)
-    loaded = _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on)
+    git = Git(workspace, safe_directory=str(workspace))
+    ref = _base_ref(git, inputs, event, out)
+    loaded, changed, key_names = governed_policy(
+        _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on), git, ref
+    )
+    loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
+    keep_key_from_handlers(loaded, environ, key_names)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(inputs.jobs or default_jobs())
     progress = Progress(out, concurrent=jobs.parallel)
@@ -107,7 +127,7 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
         return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
 
     def base(receipts: HeadReceipts) -> JSONObject | None:
-        return _baseline(runner, inputs, event, loaded, run, receipts, replay, out, jobs)
+        return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
 
     together = (
         jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))
@@ -117,7 +137,21 @@ def _run(runner: Runner, inputs: ActionInputs, event: Event, out: TextIO) -> Exi
         raise UsageError(  # the handlers ran in the workspace: they could have planted one
             f"the output directory {inputs.output_dir!r} became a symlink during the run"
         )
-    outcome = gate(loaded, written, diff, directory, out, corpus, inputs.comment_key)
+    refuse_symlinks(directory, "output-dir")
+    agent, noted, advisory = agent_on_trusted_cassette(
+        loaded, written, directory, out, environ, git, ref
+    )
+    changed += noted
+    failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
+    if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
+        changed.append(
+            "the base ran with this pull request's installed dependencies "
+            f"({', '.join(guard.lent_names[:3])}), checked unchanged after the run"
+        )
+    trust = Trust(tuple(changed), tuple(failures))
+    outcome = gate(
+        loaded, written, diff, directory, out, corpus, inputs.comment_key, agent=agent, trust=trust
+    )
     pull = event.pull_request
     if pull is not None:
         write_document(
@@ -149,10 +183,35 @@ def _with_fail_on(loaded: LoadedPolicy, fail_on: tuple[str, ...] | None) -> Load
     return replace(loaded, policy=replace(loaded.policy, gate=rules))
 
 
+def _base_ref(git: Git, inputs: ActionInputs, event: Event, out: TextIO) -> str | None:
+    """The base commit: a pull request's, a push's `before`, or None (no base)."""
+    if event.pull_request is not None:
+        try:
+            found = resolve_base(git, _pull_request_payload(event))
+        except GitError:
+            if inputs.baseline == "rerun":
+                raise
+            return None  # a stored or no baseline needs no history
+        if found.warning:
+            say_command(out, notice_command(f"toolfuzz-gate: {found.warning}"))
+        return found.sha
+    if event.before is not None:
+        return event.before
+    say_command(
+        out,
+        notice_command(
+            f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "
+            "commit's findings alone"
+        ),
+    )
+    return None
+
+
 def _baseline(
     runner: Runner,
     inputs: ActionInputs,
-    event: Event,
+    git: Git,
+    ref: str | None,
     loaded: LoadedPolicy,
     run: PolicyRunRequest,
     head: HeadReceipts,
@@ -168,22 +227,7 @@ def _baseline(
         directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
         overrides = override_values(run.overrides)
         return stored_baseline_diff(directory, wait_head(head), loaded, overrides)
-    git = Git(runner.workspace, safe_directory=str(runner.workspace))
-    if event.pull_request is not None:
-        found = resolve_base(git, _pull_request_payload(event))
-        if found.warning:
-            say_command(out, notice_command(f"toolfuzz-gate: {found.warning}"))
-        ref = found.sha
-    elif event.before is not None:
-        ref = event.before
-    else:
-        say_command(
-            out,
-            notice_command(
-                f"toolfuzz-gate: a {event.name} event has no base commit; gating on this "
-                "commit's findings alone"
-            ),
-        )
+    if ref is None:
         return None
     keep = runner.workspace / inputs.output_dir / BASE_DIR
     return rerun_baseline_diff(

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from toolfuzz_gate.app.action_publish import Posted, build_client, finish, post_comment
 from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.core.gate.causes import group_diff
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.event import Event
@@ -76,12 +77,13 @@ def report_document(results: Path, head_sha: str) -> JSONObject:
             hint="download the first workflow's output-dir artifact into results-dir",
         )
     base = results / "base"
-    return diff_sets(
+    document = diff_sets(
         load_receipts(base) if base.is_dir() else ReceiptSet({}),
         head,
         base_ref=Revision("base", None),
         head_ref=Revision("HEAD", head_sha),
     )
+    return group_diff(document, head.receipts)
 
 
 def _seeds(document: JSONObject) -> tuple[int, ...]:

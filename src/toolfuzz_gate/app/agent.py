@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup, tool_schema
-from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry, model_record
+from toolfuzz_gate.app.agent_handler import Running, caller, verbatim
+from toolfuzz_gate.app.model_key import keep_key_from_handlers
+from toolfuzz_gate.app.tool_setup import Listings, replay_setup, tool_schema
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, model_record
 from toolfuzz_gate.core.agent.documentation_probe import (
     probe_case,
     probe_entry,
@@ -26,23 +27,18 @@ from toolfuzz_gate.core.agent.documentation_probe import (
     read_prompts,
 )
 from toolfuzz_gate.core.agent.health import model_health, unjudged_items
-from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, ToolResult, run_agent
+from toolfuzz_gate.core.agent.loop import FunctionTool, run_agent
 from toolfuzz_gate.core.agent.reachability import (
     REACHABLE,
     agent_case,
-    failure_record,
-    prompt_messages,
-    read_prompt,
     receipt_cases,
+    try_finding,
 )
 from toolfuzz_gate.core.agent.refinement import check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
-from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
-from toolfuzz_gate.core.gate.regression import RegressionCase, replay_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.agent_lines import (
     render_finding_line,
     render_probe_line,
@@ -51,7 +47,6 @@ from toolfuzz_gate.core.report.agent_lines import (
 )
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
-from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -127,12 +122,13 @@ def try_receipts(
             f"the policy {loaded.file} has no llm section",
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md)",
         )
-    _keep_key_from_handlers(loaded, settings.api_key_env)
+    keep_key_from_handlers(loaded, environ)
     make_undumpable()  # a handler runs as our user: it must not read the key from our memory
     keys = receipt_keys([receipt for _, receipt in pairs])
     session, client = open_session(settings, environ, sleep)
     done: list[tuple[str, ToolResults]] = []
     probed: set[str] = set()
+    tried_from: dict[tuple[str, str], str] = {}  # (tool, fingerprint) -> its first receipt
     try:
         for index in sorted(range(len(pairs)), key=keys.__getitem__):
             file, receipt = pairs[index]
@@ -145,7 +141,8 @@ def try_receipts(
                 continue
             probe = tool.name not in probed  # once per tool, not per seed
             probed.add(tool.name)
-            done.append((file, _try_tool(session, loaded, tool, receipt, file, probe)))
+            results = _try_tool(session, loaded, tool, receipt, file, probe, tried_from)
+            done.append((file, results))
     finally:
         if client is not None:
             client.close()
@@ -239,24 +236,6 @@ def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
     return next((tool for tool in loaded.policy.tools if tool.name == name), None)
 
 
-def _keep_key_from_handlers(loaded: LoadedPolicy, key_variable: str | None) -> None:
-    """Refuse a policy that hands the model's API key to a handler (through `env` or an HTTP
-    header): the agent runs handlers the pull request controls."""
-    if key_variable is None:
-        return
-    for tool in loaded.policy.tools:
-        named = {*tool.handler.env, *(variable for _, variable in tool.handler.headers)}
-        if key_variable in named:
-            raise loaded.error_at(
-                f"{tool.pointer}/handler",
-                f"tool {tool.name!r} passes {key_variable}, the model's API key "
-                "(llm.api_key_env), to its handler",
-                near=tool.pointer,
-                hint="handlers never get the model's key; remove it from the handler's env "
-                "and headers",
-            )
-
-
 def _try_tool(
     session: ModelSession,
     loaded: LoadedPolicy,
@@ -264,15 +243,25 @@ def _try_tool(
     receipt: JSONObject,
     file: str,
     probe: bool,
+    tried_from: dict[tuple[str, str], str],
 ) -> ToolResults:
-    """The receipt's findings, each tried through the agent; with `probe`, requests
-    written from the documentation alone too."""
+    """The receipt's findings, each tried through the agent unless `tried_from` holds its
+    fingerprint (another seed's receipt found the same; it is listed as skipped, with that
+    receipt); with `probe`, requests written from the documentation alone too."""
     listings: Listings = {}
     setup = replay_setup(tool, tool.options, loaded, listings)
     schema = tool_schema(tool, setup.handler, loaded, listings)
     documented = _description(tool, setup.handler.target, schema, listings)
     function = FunctionTool(tool.name, documented, schema)
-    cases, skipped = receipt_cases(receipt)
+    found_cases, skipped = receipt_cases(receipt)
+    cases = []
+    for case in found_cases:
+        earlier = tried_from.setdefault((tool.name, case.fingerprint), file)
+        if earlier == file:
+            cases.append(case)
+        else:
+            reason = f"the same finding was tried from {earlier}"
+            skipped.append({"fingerprint": case.fingerprint, "reason": reason})
     before = session.budget.spent()
     unmetered = session.unmetered
     findings: list[JSONObject] = []
@@ -280,17 +269,17 @@ def _try_tool(
     correctness: list[JSONObject] = []
     handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
-        with _Running(handler) as running:
+        with Running(handler) as running:
             fresh = running.restart if running.resets else None
             for case in cases:
-                prompt = read_prompt(session.ask(prompt_messages(function, case.input)))
-                run: AgentRun | None = None
-                if prompt:
-                    call = _caller(partial(agent_case, case), case.valid, running, setup)
-                    run = run_agent(prompt, function, session.ask, call, fresh_state=fresh)
-                findings.append(finding_entry(case, prompt, run))
+                if fresh is not None:
+                    fresh()  # the verbatim call, like an agent run, starts from the reset state
+                found = verbatim(case, running, setup)
+                call = caller(partial(agent_case, case), case.valid, running, setup, True)
+                entry = try_finding(case, function, session.ask, call, found, fresh_state=fresh)
+                findings.append(entry)
             if probe:
-                call = _caller(partial(probe_case, tool.name), True, running, setup)
+                call = caller(partial(probe_case, tool.name), True, running, setup)
                 for prompt in read_prompts(session.ask(probe_messages(function))):
                     run = run_agent(prompt, function, session.ask, call, fresh_state=fresh)
                     probes.append(probe_entry(prompt, run))
@@ -331,58 +320,3 @@ def _description(tool: ToolPolicy, target: str, schema: JSON, listings: Listings
                 return listed_said
     given = schema.get("description") if isinstance(schema, dict) else None
     return given if isinstance(given, str) else ""
-
-
-class _Running:
-    """The tool's handler for agent runs. A tool whose policy declares a reset
-    (`reset_command`, `reset_tool`) gets a fresh handler, reset first, before each agent
-    run calls it (`restart`): every run starts from the same state, as every seed does."""
-
-    def __init__(self, config: HandlerConfig) -> None:
-        self.config = config
-        self.resets = bool(config.reset_command) or config.reset_tool is not None
-        self._stack = ExitStack()
-        self.handler: Handler = self._stack.enter_context(build_handler(config))
-        self._used = False
-
-    def restart(self) -> None:
-        if not self._used:  # the handler just started (and reset) is still fresh
-            self._used = True
-            return
-        self._stack.close()
-        self._stack = ExitStack()
-        self.handler = self._stack.enter_context(build_handler(self.config))
-
-    def __enter__(self) -> _Running:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stack.close()
-
-
-def _caller(
-    make_case: Callable[[JSONObject, bool], RegressionCase],
-    unjudged: bool,
-    running: _Running,
-    setup: ReplaySetup,
-) -> Callable[[JSONObject], ToolResult]:
-    """Runs one agent call on the handler and judges it as `make_case` (arguments,
-    validity) says; `unjudged` is the validity assumed when the engine refused the schema."""
-
-    def call(arguments: JSONObject) -> ToolResult:
-        bound = setup.spec.with_fixed(arguments)  # `fixed_arguments`: every call carries them
-        if isinstance(bound, dict):
-            arguments = bound
-        valid = setup.judge(arguments) if setup.judge is not None else unjudged
-        replayed = replay_case(make_case(arguments, valid), running.handler, setup.spec)
-        said = bounded_message(" ".join(replayed.said.split()), 200)
-        failures: list[JSON] = list(failure_record(replayed.findings))
-        record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
-        if said:
-            record["said"] = said
-        if replayed.output_text is not None:
-            record["output"] = replayed.output_text
-        shown = replayed.output_text if replayed.output_text is not None else said
-        return ToolResult(replayed.observed + (f": {shown}" if shown else ""), record)
-
-    return call

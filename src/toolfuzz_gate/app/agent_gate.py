@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -31,7 +31,11 @@ class AgentForGate:
 
 
 def agent_for_gate(
-    loaded: LoadedPolicy, written: Sequence[Written], directory: Path, out: TextIO
+    loaded: LoadedPolicy,
+    written: Sequence[Written],
+    directory: Path,
+    out: TextIO,
+    environ: Mapping[str, str] | None = None,
 ) -> AgentForGate:
     """The agent receipts of head's receipts (written into `agent/` under `directory`), or
     none when `fail_on` lists no agent check. The API key, in `record` or `live` mode, is
@@ -48,10 +52,9 @@ def agent_for_gate(
         )
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
+    environ = os.environ if environ is None else environ  # the action's holds the key in memory
     try:
-        tried = try_receipts(
-            loaded, pairs, directory / AGENT_DIRECTORY, os.environ, time.sleep, out
-        )
+        tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, environ, time.sleep, out)
     except LlmError as error:
         reason = f"{error.code}: {error.message}"
         print(f"agent mode unavailable: {reason}", file=out)

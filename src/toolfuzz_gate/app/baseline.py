@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
+from toolfuzz_gate.app.interface_sample import with_head_sample
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_plan import Written, override_values, receipt_set
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
@@ -53,7 +54,8 @@ def baseline_diff(
     if request.directory is not None:
         overrides = override_values(run.overrides)
         chosen = _chosen(load_receipts(request.directory), run.overrides)
-        return stored_baseline_diff(request.directory, wait_head(head), loaded, overrides, chosen)
+        stored = stored_baseline_diff(request.directory, wait_head(head), loaded, overrides, chosen)
+        return with_head_sample(stored, loaded, overrides)
     assert request.ref is not None, "a baseline names a ref or a directory"
     git = Git(loaded.root)
     ref = request.ref
@@ -65,9 +67,10 @@ def baseline_diff(
     # With --diagnostics the base's receipts (and their durations) are kept, as the action
     # keeps them, so both sides' timings can be read.
     keep = run.out / BASE_RECEIPTS if run.diagnostics else None
-    return rerun_baseline_diff(
+    diffed = rerun_baseline_diff(
         run, loaded, head, replay, out, git, ref, label=request.ref, keep=keep, jobs=jobs
     )
+    return with_head_sample(diffed, loaded, override_values(run.overrides))
 
 
 def beside_head(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup
 from toolfuzz_gate.core.gate.regression import Replayed, render_replayed
 from toolfuzz_gate.core.jsonutil.canonical import JSON
@@ -51,13 +52,13 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     if loaded.policy.corpus is None:
         return CorpusRun([], [], [])
     stored = load_corpus(Path(loaded.policy.corpus))
-    tools = {tool.name: tool for tool in loaded.policy.tools}
+    listings: Listings = {}
+    tools = {tool.name: tool for tool in policy_tools(loaded, listings)}
     ignored = [item for item in stored if item.case.tool not in tools]
     replayed: list[Replayed] = []
     files: list[str] = []
     unrun: list[StoredCase] = []
     notes: list[str] = []
-    listings: Listings = {}
     for name, tool in tools.items():
         mine = [item for item in stored if item.case.tool == name]
         if not mine:

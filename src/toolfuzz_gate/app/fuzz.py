@@ -13,6 +13,11 @@ from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
+from toolfuzz_gate.core.campaign.interface import (
+    NOTHING_DECLARED,
+    DeclaredInterface,
+    declared_interface,
+)
 from toolfuzz_gate.core.campaign.output_schema import read_output_schema
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -113,6 +118,7 @@ def build_tool_spec(
     name: str,
     annotations: Mapping[str, Any] | None = None,
     output_schema: JSON = None,
+    interface: DeclaredInterface = NOTHING_DECLARED,
 ) -> ToolSpec:
     """The contract the flags declare; the contract checks as the MCP server's
     `annotations` declare them (without a policy nothing else can), and its
@@ -138,6 +144,7 @@ def build_tool_spec(
         ),
         output_schema=None if output_schema is None else read_output_schema(output_schema),
         annotations=declared_hints(annotations),
+        interface=interface,
     )
 
 
@@ -190,7 +197,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
             ToolRun(
                 tool.schema,
                 replace(handler, target=tool.name) if handler.kind == "mcp" else handler,
-                build_tool_spec(request, tool.name),
+                build_tool_spec(request, tool.name, interface=DeclaredInterface(tool.description)),
                 config,
                 replay,
             )
@@ -212,7 +219,11 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
             tool.get("inputSchema", {}),
             replace(handler, target=str(tool["name"])),
             build_tool_spec(
-                request, str(tool["name"]), tool.get("annotations"), tool.get("outputSchema")
+                request,
+                str(tool["name"]),
+                tool.get("annotations"),
+                tool.get("outputSchema"),
+                declared_interface(tool),
             ),
             config,
             replay,

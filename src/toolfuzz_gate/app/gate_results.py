@@ -7,18 +7,21 @@ The verdict is `core.gate.verdict.decide`, then the regression corpus's outcome.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.agent_gate import agent_for_gate
+from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
 from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts
+from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions
 from toolfuzz_gate.core.gate.verdict import Verdict, decide
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.report.causes_console import render_causes
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.edges.files import write_document
@@ -45,29 +48,53 @@ def gate(
     out: TextIO,
     corpus: CorpusRun,
     key: str = "default",
+    *,
+    agent: AgentForGate | None = None,
+    trust: Trust | None = None,
 ) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
-    reasons printed; `key` is the PR comment's key."""
-    tried = agent_for_gate(loaded, written, directory, out)
-    agent = tried.receipts
+    reasons printed; `key` is the PR comment's key. `agent`: what agent mode gave when the
+    caller ran it already (else it runs here when `fail_on` asks); `trust`: what the run
+    found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
+    tried = agent_for_gate(loaded, written, directory, out) if agent is None else agent
+    trust = trust or Trust()
     head = [item.receipt for item in written]
-    verdict = gate_on_regressions(
-        decide(loaded.policy.gate, head, diff, agent, agent_unavailable=tried.unavailable),
-        corpus.replayed,
+    receipts = receipt_set(written)
+    each = loaded.policy.gate.instances == "each"
+    if diff is not None:
+        diff = group_diff(diff, receipts.receipts, each=each)
+    verdict = with_trust(
+        gate_on_regressions(
+            decide(
+                loaded.policy.gate,
+                head,
+                diff,
+                tried.receipts,
+                agent_unavailable=tried.unavailable,
+            ),
+            corpus.replayed,
+        ),
+        trust,
     )
     if diff is not None:
         write_document(directory / "diff.json", diff)
+    document = report_document(diff, receipts, each)
     summary = build_summary(verdict, written)
     summary["regressions"] = corpus.summary()
+    summary["rootCauses"] = root_cause_counts(document)
     write_document(directory / "summary.json", summary)
-    document = report_document(diff, receipt_set(written))
-    context = build_report_context(
-        document, verdict, written, key, replay_from_root(loaded, directory), agent
+    context = replace(
+        build_report_context(
+            document, verdict, written, key, replay_from_root(loaded, directory), tried.receipts
+        ),
+        trust=trust.changed,
     )
     write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
+    for line in render_causes(document):
+        print(line, file=out)
     for reason in verdict.reasons:
         print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from pathlib import Path
+from typing import Any, TextIO
 
 from toolfuzz_gate.app.requests import LintRequest
+from toolfuzz_gate.core.campaign.stateful.links import ServerTool, infer_links, render_graph
+from toolfuzz_gate.core.campaign.stateful.tool_kinds import classify
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
 from toolfuzz_gate.core.lint.tool_report import (
     ToolReport,
@@ -15,8 +18,9 @@ from toolfuzz_gate.core.lint.tool_report import (
 )
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.declarations import load_declarations
+from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.models import load_model_tool
-from toolfuzz_gate.errors import InputFileError, ToolsError, UsageError
+from toolfuzz_gate.errors import InputFileError, ToolfuzzError, ToolsError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
@@ -52,6 +56,29 @@ def lint_reports(request: LintRequest) -> list[ToolReport]:
     return reports
 
 
+def _stateful_graph(path: Path) -> list[str]:
+    """The kinds and links a stateful campaign would infer among an MCP tools file's tools
+    (`{"tools": [...]}` as `tools/list` answers, or the list), when it has two or more."""
+    try:
+        document = load_json(path, what="tools file")
+    except ToolfuzzError:
+        return []
+    listed = document.get("tools") if isinstance(document, dict) else document
+    if not isinstance(listed, list):
+        return []
+    tools = []
+    for item in listed:
+        if not isinstance(item, dict) or not isinstance(item.get("inputSchema"), dict):
+            continue
+        hints, output = item.get("annotations"), item.get("outputSchema")
+        shape = classify(str(item.get("name")), hints if isinstance(hints, dict) else None)
+        schema: Any = item["inputSchema"]
+        tools.append(ServerTool(shape, schema, output if isinstance(output, dict) else None))
+    if len(tools) < 2:
+        return []
+    return render_graph([tool.shape for tool in tools], infer_links(tools))
+
+
 def lint(request: LintRequest, out: TextIO) -> ExitCode:
     reports = lint_reports(request)
     if request.format == "json":
@@ -59,4 +86,9 @@ def lint(request: LintRequest, out: TextIO) -> ExitCode:
         out.write(canonical_document(document).decode("utf-8"))
     else:
         print(render_lint_text(reports), file=out)
+        for path in request.files:
+            graph = _stateful_graph(path)
+            if graph:
+                print(f"stateful graph of {path} (kinds, then links):", file=out)
+                print("\n".join(f"  {line}" for line in graph), file=out)
     return ExitCode.PASSED if all(r.clean for r in reports) else ExitCode.USAGE

@@ -3,12 +3,14 @@ of the policy, diff against the base when one is named, and gate (`app.gate_resu
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from toolfuzz_gate.app.baseline import baseline_diff, beside_head
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress
@@ -31,6 +33,7 @@ def gate_policy_on_baseline(request: BaselineRequest, out: TextIO) -> ExitCode:
 
 def _gate_policy(run: PolicyRunRequest, base: BaselineRequest | None, out: TextIO) -> ExitCode:
     loaded = load_policy(run.policy, run.root)
+    keep_key_from_handlers(loaded, os.environ)  # before the first handler starts
     replay = build_replay_command(run.argv)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(run.jobs or default_jobs())

@@ -6,15 +6,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.app.requests import RunOverrides
+from toolfuzz_gate.app.tool_setup import Listings
+from toolfuzz_gate.app.whole_entries import expanded
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import SchemaSource
-from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import PolicyError, UsageError
 
@@ -52,15 +52,18 @@ def override_values(overrides: RunOverrides) -> dict[str, Any]:
     return given
 
 
-def plan_policy(loaded: LoadedPolicy, overrides: RunOverrides) -> list[Planned]:
-    """Every (tool, seed) of `loaded` in order, with the user's overrides applied."""
+def plan_policy(
+    loaded: LoadedPolicy, overrides: RunOverrides, listings: Listings | None = None
+) -> list[Planned]:
+    """Every (tool, seed) of `loaded` in order, with the user's overrides applied;
+    `listings`: each MCP server's `tools/list`, shared with the caller (`tool_setup`)."""
     values = override_values(overrides)
     planned: list[Planned] = []
     names: set[str] = set()
     # The base's policy may lack a tool the head's has (or the other way): the names are
     # checked against the head's, and the base takes those it has.
     strict = loaded.mirrors is None
-    for tool in chosen_tools(policy_tools(loaded), overrides, strict=strict):
+    for tool in chosen_tools(policy_tools(loaded, listings), overrides, strict=strict):
         options = replace(tool.options, **values)
         for seed in options.seeds:
             name = receipt_name(tool.name, None if len(options.seeds) == 1 else seed)
@@ -76,9 +79,11 @@ def plan_policy(loaded: LoadedPolicy, overrides: RunOverrides) -> list[Planned]:
     return planned
 
 
-def policy_tools(loaded: LoadedPolicy) -> list[ToolPolicy]:
-    """The policy's tools in order, each tools-file entry without `tool:` expanded."""
-    return [one for entry in loaded.policy.tools for one in _expanded(entry, loaded)]
+def policy_tools(loaded: LoadedPolicy, listings: Listings | None = None) -> list[ToolPolicy]:
+    """The policy's tools in order, each whole entry (a tools file without `tool:`, an MCP
+    server without `name`) expanded (`app.whole_entries`)."""
+    listings = {} if listings is None else listings
+    return [one for entry in loaded.policy.tools for one in expanded(entry, loaded, listings)]
 
 
 def chosen_tools(
@@ -98,24 +103,6 @@ def chosen_tools(
     picked = set(overrides.tools) if overrides.tools else set(known)
     picked -= set(overrides.exclude_tools)
     return [tool for tool in tools if tool.name in picked]
-
-
-def _expanded(tool: ToolPolicy, loaded: LoadedPolicy) -> list[ToolPolicy]:
-    """An entry naming a tools file without `tool:` stands for every tool the file declares,
-    each under its declared name (and with its own receipt), but those `exclude_tools`
-    names."""
-    if tool.tools is None or tool.pick is not None:
-        return [tool]
-    declared = [item.name for item in load_declarations(Path(tool.tools)).tools]
-    for index, name in enumerate(tool.exclude):
-        if name not in declared:
-            raise loaded.error_at(
-                f"{tool.pointer}/exclude_tools/{index}",
-                f"exclude_tools: the tools file declares no tool named {name!r}",
-                near=tool.pointer,
-                hint=f"it declares: {', '.join(declared)[:300]}",
-            )
-    return [replace(tool, name=name, pick=name) for name in declared if name not in tool.exclude]
 
 
 def receipt_name(tool: str, seed: int | None = None) -> str:

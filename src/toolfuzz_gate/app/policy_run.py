@@ -19,6 +19,7 @@ from toolfuzz_gate.app.policy_plan import Planned, Written, plan_policy
 from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.app.reports import schema_source
 from toolfuzz_gate.app.requests import PolicyRunRequest
+from toolfuzz_gate.app.stateful_run import Ready, plan_servers, run_servers
 from toolfuzz_gate.app.tool_setup import (
     Listings,
     build_listed_spec,
@@ -57,9 +58,9 @@ def run_policy(
     independent tools at the same time when `jobs` allows (`core.gate.lanes`)."""
     progress = progress or Progress(None)
     jobs = jobs or Jobs(1)
-    units = plan_policy(loaded, request.overrides) if planned is None else planned
-    prepared: dict[tuple[str, str], Prepared] = {}
     listings: Listings = {}
+    units = plan_policy(loaded, request.overrides, listings) if planned is None else planned
+    prepared: dict[tuple[str, str], Prepared] = {}
     ready: list[Prepared] = []
     for unit in units:
         key = (unit.tool.pointer, unit.tool.name)  # a tools-file entry: tools of one pointer
@@ -83,9 +84,20 @@ def run_policy(
         return _fuzz_unit(units[index], unit_ready, request, replay, directory, progress, budget)
 
     try:
-        return jobs.run(stages([item.handler for item in ready], shared), fuzz_unit)
+        written = jobs.run(stages([item.handler for item in ready], shared), fuzz_unit)
     finally:
         servers.close()
+    if planned is not None:
+        return written  # a shard: the stateful campaigns run in unsharded runs only
+    stateful = loaded.policy.stateful
+    found = [
+        Ready(unit, item.handler, item.schema, item.spec, item.unreachable is None)
+        for unit, item in zip(units, ready, strict=True)
+    ]
+    servers_planned = plan_servers(found, stateful, listings)
+    return written + run_servers(
+        servers_planned, stateful, replay, directory, jobs, budget.ends_at, budget.seconds
+    )
 
 
 def _shared_server(item: Prepared) -> str | None:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.fuzz import build_handler_config
+from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.requests import (
     BuiltinRunRequest,
     CommandReader,
@@ -23,7 +24,8 @@ from toolfuzz_gate.app.requests import (
     PolicyRunRequest,
     ReplayRequest,
 )
-from toolfuzz_gate.app.tool_setup import replay_setup, server_output_schema
+from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
+from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -50,6 +52,9 @@ NEEDS_POLICY = "give --policy FILE: the handler is then the policy entry of the 
 
 def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
     receipt = load_receipt(request.receipt)
+    if is_stateful(receipt):
+        policy, root, chosen = request.policy, request.root, request.fingerprints
+        return replay_sequences(receipt, chosen, policy, root, out)
     cases: list[RegressionCase] = []
     for example in select(receipt, request.fingerprints):
         try:
@@ -88,11 +93,13 @@ def replay_handler(
             spec = replace(spec, output_schema=server_output_schema(handler))
         return handler, spec, None
     loaded = load_policy(request.policy, request.root)
-    for tool in loaded.policy.tools:
+    listings: Listings = {}
+    tools = policy_tools(loaded, listings)
+    for tool in tools:
         if tool.name == name:
-            setup = replay_setup(tool, tool.options, loaded)
+            setup = replay_setup(tool, tool.options, loaded, listings)
             return setup.handler, setup.spec, setup.judge
-    known = ", ".join(tool.name for tool in loaded.policy.tools)[:200]
+    known = ", ".join(tool.name for tool in tools)[:200]
     raise UsageError(f"the policy {request.policy} has no tool {name!r}; it has: {known}")
 
 
@@ -152,9 +159,11 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
     codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
     ceiling = limits.get("maxOutputBytes")
     recoding = contract.get("rejectionCode")
+    answer = contract.get("rejectionAnswer")
     for key, given, problem_of in (
         ("errorCodes", codes, regex_problem),
         ("rejectionCode", recoding, pattern_problem),
+        ("rejectionAnswer", answer, regex_problem),
     ):
         problem = problem_of(given) if isinstance(given, str) else None
         if problem is not None:
@@ -164,6 +173,7 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         expected_rejections=tuple(str(code) for code in rejections),
         error_codes=codes if isinstance(codes, str) else None,
         rejection_code=recoding if isinstance(recoding, str) else None,
+        rejection_answer=answer if isinstance(answer, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
         checks=checks_from_json(receipt.get("checks")),

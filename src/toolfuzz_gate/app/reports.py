@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolfuzz_gate.app.policy_plan import Written
+from toolfuzz_gate.core.gate.causes import group_diff
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys
 from toolfuzz_gate.core.gate.verdict import Verdict
@@ -81,10 +82,12 @@ def build_report_context(
     )
 
 
-def report_document(diff: JSONObject | None, head: ReceiptSet) -> JSONObject:
-    """The diff the reports show: `diff`, or without a base a diff against nothing (every
-    finding is new)."""
-    return diff if diff is not None else diff_sets(ReceiptSet({}), head)
+def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = False) -> JSONObject:
+    """The diff the reports show, read by root cause: `diff` (already grouped), or without a
+    base a diff against nothing (every finding is new)."""
+    if diff is not None:
+        return diff
+    return group_diff(diff_sets(ReceiptSet({}), head), head.receipts, each=each)
 
 
 def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> None:

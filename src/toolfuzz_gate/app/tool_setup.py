@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
+from toolfuzz_gate.core.campaign.interface import (
+    NOTHING_DECLARED,
+    DeclaredInterface,
+    declared_interface,
+)
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
-from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -20,6 +25,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.workspace import fixture_digest
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
@@ -41,6 +47,7 @@ def build_policy_spec(
     options: RunOptions,
     annotations: Mapping[str, Any] | None = None,
     output_schema: JSON = None,
+    interface: DeclaredInterface = NOTHING_DECLARED,
 ) -> ToolSpec:
     """The tool's contract as the policy declares it, and as its MCP server's
     `annotations` declare it where the policy does not say; its `outputSchema`, when the
@@ -59,10 +66,17 @@ def build_policy_spec(
         max_output_bytes=options.max_output_bytes,
         ignore_output=options.ignore_output,
         rejection_code=options.rejection_code,
+        rejection_answer=options.rejection_answer,
         fixed=tool.fixed,
+        fixtures=tuple(
+            (pointer, tuple(Fixture(Path(path).name, fixture_digest(Path(path))) for path in paths))
+            for pointer, paths in tool.fixtures
+        ),
+        confined=tool.handler.sandbox,
         checks=checks,
         output_schema=None if output_schema is None else read_output_schema(output_schema),
         annotations=declared_hints(annotations),
+        interface=interface,
     )
 
 
@@ -95,12 +109,20 @@ def server_output_schema(handler: HandlerConfig) -> OutputSchema | None:
 def build_listed_spec(
     tool: ToolPolicy, options: RunOptions, handler: HandlerConfig, listings: Listings | None
 ) -> ToolSpec:
-    """`build_policy_spec` with what the tool's MCP server declares about it."""
+    """`build_policy_spec` with what the tool's MCP server (or tools file) declares
+    about it."""
+    if tool.tools is not None:
+        wanted = tool.pick or handler.target
+        found = [t for t in load_declarations(Path(tool.tools)).tools if t.name == wanted]
+        declared = DeclaredInterface(found[0].description if found else None)
+    else:
+        declared = declared_interface(_listed(handler, listings))
     return build_policy_spec(
         tool,
         options,
         tool_annotations(tool, handler, listings),
         tool_output_schema(tool, handler, listings),
+        declared,
     )
 
 
@@ -108,7 +130,7 @@ def _listed(handler: HandlerConfig, listings: Listings | None) -> dict[str, Any]
     if handler.kind != "mcp":
         return {}
     try:
-        listed = _server_tools(handler, {} if listings is None else listings)
+        listed = server_tools(handler, {} if listings is None else listings)
     except HandlerError:
         return {}
     for item in listed:
@@ -167,7 +189,7 @@ def tool_schema(
     else:
         listed = [
             (str(item.get("name")), item.get("inputSchema", {}))
-            for item in _server_tools(handler, {} if listings is None else listings)
+            for item in server_tools(handler, {} if listings is None else listings)
         ]
         where = "MCP server"
     wanted = tool.pick or handler.target
@@ -184,7 +206,7 @@ def tool_schema(
     )
 
 
-def _server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, Any]]:
+def server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, Any]]:
     server = replace(handler, target="")
     if server not in listings:
         from toolfuzz_gate.edges.handlers.mcp import list_tools

@@ -25,7 +25,7 @@ def lend_dependencies(head: Path, base: Path) -> list[str]:
     """Link each dependency directory under `head` that `base` lacks, where its parent
     exists in `base`; the linked paths, relative to the root, in order."""
     lent: list[str] = []
-    for found in _dependency_directories(head):
+    for found in dependency_directories(head):
         relative = found.relative_to(head)
         target = base / relative
         if target.parent.is_dir() and not os.path.lexists(target):
@@ -34,7 +34,8 @@ def lend_dependencies(head: Path, base: Path) -> list[str]:
     return lent
 
 
-def _dependency_directories(root: Path) -> list[Path]:
+def dependency_directories(root: Path) -> list[Path]:
+    """The dependency directories under `root` (not below one another, nor in `.git`)."""
     found: list[Path] = []
     level = [root]
     for _ in range(MAX_DEPTH):
@@ -53,3 +54,44 @@ def _dependency_directories(root: Path) -> list[Path]:
                     below.append(entry)
         level = below
     return found
+
+
+MAX_FINGERPRINTED = 500_000
+"""Entries read at most; past it the rest of the tree is one "too large" entry."""
+Fingerprint = dict[str, tuple[object, ...]]
+
+
+def fingerprint_dependencies(head: Path) -> Fingerprint:
+    """What could be lent (`lend_dependencies`), entry by entry: type, mode, size, times
+    and inode, link targets. The change time (ctime) moves on every write and cannot be
+    set back, so a file rewritten and dated back still differs."""
+    found: Fingerprint = {}
+    for directory in dependency_directories(head):
+        for top, directories, files in os.walk(directory):
+            for name in sorted([*directories, *files]):
+                path = os.path.join(top, name)
+                relative = os.path.relpath(path, head)
+                if len(found) >= MAX_FINGERPRINTED:
+                    found["(too many entries)"] = ()
+                    return found
+                try:
+                    info = os.lstat(path)
+                    link = os.readlink(path) if os.path.islink(path) else ""
+                except OSError:
+                    continue
+                found[relative] = (
+                    info.st_mode,
+                    info.st_size,
+                    info.st_mtime_ns,
+                    info.st_ctime_ns,
+                    info.st_ino,
+                    link,
+                )
+    return found
+
+
+def changed_entries(before: Fingerprint, after: Fingerprint) -> list[str]:
+    """The entries added, removed or changed between two fingerprints, sorted."""
+    return sorted(
+        name for name in before.keys() | after.keys() if before.get(name) != after.get(name)
+    )

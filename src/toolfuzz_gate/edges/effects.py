@@ -15,7 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
-from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Outcome,
+    Replaying,
+    ping_through,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
@@ -123,6 +128,12 @@ class ProbedHandler(ManagedHandler):
     def scale_timeout(self, factor: float) -> None:
         if isinstance(self.inner, Replaying):
             self.inner.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.inner)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.inner)
 
     def notes(self) -> JSONObject:
         return self.inner.notes()

@@ -251,3 +251,12 @@ def baseline_receipts(
     sha = resolve_commit(git, ref)
     with temporary_worktree(git, sha) as root:
         return sha, run_policy_at(root)
+
+
+def file_at(git: Git, sha: str, path: str) -> bytes | None:
+    """The bytes of `path` (relative to the repository root) at commit `sha`, or None when
+    the commit has no such file (read as text, so for UTF-8 files: policies, cassettes)."""
+    spec = f"{sha}:{path}"
+    if not git.succeeds("cat-file", "-e", spec):
+        return None
+    return git("cat-file", "blob", spec).stdout.encode("utf-8")

@@ -80,12 +80,23 @@ def _whole(file: str, message: str, hint: str = "") -> PolicyError:
     return PolicyError(message, file=file, line=1, key="(document)", hint=hint)
 
 
+def policy_rules(raw: bytes, file: str) -> Policy:
+    """The policy a file's bytes describe, paths left as written (for its rules only: the
+    base commit's policy, read from git, judges the head; `core.gate.policy_trust`)."""
+    document, lines = _parse_yaml(raw, file)
+    return parse_policy(document, schema=policy_schema(), lines=lines, file=file)
+
+
 def _read_yaml(path: Path, file: str) -> tuple[Any, dict[str, int]]:
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_POLICY_BYTES + 1)
     except OSError as error:
         raise _whole(file, f"cannot read the policy: {error.strerror}") from None
+    return _parse_yaml(raw, file)
+
+
+def _parse_yaml(raw: bytes, file: str) -> tuple[Any, dict[str, int]]:
     if len(raw) > MAX_POLICY_BYTES:
         raise _whole(file, f"the policy is larger than {MAX_POLICY_BYTES} bytes")
     try:
@@ -239,7 +250,7 @@ class _Resolver:
                 key=key,
                 hint="policy paths are relative to the root and stay inside it (see --root)",
             )
-        checks = {"file": Path.is_file, "directory": Path.is_dir}
+        checks = {"file": Path.is_file, "directory": Path.is_dir, "path": Path.exists}
         if must_be is not None and not checks[must_be](resolved):
             raise PolicyError(
                 f"no such {must_be}: {value!r} (under {self.root})",
@@ -266,4 +277,13 @@ class _Resolver:
             effects_directory=effects
             and self.path(at("handler", "effects_directory"), effects, "directory"),
         )
-        return replace(tool, handler=handler, schema=schema, tools=tools)
+        fixtures = tuple(
+            (pointer, tuple(self.path(at("fixtures", pointer), path, "path") for path in paths))
+            for pointer, paths in tool.fixtures
+        )
+        if fixtures:
+            laid = dict.fromkeys(path for _, paths in fixtures for path in paths)
+            handler = replace(handler, fixtures=tuple(laid), cwd=None)
+        elif handler.sandbox:
+            handler = replace(handler, cwd=None)
+        return replace(tool, handler=handler, schema=schema, tools=tools, fixtures=fixtures)

@@ -13,10 +13,14 @@ or its `/proc` entries.
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import stat
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import yaml
 
 from toolfuzz_gate.edges.handlers.environment import is_refused
 
@@ -24,6 +28,7 @@ TOKEN_VARIABLE = "INPUT_GITHUB-TOKEN"
 CARRIER_VARIABLE = "TOOLFUZZ_GATE_SECRET_FD"
 """Names the pipe the re-executed entrypoint reads its token from (never the token)."""
 MAX_TOKEN_BYTES = 4096
+MAX_POLICY_PEEK_BYTES = 256 * 1024
 _PR_SET_DUMPABLE = 4
 
 
@@ -47,33 +52,38 @@ def make_undumpable() -> bool:
 
 
 def withhold_secrets(environ: Mapping[str, str], argv: Sequence[str]) -> dict[str, str]:
-    """The entrypoint's environment with the token (as `INPUT_GITHUB-TOKEN`, in memory only).
+    """The entrypoint's environment with the token (as `INPUT_GITHUB-TOKEN`) and the model's
+    key (under the name the policy's `llm.api_key_env` gives it), in memory only.
 
     The first call in a process whose environment holds a secret does not return: it
     re-executes `python -m toolfuzz_gate ARGV` without the secrets. The re-executed process
-    reads the token from the pipe, removes the carrier variable and returns."""
+    reads them from the pipe, removes the carrier variable and returns."""
     make_undumpable()
     carrier = environ.get(CARRIER_VARIABLE)
     if carrier is not None:
         kept = {k: v for k, v in environ.items() if k != CARRIER_VARIABLE and not is_secret(k)}
         os.environ.pop(CARRIER_VARIABLE, None)
-        token = _read_carrier(carrier)
-        return {**kept, TOKEN_VARIABLE: token} if token else kept
-    if os.name != "posix" or not any(is_secret(name) for name in environ):
+        return {**kept, **_read_carrier(carrier)}
+    withheld = {name for name in environ if is_secret(name)} | model_key_variables(environ)
+    if os.name != "posix" or not withheld:
         return dict(environ)
-    _reexecute(environ, argv)
+    _reexecute(environ, withheld, argv)
     raise AssertionError("unreachable: exec does not return")
 
 
-def _reexecute(environ: Mapping[str, str], argv: Sequence[str]) -> None:
-    token = environ.get(TOKEN_VARIABLE, "").encode("utf-8", "replace")[:MAX_TOKEN_BYTES]
+def _reexecute(environ: Mapping[str, str], withheld: set[str], argv: Sequence[str]) -> None:
+    secrets = {name: environ[name] for name in sorted(withheld) if environ.get(name)}
+    payload = json.dumps(secrets).encode("utf-8", "replace")
+    if len(payload) > MAX_TOKEN_BYTES:  # never cut a secret: the token alone, then nothing
+        payload = json.dumps({TOKEN_VARIABLE: environ.get(TOKEN_VARIABLE, "")}).encode()
+        payload = payload if len(payload) <= MAX_TOKEN_BYTES else b"{}"
     read_end, write_end = os.pipe()  # a pipe holds 4 KiB without a reader
     try:
-        os.write(write_end, token)
+        os.write(write_end, payload)
     finally:
         os.close(write_end)
     os.set_inheritable(read_end, True)
-    clean = {k: v for k, v in environ.items() if not is_secret(k)}
+    clean = {k: v for k, v in environ.items() if k not in withheld}
     clean[CARRIER_VARIABLE] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
@@ -81,7 +91,35 @@ def _reexecute(environ: Mapping[str, str], argv: Sequence[str]) -> None:
     os.execve(sys.executable, [sys.executable, "-P", "-m", "toolfuzz_gate", *argv], clean)
 
 
-def _read_carrier(value: str) -> str:
+def model_key_variables(environ: Mapping[str, str]) -> set[str]:
+    """The variable the workspace's policy names as the model's key (`llm.api_key_env`),
+    when the environment holds it: read before anything else runs, so it leaves the
+    process environment as the token does. The policy is the pull request's file; the
+    base's name is enforced by value later (`app.model_key`)."""
+    workspace = Path(environ.get("GITHUB_WORKSPACE") or ".")
+    policy = workspace / (environ.get("INPUT_POLICY") or "toolfuzz-gate.yml")
+    try:
+        with policy.open("rb") as handle:
+            document = yaml.safe_load(handle.read(MAX_POLICY_PEEK_BYTES))
+    except (OSError, yaml.YAMLError, ValueError, RecursionError):
+        return set()
+    llm = document.get("llm") if isinstance(document, dict) else None
+    name = llm.get("api_key_env") if isinstance(llm, dict) else None
+    return {name} if isinstance(name, str) and environ.get(name) else set()
+
+
+def _read_carrier(value: str) -> dict[str, str]:
+    text = _read_pipe(value)
+    try:
+        found = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str) and v}
+
+
+def _read_pipe(value: str) -> str:
     if not value.isdigit():
         return ""
     descriptor = int(value)

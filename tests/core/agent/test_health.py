@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolfuzz_gate.core.agent.health import model_health, run_trouble, set_trouble
+from toolfuzz_gate.core.agent.health import (
+    finding_trouble,
+    model_health,
+    run_trouble,
+    set_trouble,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 
@@ -31,6 +36,22 @@ def test_a_run_that_tried_and_made_no_usable_call_is_trouble() -> None:
     assert run_trouble(_run("bad-arguments", "call")) is None  # it got there in the end
     assert run_trouble(_run()) is None  # answered without the tool: a judgement, not trouble
     assert run_trouble(None) is None
+
+
+def test_a_finding_is_unjudged_only_when_the_model_kept_every_attempt_from_judging() -> None:
+    no_prompt: JSONObject = {"prompt": "", "agent": None, "outcome": "no-prompt", "attempts": []}
+    assert finding_trouble(no_prompt) == "the model wrote no user request for the call"
+    # never put to the model: the finding's own call did not reproduce it
+    assert finding_trouble({**no_prompt, "outcome": "not-reproduced"}) is None
+    lost: JSONObject = {
+        "prompt": "p",
+        "agent": _run("unknown-tool"),
+        "outcome": "not-reached",
+        "attempts": [{"prompt": "p", "outcome": "not-reached"}],
+    }
+    assert finding_trouble(lost) == "the agent only called tools that do not exist"
+    assert finding_trouble({**lost, "outcome": "reachable"}) is None
+    assert finding_trouble({**lost, "agent": _run("call")}) is None  # a call that missed
 
 
 def test_a_set_is_unjudged_without_a_set_an_oracle_or_any_call() -> None:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import replace
 
-from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, finding_entry
-from toolfuzz_gate.core.agent.chat import Reply
-from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, Step
+from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt
+from toolfuzz_gate.core.agent.chat import Reply, ToolCall
+from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, Step, ToolResult
 from toolfuzz_gate.core.agent.reachability import (
     AGENT_MUTATION,
     agent_case,
     prompt_messages,
     read_prompt,
+    try_finding,
     verdict,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, InputKind
@@ -39,8 +42,11 @@ def _run(*records: JSONObject) -> AgentRun:
     return AgentRun("Where is Paris?", steps, "done", "answered", 2)
 
 
-def test_a_call_failing_with_the_same_class_makes_it_reachable() -> None:
-    assert verdict(CASE, "p", _run({"failures": ["crash"]})) == "reachable"
+def test_only_a_call_reproducing_the_fingerprint_makes_it_reachable() -> None:
+    reproduced: JSONObject = {"failures": ["crash"], "reproduces": True}
+    assert verdict(CASE, "p", _run(reproduced)) == "reachable"
+    # the same class elsewhere (another path or cause): related, not reached (0.5.0: reached)
+    assert verdict(CASE, "p", _run({"failures": ["crash"], "reproduces": False})) == "related"
     assert verdict(CASE, "p", _run({"failures": ["hostile-accepted"]}, {"failures": []})) == (
         "not-reached"
     )
@@ -53,7 +59,6 @@ def test_a_note_is_reached_by_a_schema_valid_call_the_tool_rejects() -> None:
     assert verdict(note, "p", _run(rejected)) == "reachable"
     assert verdict(note, "p", _run({**rejected, "valid": False})) == "not-reached"
     assert verdict(note, "p", _run({**rejected, "outcome": "accepted"})) == "not-reached"
-    assert finding_entry(note, "p", None)["kind"] == "note"
 
 
 def test_the_agent_arguments_are_judged_by_their_own_validity() -> None:
@@ -79,8 +84,56 @@ def test_the_prompt_request_names_the_tool_and_the_exact_arguments() -> None:
     assert read_prompt(Reply("   ", (), 0)) == ""
 
 
+def _model(prompts: Sequence[str], calls: dict[str, JSONObject]) -> tuple[list[str], object]:
+    """A model writing `prompts` in turn, and as the agent making the call `calls` names
+    for the request, then answering; the requests it was asked for are logged."""
+    asked: list[str] = []
+    queue = list(prompts)
+
+    def chat(messages: Sequence[JSONObject], tools: Sequence[JSONObject]) -> Reply:
+        if not tools:
+            asked.append(str(messages[-1]["content"]))
+            return Reply(queue.pop(0), (), 1)
+        if messages[-1]["role"] == "tool":
+            return Reply("done", (), 1)
+        prompt = str(messages[1]["content"])
+        return Reply("", (ToolCall("c0", "geocode", json.dumps(calls[prompt])),), 1)
+
+    return asked, chat
+
+
+TOOL = FunctionTool("geocode", "Find a city.", {"type": "object"})
+
+
+def _call(reproducing: JSONObject) -> object:
+    def call(arguments: JSONObject) -> ToolResult:
+        hit = arguments == reproducing
+        return ToolResult("x", {"outcome": "crash", "failures": ["crash"], "reproduces": hit})
+
+    return call
+
+
+def test_a_finding_is_tried_verbatim_first_then_up_to_three_requests() -> None:
+    reproducing: JSONObject = {"city": "a", "country": None}
+    asked, chat = _model(["one", "two", "three"], {"one": {"city": "b"}, "two": reproducing})
+    found = ToolResult("crash", {"reproduces": True})
+    entry = try_finding(CASE, TOOL, chat, _call(reproducing), found)  # type: ignore[arg-type]
+    assert entry["outcome"] == "reachable" and entry["prompt"] == "two"
+    assert entry["attempts"] == [
+        {"prompt": "one", "outcome": "related"},
+        {"prompt": "two", "outcome": "reachable"},
+    ]
+    assert len(asked) == 2 and '"one"' in asked[1] and "word it differently" in asked[1]
+    asked, chat = _model([], {})
+    gone = ToolResult("accepted", {"reproduces": False})
+    entry = try_finding(CASE, TOOL, chat, _call(reproducing), gone)  # type: ignore[arg-type]
+    assert entry["outcome"] == "not-reproduced" and entry["attempts"] == [] and asked == []
+
+
 def test_the_receipt_is_sealed_over_everything_else() -> None:
-    entry = finding_entry(CASE, "Where is Paris?", _run({"failures": ["crash"]}))
+    _, chat = _model(["Where is Paris?"], {"Where is Paris?": dict(CASE.input)})
+    found = ToolResult("crash", {"reproduces": True})
+    entry = try_finding(CASE, TOOL, chat, _call(dict(CASE.input)), found)  # type: ignore[arg-type]
     assert entry["agentReachable"] is True and entry["input"] == CASE.input
     receipt = build_agent_receipt(
         "geocode", {"file": "geocode.json"}, {"model": "m"}, "d" * 64, {}, [entry], []

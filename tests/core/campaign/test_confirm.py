@@ -203,15 +203,43 @@ def test_the_breaker_stops_a_tool_that_always_times_out_with_one_finding() -> No
     handler = AlwaysHangs()
     result = run(handler, runs=50)
     [timeout] = doc(result.receipt)["counterexamples"]
-    assert timeout["failure"] == "timeout"
+    assert timeout["failure"] == "hung"
     assert timeout["reproduced"] == {"runs": 3, "failed": 3}
     assert doc(result.receipt)["breaker"]["after"] == 3
-    assert doc(result.receipt)["cases"] == {"valid": 3, "hostile": 0, "seam": 0}
-    # Three cases, the first replayed with the longer budget (the next two are the same
-    # hang), then one more replay to confirm the counterexample: no shrinking and no search
-    # for the member at fault (every question would cost a timeout).
-    assert handler.calls == 3 + 1 + 1
+    # After the breaker the near-misses run with the short timeout; three of them hang too.
+    assert doc(result.receipt)["cases"] == {"valid": 3, "hostile": 3, "seam": 0}
+    # Three cases, the first replayed with the longer budget and once more with far more
+    # (the next two are the same hang), three near-misses, then one more replay to confirm
+    # the counterexample: no shrinking and no search for the member at fault (every
+    # question would cost a timeout).
+    assert handler.calls == 3 + 2 + 3 + 1
     assert "untested" in doc(result.receipt)["coverage"].values()
+
+
+class HangsOnValidCalls(Counting):
+    """Refuses a call its schema forbids at once; hangs on every other."""
+
+    def answer(self, arguments: JSONObject) -> Outcome:
+        return Outcome(OutcomeKind.TIMEOUT, message="no answer")
+
+
+def test_after_the_breaker_the_near_misses_still_run_with_the_short_timeout() -> None:
+    handler = HangsOnValidCalls()
+    receipt = doc(run(handler, runs=50).receipt)
+    breaker = receipt["breaker"]
+    assert breaker["stream"] == "valid" and breaker["after"] == 3
+    # Every operator met its first bases, each refused: the hostile families are tested.
+    assert receipt["cases"]["valid"] == 3
+    assert receipt["cases"]["hostile"] == breaker["hostileAfter"]["ran"] > 0
+    assert breaker["hostileAfter"]["timedOut"] == 0
+    assert breaker["hostileAfter"]["timeoutFactor"] == 0.25
+    assert "untested" not in receipt["coverage"].values()
+    assert receipt["coverage"]["type"] == "tested"
+    # What the breaker cut: the rest of the valid stream, the later rounds of near-misses
+    # and the seam probes.
+    assert breaker["notRun"]["valid"] == 47
+    assert breaker["notRun"]["hostile"] > 0
+    assert handler.factor == 1.0, "the short timeout is for the near-misses only"
 
 
 def test_receipts_with_confirmed_findings_stay_byte_identical() -> None:

@@ -13,6 +13,7 @@ from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation, invariant_ledger
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.stateful.sequence_checks import CHECKS
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
@@ -353,11 +354,27 @@ def test_the_ledger_names_every_invariant_and_flips_only_the_broken_one() -> Non
         "error-vocabulary",
         "oracle-agreement",
         "within-limits",
+        "writes-inside-root",
     }
     assert invariant_ledger(set()) == dict.fromkeys(names, True)
     covered = {failure for invariant in INVARIANTS for failure in invariant.failures}
-    assert covered == set(Failure)
+    across_calls = {failure for _check, classes in CHECKS.values() for failure in classes}
+    assert covered | across_calls == set(Failure) and not covered & across_calls
     for invariant in INVARIANTS:
         for failure in invariant.failures:
             ledger = invariant_ledger({failure})
             assert [name for name, held in ledger.items() if not held] == [invariant.name]
+
+
+# --- writes-inside-root ---------------------------------------------------------------------------
+
+
+def test_a_write_outside_the_root_is_a_finding_naming_the_paths_whatever_the_outcome() -> None:
+    for kind in (OutcomeKind.ACCEPTED, OutcomeKind.REJECTED, OutcomeKind.CRASH):
+        outcome = Outcome(kind, error_code="x", escaped_writes=("../.staging",))
+        found = check_observation(Observation(valid_case(), outcome), TOOL)
+        escaped = [f for f in found if f.failure is Failure.WRITE_OUTSIDE_ROOT]
+        assert len(escaped) == 1
+        assert escaped[0].error["written"] == ["../.staging"]
+    quiet = Outcome(OutcomeKind.ACCEPTED)
+    assert Failure.WRITE_OUTSIDE_ROOT not in failures(Observation(valid_case(), quiet))

@@ -120,7 +120,7 @@ def test_defaults_when_the_policy_says_little() -> None:
     policy = parse(
         {"version": 1, "tools": [{"name": "t", "schema": "s.json", "handler": {"python": "m:f"}}]}
     )
-    assert policy.gate == GateRules(("invariant",), ())
+    assert policy.gate == GateRules(("invariant", "unreached"), ())
     assert policy.tools[0].options == RunOptions()
     assert policy.tools[0].pick is None and policy.corpus is None
 
@@ -278,7 +278,8 @@ def test_exclude_tools_needs_a_tools_file_of_every_tool() -> None:
         entry = {"name": "t", "schema": "s", "handler": {"python": "m:f"}, "exclude_tools": ["a"]}
         if extra:
             del entry["schema"]
-        with pytest.raises(PolicyError, match="`exclude_tools` goes with a `tools` file entry"):
+        whole = "`exclude_tools` goes with an entry that takes every tool"
+        with pytest.raises(PolicyError, match=whole):
             parse({"version": 1, "tools": [{**entry, **extra}]})
 
 
@@ -398,3 +399,20 @@ def test_a_budget_that_is_not_a_positive_number_of_seconds_is_refused(
     target.get(where, document["tools"][0])["budget_s"] = given
     with pytest.raises(PolicyError, match="budget_s"):
         parse(document)
+
+
+def test_allow_breaking_items_name_the_tools_breaking_change_accepts() -> None:
+    tool = {"name": "t", "schema": "s", "handler": {"python": "m:f"}}
+    gate = {"fail_on": ["breaking-change", {"allow-breaking": ["b", "a"]}]}
+    rules = parse({"version": 1, "tools": [tool], "gate": gate}).gate
+    assert rules.fail_on == ("breaking-change",) and rules.allow_breaking == ("a", "b")
+    bad = {"fail_on": [{"allow-breaking": ["a"], "tools": ["x"]}]}
+    with pytest.raises(PolicyError, match="unknown key"):
+        parse({"version": 1, "tools": [tool], "gate": bad})
+
+
+def test_only_a_whole_entry_may_go_without_a_name() -> None:
+    whole = parse({"version": 1, "tools": [{"handler": {"mcp": ["s"]}}]}).tools[0]
+    assert (whole.name, whole.named) == ("tools-0", False)
+    with pytest.raises(PolicyError, match="missing key 'name'"):
+        parse({"version": 1, "tools": [{"handler": {"mcp": ["s"], "tool": "x"}}]})

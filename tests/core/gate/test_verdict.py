@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, Verdict, decide
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 
@@ -41,7 +43,9 @@ def rules(*fail_on: str, **floors: str) -> GateRules:
 
 
 def test_every_fail_on_value_has_one_check() -> None:
-    assert (*CHECKS, *AGENT_CHECKS) == FAIL_ON  # the agent checks read agent receipts
+    # the agent checks read agent receipts; unreached reads the policy's allowances too;
+    # breaking-change the diff and the policy's allowances
+    assert (*CHECKS, UNREACHED, *AGENT_CHECKS, BREAKING_CHANGE) == FAIL_ON
 
 
 def test_invariant_fails_on_any_head_counterexample() -> None:
@@ -122,6 +126,7 @@ def test_reasons_list_failures_before_notes_in_rule_order() -> None:
         "unsupported-keyword",
         "new-counterexample",
         "coverage-drop",
+        "breaking-change",
     ]
 
 
@@ -305,3 +310,34 @@ def test_a_skipped_tool_is_held_to_no_coverage_floor() -> None:
     untested = {"coverage": dict.fromkeys(FAMILIES, "unsupported")}
     assert not decide(floors, [{**refused_receipt("research", SKIP), **untested}]).failed
     assert decide(floors, [{**refused_receipt("countries", LIMIT), **untested}]).failed
+
+
+def test_a_state_dependent_hang_is_noted_and_a_state_dependent_crash_still_fails() -> None:
+    marked = {"fresh": {"runs": 1, "failed": 0}, "note": "..."}
+    slow = {"fingerprint": "a", "failure": "slow", "stateDependent": marked}
+    crash = {"fingerprint": "b", "failure": "crash", "stateDependent": marked, "flaky": True}
+    only_slow = decide(rules("invariant"), [{**receipt("t"), "counterexamples": [slow]}])
+    assert not only_slow.failed
+    assert only_slow.reasons[0].startswith("state-dependent: 1 timeout(s) only on the state")
+    both = decide(rules("invariant"), [{**receipt("t"), "counterexamples": [slow, crash]}])
+    assert both.failed
+    assert both.reasons[0] == "invariant: counterexamples on head: 1 in t (1)"
+
+
+def test_what_a_time_budget_or_the_breaker_cut_is_noted() -> None:
+    cut = {"valid": 120, "hostile": 200, "seam": 4}
+    budget = {"seconds": 60.0, "exhausted": True, "scope": "tool", "notRun": cut}
+    breaker = {"stream": "valid", "after": 3, "notRun": {"valid": 47, "hostile": 30, "seam": 4}}
+    verdict = decide(
+        rules("invariant"),
+        [
+            {**receipt("a"), "budget": budget},
+            {**receipt("b"), "breaker": breaker},
+            {**receipt("c"), "budget": {"seconds": 60.0, "exhausted": False}},
+        ],
+    )
+    assert not verdict.failed
+    assert verdict.reasons == (
+        "time budget: cut 1 tool(s): a (tool's 60.0 s; not run: 120 valid, 200 hostile, 4 seam)",
+        "timeout breaker: cut 1 tool(s): b (valid stream; not run: 47 valid, 30 hostile, 4 seam)",
+    )

@@ -48,7 +48,13 @@ def test_the_scenario_log_is_sound_and_located() -> None:
     log = json.loads(render_sarif(scenario.diff(), scenario.context()))
     _check(log)
     rules = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
-    assert rules == [f.value for f in Failure] + ["unsupported-keyword", "refused"]
+    reach = ["unreached", "rejection-as-success"]
+    assert rules == [f.value for f in Failure] + [
+        "unsupported-keyword",
+        "refused",
+        *reach,
+        "breaking-change",
+    ]
     found = {
         r["ruleId"]: (
             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],

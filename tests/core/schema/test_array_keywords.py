@@ -200,3 +200,16 @@ def test_unreachable_contains_counts_are_contradictions(array: Any, keyword: str
     assert ("schema.contradiction", f"/properties/t/{keyword}") in [
         (p.code, p.pointer) for p in error.value.problems
     ]
+
+
+def test_contains_items_come_from_both_schemas_when_neither_alone_lands() -> None:
+    # found by Hypothesis: an untyped 10..20 `contains` inside 0..30 integer items, with
+    # minContains 2 and maxItems 2, generated [30, 10] (one match short) at seed 551
+    array = {
+        "type": "array",
+        "items": {"type": "integer", "minimum": 0, "maximum": 30},
+        "contains": {"minimum": 10, "maximum": 20},
+        "minContains": 2,
+        "maxItems": 2,
+    }
+    check_laws(_wrap(array), 551, cases=10)

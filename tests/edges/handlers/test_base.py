@@ -110,4 +110,5 @@ def test_a_request_to_a_process_that_is_gone_was_never_read() -> None:
 
 def test_silence_past_the_deadline_is_a_timeout(echo: WorkerProcess) -> None:
     outcome = unanswered(Stop.TIMEOUT, echo, 0.25, Limits())
-    assert outcome == Outcome(OutcomeKind.TIMEOUT, message="no answer within 0.25 s")
+    # The process is killed for its silence: the call cost the handler its process.
+    assert outcome == Outcome(OutcomeKind.TIMEOUT, message="no answer within 0.25 s", ended=True)

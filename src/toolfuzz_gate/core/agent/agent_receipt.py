@@ -9,29 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolfuzz_gate.core.agent.loop import AgentRun
-from toolfuzz_gate.core.agent.reachability import REACHABLE, kind_of, verdict
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
-from toolfuzz_gate.core.gate.regression import RegressionCase
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 
 FORMAT = "toolfuzz-agent/1"
-
-
-def finding_entry(case: RegressionCase, prompt: str, run: AgentRun | None) -> JSONObject:
-    """One finding's entry in the receipt: the prompt, the agent's run, the verdict."""
-    outcome = verdict(case, prompt, run)
-    return {
-        "kind": kind_of(case),
-        "fingerprint": case.fingerprint,
-        "failure": case.failure.value,
-        "path": case.path,
-        "input": case.input,
-        "prompt": prompt,
-        "agent": None if run is None else run.to_json(),
-        "outcome": outcome,
-        "agentReachable": outcome == REACHABLE,
-    }
 
 
 def model_record(settings: LlmSettings) -> JSONObject:

@@ -42,8 +42,14 @@ def run_trouble(run: JSON) -> str | None:
 
 
 def finding_trouble(entry: JSONObject) -> str | None:
-    """Why a finding's reachability could not be judged, or None."""
-    if not entry.get("prompt"):
+    """Why a finding's reachability could not be judged, or None. A finding whose own
+    call did not reproduce it was never put to the model; one some attempt reached (or
+    came near) was judged, whatever the other attempts did."""
+    attempts = entry.get("attempts")
+    tried = [a for a in attempts if isinstance(a, dict)] if isinstance(attempts, list) else []
+    if entry.get("outcome") in ("not-reproduced", "reachable", "related"):
+        return None
+    if not any(attempt.get("prompt") for attempt in tried) and not entry.get("prompt"):
         return "the model wrote no user request for the call"
     return run_trouble(entry.get("agent"))
 

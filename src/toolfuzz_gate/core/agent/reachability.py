@@ -1,21 +1,39 @@
 """Runtime failures made agent-reachable: would a real agent make the breaking call? (pure)
 
-For a counterexample or under-specification note of the schema campaign, the model is
-asked for a natural user request that would lead an agent to that call; the agent
-(`core.agent.loop`) runs on the request, and each call it makes is judged as a regression
-case is (`core.gate.regression`) with the agent's arguments in place of the finding's. A
-counterexample is agent-reachable when one of the agent's calls fails with the same failure
-class; a note (a clean rejection of a schema-valid call) when one of its schema-valid calls
-is rejected: the agent, reading the documentation, made a call the tool turns down.
+For a counterexample or under-specification note of the schema campaign, the finding's
+own call is first run verbatim: a finding that does not reproduce on its own is not tried
+(`not-reproduced`, no model request spent). Then, up to `attempts` times, the model is
+asked for a natural user request that would lead an agent to that call (each attempt
+told the requests already tried, so it words a new one); the agent (`core.agent.loop`)
+runs on the request, and each call it makes is judged as a regression case is
+(`core.gate.regression`) with the agent's arguments in place of the finding's. The first
+attempt that reaches the finding ends the trying.
+
+A counterexample is *reachable* when one of the agent's calls reproduces its fingerprint:
+the same failure class at the same path with the same cause (`replay_case`'s
+`still-failing`); *related* when a call fails with the same class elsewhere or otherwise
+(a different defect, or the same one by another road: reported, not counted as reached).
+A note (a clean rejection of a schema-valid call) is reachable when one of the agent's
+schema-valid calls is rejected: the agent, reading the documentation, made a call the tool
+turns down.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from toolfuzz_gate.core.agent.chat import Reply
-from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool
+from toolfuzz_gate.core.agent.loop import (
+    AgentRun,
+    CallTool,
+    Chat,
+    FreshState,
+    FunctionTool,
+    ToolResult,
+    run_agent,
+)
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
@@ -24,8 +42,12 @@ from toolfuzz_gate.errors import ReceiptError
 MAX_PROMPT = 1_000
 """Characters kept of a generated user request."""
 REACHABLE = "reachable"
+RELATED = "related"
 NOT_REACHED = "not-reached"
 NO_PROMPT = "no-prompt"
+NOT_REPRODUCED = "not-reproduced"
+DEFAULT_ATTEMPTS = 3
+"""User requests asked for per finding, at most (the trying stops once one reaches it)."""
 WRITER_SYSTEM = (
     "You write realistic requests that users type to an AI assistant. "
     "Reply with the requests only: no quotes, no explanation."
@@ -35,8 +57,15 @@ AGENT_MUTATION = "agent"
 """The mutation family of an agent's schema-invalid call: it was no mutation of ours."""
 
 
-def prompt_messages(tool: FunctionTool, arguments: JSONObject) -> list[JSONObject]:
-    """The conversation asking the model for a user request that leads to `arguments`."""
+def prompt_messages(
+    tool: FunctionTool, arguments: JSONObject, tried: Sequence[str] = ()
+) -> list[JSONObject]:
+    """The conversation asking the model for a user request that leads to `arguments`;
+    `tried`: requests already tried that did not lead there (the new one must differ)."""
+    before = ""
+    if tried:
+        listed = "; ".join(json.dumps(prompt) for prompt in tried)
+        before = f" These requests did not lead there, so word it differently: {listed}."
     return [
         {"role": "system", "content": WRITER_SYSTEM},
         {
@@ -45,7 +74,7 @@ def prompt_messages(tool: FunctionTool, arguments: JSONObject) -> list[JSONObjec
                 "Write one natural request a user might send to an assistant that has the "
                 f"tool {tool.name!r} (description: {tool.description or 'none'}), such that "
                 "the assistant would call the tool with exactly these arguments: "
-                f"{canonical_compact(arguments)}"
+                f"{canonical_compact(arguments)}{before}"
             ),
         },
     ]
@@ -82,12 +111,66 @@ def failure_record(findings: Iterable[Finding]) -> list[str]:
 
 
 def verdict(case: RegressionCase, prompt: str, run: AgentRun | None) -> str:
-    """`reachable` (one of the agent's calls failed as the finding did), `not-reached`, or
-    `no-prompt` (the model wrote no request)."""
+    """`reachable` (one of the agent's calls reproduced the finding), `related` (one failed
+    with the same class, not the same fingerprint), `not-reached`, or `no-prompt` (the
+    model wrote no request)."""
     if not prompt or run is None:
         return NO_PROMPT
-    reached = any(_reaches(case, step.record) for step in run.steps if step.kind == "call")
-    return REACHABLE if reached else NOT_REACHED
+    records = [step.record for step in run.steps if step.kind == "call"]
+    if any(reaches(case, record) for record in records):
+        return REACHABLE
+    if any(_related(case, record) for record in records):
+        return RELATED
+    return NOT_REACHED
+
+
+def try_finding(
+    case: RegressionCase,
+    tool: FunctionTool,
+    chat: Chat,
+    call_tool: CallTool,
+    verbatim: ToolResult,
+    attempts: int = DEFAULT_ATTEMPTS,
+    fresh_state: FreshState | None = None,
+) -> JSONObject:
+    """The finding's receipt entry: `verbatim` is what its own call gave when run as is;
+    when that reproduced it, up to `attempts` user requests are written and run through
+    the agent, stopping at the first that reaches it. `prompt`, `agent` and `outcome` are
+    the deciding attempt's (the one that reached it, else the last); `attempts` lists all."""
+    entry: JSONObject = {
+        "kind": kind_of(case),
+        "fingerprint": case.fingerprint,
+        "failure": case.failure.value,
+        "path": case.path,
+        "input": case.input,
+        "verbatim": verbatim.record,
+    }
+    tried: list[JSONObject] = []
+    prompt, outcome = "", NOT_REPRODUCED
+    run: AgentRun | None = None
+    if reaches(case, verbatim.record):
+        for _ in range(max(1, attempts)):
+            earlier = [str(t["prompt"]) for t in tried if t["prompt"]]
+            prompt = read_prompt(chat(prompt_messages(tool, case.input, earlier), ()))
+            run = (
+                run_agent(prompt, tool, chat, call_tool, fresh_state=fresh_state)
+                if prompt
+                else None
+            )
+            outcome = verdict(case, prompt, run)
+            tried.append({"prompt": prompt, "outcome": outcome})
+            if outcome == REACHABLE:
+                break
+    entry.update(
+        {
+            "prompt": prompt,
+            "agent": None if run is None else run.to_json(),
+            "outcome": outcome,
+            "agentReachable": outcome == REACHABLE,
+            "attempts": list[JSON](tried),
+        }
+    )
+    return entry
 
 
 def kind_of(case: RegressionCase) -> str:
@@ -95,10 +178,17 @@ def kind_of(case: RegressionCase) -> str:
     return "note" if case.failure is Failure.UNDER_SPECIFIED else "counterexample"
 
 
-def _reaches(case: RegressionCase, record: JSONObject) -> bool:
+def reaches(case: RegressionCase, record: JSONObject) -> bool:
+    """Does a call's record (`_caller` in `app.agent_handler`) reproduce the finding? A
+    counterexample: its fingerprint (`reproduces`, set from `replay_case`); a note: a
+    schema-valid call rejected."""
     if case.failure is Failure.UNDER_SPECIFIED:
         return record.get("valid") is True and record.get("outcome") == "rejected"
-    return case.failure.value in _failures(record)
+    return record.get("reproduces") is True
+
+
+def _related(case: RegressionCase, record: JSONObject) -> bool:
+    return case.failure is not Failure.UNDER_SPECIFIED and case.failure.value in _failures(record)
 
 
 def _failures(record: JSONObject) -> list[str]:

@@ -30,6 +30,8 @@ class Case:
     site: tuple[str, str] | None = None
     """Where the oracle sees a hostile case fail when that is not (keyword, path): the
     enclosing `anyOf`/`oneOf` of a near-miss made inside one of its branches."""
+    requires: str = ""
+    """What the broken keyword required, in words (`core.engine.requirement`)."""
 
     @property
     def expected(self) -> tuple[str, str]:

@@ -7,7 +7,15 @@ take a second), and must fail the same way (the same failure class, path and cau
 that fails only sometimes is still a defect and is reported, marked flaky with how often
 it reproduced. A timeout is different: the replays get `TIMEOUT_FACTOR` times the budget,
 and a call that answers within it was slowed by the machine, not hung by the input, so
-the timeout is dismissed (machine noise must never fail a pull request).
+the timeout is dismissed (machine noise must never fail a pull request). One that holds is
+given `HANG_FACTOR` times the budget once more, which tells a slow call (it answers then)
+from a hung one (it does not).
+
+Fresh state. A campaign's calls leave state behind (a document its own calls grew, a
+store they filled), so a failure it found may be the state's, not the input's. Crashes and
+timeouts are confirmed on a handler started afresh (`start_fresh`: a new process, the
+declared reset, a new working directory where the adapter made its own); one that never
+fails there is reported as state-dependent, never as confirmed.
 """
 
 from __future__ import annotations
@@ -18,7 +26,14 @@ from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.findings import Failure, Finding
 from toolfuzz_gate.core.campaign.invariants import check_observation
 from toolfuzz_gate.core.campaign.observe import observe
-from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Handler,
+    OutcomeKind,
+    Pinging,
+    Refreshing,
+    Replaying,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
@@ -26,6 +41,11 @@ CONFIRMATIONS = 2
 """Replays of a counterexample's minimal input beyond the call that found it."""
 TIMEOUT_FACTOR = 3.0
 """A timeout is replayed with this many times the per-call budget."""
+HANG_FACTOR = 6.0
+"""A timeout that held at `TIMEOUT_FACTOR` is replayed once with this many times the
+budget: `slow` when it answers then, `hung` when it does not (12 s at the default 2 s)."""
+FRESH_FAILURES = frozenset({Failure.CRASH, Failure.INTERNAL_ERROR, Failure.TIMEOUT})
+"""The failures confirmed on fresh state: those a campaign's accumulated state can cause."""
 EFFECT_FAILURES = frozenset(
     {
         Failure.MUTATION_ON_REJECTION,
@@ -107,6 +127,36 @@ def restart(handler: Handler) -> None:
     replay in a process that neither the campaign nor the shrinking used."""
     if isinstance(handler, Replaying):
         handler.restart()
+
+
+def start_fresh(handler: Handler) -> bool:
+    """Start the handler on fresh state (`Refreshing`), or at least in a fresh process;
+    False when it cannot be started again at all (an in-process handler)."""
+    if not isinstance(handler, Refreshing | Replaying):
+        return False
+    start_fresh_through(handler)
+    return True
+
+
+def answers_eventually(value: JSON, handler: Handler) -> bool | None:
+    """Does a call that timed out answer when given `HANG_FACTOR` times the budget (None:
+    the handler's timeout cannot be stretched)?"""
+    if not isinstance(handler, Replaying) or not isinstance(value, dict):
+        return None
+    handler.scale_timeout(HANG_FACTOR)
+    try:
+        outcome = handler.call(value)
+    finally:
+        handler.scale_timeout(1.0)
+    return outcome.kind is not OutcomeKind.TIMEOUT
+
+
+def ping(handler: Handler) -> bool | None:
+    """Is the handler's process still there to answer (None: it cannot be asked)?"""
+    if not isinstance(handler, Pinging):
+        return None
+    answer = handler.ping()
+    return None if answer is None else answer.kind is OutcomeKind.ACCEPTED
 
 
 def replay(

@@ -30,6 +30,41 @@ class Failure(StrEnum):
     declared complete. Receipts keep these apart from counterexamples, as notes."""
     OUTPUT_SCHEMA_VIOLATION = "output-schema-violation"
     NOT_IDEMPOTENT = "not-idempotent"
+    SLOW = "slow"
+    """A timeout told apart: the call answered, but only when given far more than the budget
+    (`core.campaign.confirm.HANG_FACTOR` times it)."""
+    HUNG = "hung"
+    """A timeout told apart: the call never answered, not even given far more time."""
+    INTERNAL_ERROR = "internal-error"
+    """The handler answered an internal error of its own (a JSON-RPC -32603) and its process
+    lived: an exception it did not handle, not a dead process."""
+    SEQUENCE_CRASH = "sequence-crash"
+    """A call crashed in a sequence of calls, and not alone on a fresh state."""
+    SEQUENCE_TIMEOUT = "sequence-timeout"
+    """A call hung in a sequence of calls, and not alone on a fresh state."""
+    RESOURCE_UNAVAILABLE = "resource-unavailable"
+    """A read rejected what a create had just returned (the link certain)."""
+    USE_AFTER_DELETE = "use-after-delete"
+    """A read or delete of something just deleted was accepted, or a listing still held it."""
+    UPDATE_NOT_VISIBLE = "update-not-visible"
+    """The read after an idempotent update did not return what the update wrote."""
+    WRITE_OUTSIDE_ROOT = "write-outside-root"
+    """A confined handler created, changed or removed a file outside its allowed root."""
+
+
+TOLD_APART = {Failure.SLOW: Failure.TIMEOUT, Failure.HUNG: Failure.TIMEOUT}
+"""Classes a call's observation cannot give by itself, and the class it gives instead: a
+timeout is told slow or hung only by waiting far longer (`core.campaign.confirm`)."""
+
+
+HANGS = frozenset({Failure.TIMEOUT, Failure.SLOW, Failure.HUNG})
+"""The classes of a call that did not answer in time. One that never failed on a handler
+started afresh is noted, never failing: the campaign's own state made the call slow."""
+
+
+def as_observed(failure: Failure) -> Failure:
+    """The class one observation of a `failure` gives (`TOLD_APART`)."""
+    return TOLD_APART.get(failure, failure)
 
 
 class InputKind(StrEnum):

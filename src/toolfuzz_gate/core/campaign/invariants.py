@@ -15,9 +15,13 @@ from toolfuzz_gate.core.campaign.cause import cause_of
 from toolfuzz_gate.core.campaign.findings import Failure, Finding
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.engine.requirement import accepted_reason, value_at
 from toolfuzz_gate.core.jsonutil import pointer
 from toolfuzz_gate.core.jsonutil.canonical import json_size
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 
+ANSWER_CHARS = 200
+"""Characters of an accepted near-miss's answer its finding keeps (what it was answered)."""
 Check = Callable[[Observation, ToolSpec], Iterator[Finding]]
 
 
@@ -80,12 +84,16 @@ def _valid_accepted(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 def _hostile_rejected(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     out = obs.outcome
     if out is not None and not obs.case.valid and out.kind is OutcomeKind.ACCEPTED:
-        keyword = obs.case.keyword or "the schema"
-        yield finding(
-            obs,
-            Failure.HOSTILE_ACCEPTED,
-            {"reason": f"accepted a call that breaks {keyword} at {obs.case.path or '/'}"},
-        )
+        case = obs.case
+        sent = value_at(case.input, case.path)
+        error: dict[str, object] = {
+            "reason": accepted_reason(case.keyword, case.requires, case.path, sent)
+        }
+        if case.requires:
+            error["required"] = case.requires
+        if out.said:
+            error["answer"] = bounded_message(out.said, ANSWER_CHARS)
+        yield finding(obs, Failure.HOSTILE_ACCEPTED, error)
 
 
 def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
@@ -100,6 +108,23 @@ def _kind_is_not(kind: OutcomeKind, failure: Failure) -> Check:
             )
 
     return check
+
+
+_crashed = _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)
+
+
+def _no_crash(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    """A crash; an internal error the handler answered and lived through is told apart
+    (`internal-error`): an exception it did not handle, not a dead process."""
+    for found in _crashed(obs, tool):
+        if obs.outcome is not None and obs.outcome.internal:
+            what = "schema-valid" if obs.case.valid else "schema-invalid"
+            reason = f"an internal error on a {what} call; the handler lived"
+            yield replace(
+                found, failure=Failure.INTERNAL_ERROR, error={**found.error, "reason": reason}
+            )
+        else:
+            yield found
 
 
 def _no_mutation_on_rejection(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
@@ -257,6 +282,27 @@ def _within_limits(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
         )
 
 
+def _writes_inside_root(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
+    out = obs.outcome
+    if out is None or not out.escaped_writes:
+        return
+    paths = list(out.escaped_writes)
+    shown = ", ".join(paths[:MAX_PATHS_SHOWN])
+    more = f" and {len(paths) - MAX_PATHS_SHOWN} more" if len(paths) > MAX_PATHS_SHOWN else ""
+    yield finding(
+        obs,
+        Failure.WRITE_OUTSIDE_ROOT,
+        {
+            "written": paths[:MAX_PATHS_SHOWN],
+            "reason": f"wrote outside its allowed root ({out.kind.value}): {shown}{more}",
+        },
+    )
+
+
+MAX_PATHS_SHOWN = 8
+"""Paths outside the root one finding names (its reason says how many more there were)."""
+
+
 def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
     if obs.outcome is None:
         yield finding(
@@ -269,8 +315,12 @@ def _oracle_agreement(obs: Observation, tool: ToolSpec) -> Iterator[Finding]:
 INVARIANTS: tuple[Invariant, ...] = (
     Invariant("valid-accepted", (Failure.VALID_REJECTED, Failure.UNDER_SPECIFIED), _valid_accepted),
     Invariant("hostile-rejected", (Failure.HOSTILE_ACCEPTED,), _hostile_rejected),
-    Invariant("no-crash", (Failure.CRASH,), _kind_is_not(OutcomeKind.CRASH, Failure.CRASH)),
-    Invariant("no-timeout", (Failure.TIMEOUT,), _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT)),
+    Invariant("no-crash", (Failure.CRASH, Failure.INTERNAL_ERROR), _no_crash),
+    Invariant(
+        "no-timeout",
+        (Failure.TIMEOUT, Failure.SLOW, Failure.HUNG),
+        _kind_is_not(OutcomeKind.TIMEOUT, Failure.TIMEOUT),
+    ),
     Invariant(
         "no-mutation-on-rejection", (Failure.MUTATION_ON_REJECTION,), _no_mutation_on_rejection
     ),
@@ -286,6 +336,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     Invariant("error-vocabulary", (Failure.ERROR_VOCABULARY,), _error_vocabulary),
     Invariant("oracle-agreement", (Failure.ORACLE_DISAGREEMENT,), _oracle_agreement),
     Invariant("within-limits", (Failure.RESOURCE_EXHAUSTION,), _within_limits),
+    Invariant("writes-inside-root", (Failure.WRITE_OUTSIDE_ROOT,), _writes_inside_root),
 )
 
 

@@ -49,6 +49,9 @@ class Counterexample:
     """How often the minimal input failed the same way (None: not a handler's failure)."""
     culprit: Culprit | None = None
     """The member at fault of a diagnosed runtime failure, and the value that passed."""
+    state_dependent: Reproduction | None = None
+    """For a failure that never reproduced on a handler started afresh: those fresh runs
+    (`core.campaign.confirm`); it held only on the state the campaign had left."""
 
 
 def minimize(

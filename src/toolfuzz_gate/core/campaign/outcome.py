@@ -63,9 +63,21 @@ class Outcome(NamedTuple):
     code_derived: bool = False
     """For a REJECTED call: the handler declared no code, the adapter made `error_code` up
     (read from free text, or a generic one), so a policy's `rejection_code` may replace it."""
+    ended: bool = False
+    """For a CRASH or TIMEOUT: the call cost the handler its process (it exited, broke the
+    protocol or was killed for its silence), so the call before it is a suspect too."""
+    internal: bool = False
+    """For a CRASH: the handler answered an internal error (JSON-RPC -32603) and lives."""
     output_text: str | None = None
     """For an ACCEPTED call, when the adapter was asked to keep it: the output as bounded,
     masked text (`output_text`). Untrusted: it is what the handler chose to say."""
+    said: str | None = None
+    """For an ACCEPTED call: the first words of its answer (an MCP result's first text block,
+    a string output), at most `SAID_CHARS`, masked; what `core.campaign.reach` reads to tell
+    a rejection answered as a success. Not part of the digest; untrusted."""
+    escaped_writes: tuple[str, ...] = ()
+    """For a handler confined to a root (`edges.handlers.workspace`): the paths, relative to
+    that root, the call created, changed or removed outside it (empty: none, or not watched)."""
 
     @property
     def committed_change(self) -> bool:
@@ -104,6 +116,36 @@ class Replaying(Protocol):
     def scale_timeout(self, factor: float) -> None: ...
 
 
+@runtime_checkable
+class Refreshing(Protocol):
+    """What a replaying handler may also offer: `start_fresh` drops the process and runs
+    the declared reset (and, where the adapter made the working directory, makes a new
+    one), so the next call meets the state a campaign starts from, not the one it left."""
+
+    def start_fresh(self) -> None: ...
+
+
+@runtime_checkable
+class Pinging(Protocol):
+    """What a handler with a protocol may also offer: `ping` asks its process whether it is
+    still there (None: it cannot be asked); an answer is ACCEPTED, none a CRASH or TIMEOUT."""
+
+    def ping(self) -> Outcome | None: ...
+
+
+def start_fresh_through(inner: object) -> None:
+    """For a wrapping handler: start `inner` fresh (`Refreshing`), or at least restart it."""
+    if isinstance(inner, Refreshing):
+        inner.start_fresh()
+    elif isinstance(inner, Replaying):
+        inner.restart()
+
+
+def ping_through(inner: object) -> Outcome | None:
+    """For a wrapping handler: `inner`'s ping, None when it cannot be asked."""
+    return inner.ping() if isinstance(inner, Pinging) else None
+
+
 def output_text(output: Any, limit: int) -> str | None:
     """`output` as text an agent may read, or None when `limit` is 0 (nothing kept): a
     string as itself, anything else as JSON with sorted keys; credential-looking substrings
@@ -119,6 +161,17 @@ def output_text(output: Any, limit: int) -> str | None:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+SAID_CHARS = 400
+"""Characters of an accepted answer's text an adapter keeps as `Outcome.said`."""
+
+
+def said_of(text: str | None) -> str | None:
+    """An answer's text as `Outcome.said` keeps it (None when there is none)."""
+    if not text:
+        return None
+    return _CONTROL.sub("", mask_text(text[:SAID_CHARS]))
 
 
 def handler_words(code: str | None, message: str | None) -> str:

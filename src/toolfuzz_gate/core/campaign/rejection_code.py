@@ -20,13 +20,25 @@ A handler that rejects with free text and no code (an MCP tool's `isError` resul
 
 A policy's `rejection_code` (a regular expression with a group named `code`) replaces a
 code the adapter made up (`Outcome.code_derived`), never one the handler declared.
+
+A policy's `rejection_answer` (a regular expression) reads a server that answers its
+rejections as successes (`isError: false` with "Database error: no such table"): an
+accepted call whose answer (`Outcome.said`) it matches is a rejection, coded by its `code`
+group when it has one and matches, else as the rule above reads the answer.
 """
 
 from __future__ import annotations
 
 import re
 
-from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Handler,
+    Outcome,
+    OutcomeKind,
+    Replaying,
+    ping_through,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 MAX_CODE_LENGTH = 64
@@ -140,27 +152,70 @@ def recode(outcome: Outcome, pattern: re.Pattern[str] | None) -> Outcome:
     return outcome._replace(error_code=code, code_derived=False)
 
 
-def recoding(handler: Handler, pattern: re.Pattern[str] | None) -> Handler:
-    """`handler` with `recode` applied to every outcome (itself when there is no pattern);
-    a `Replaying` handler stays one."""
-    if pattern is None:
+def answer_problem(source: str) -> str | None:
+    """Why `source` cannot be a `rejection_answer` pattern (None when it can)."""
+    if len(source) > MAX_PATTERN_LENGTH:
+        return f"longer than {MAX_PATTERN_LENGTH} characters"
+    return regex_problem(source)
+
+
+def read_answer(
+    outcome: Outcome, pattern: re.Pattern[str] | None, arguments: JSON = None
+) -> Outcome:
+    """`outcome` as a rejection when it is an accepted call whose answer `pattern` matches."""
+    if pattern is None or outcome.kind is not OutcomeKind.ACCEPTED or not outcome.said:
+        return outcome
+    found = pattern.search(outcome.said)
+    if found is None:
+        return outcome
+    named = found.groupdict().get(GROUP)
+    declared = bool(named) and len(named or "") <= MAX_CODE_LENGTH
+    code = named if declared and named else derived_code(outcome.said, arguments)
+    return Outcome(
+        kind=OutcomeKind.REJECTED,
+        error_code=code,
+        message=outcome.said,
+        effects_before=outcome.effects_before,
+        effects_after=outcome.effects_after,
+        effects_observed=outcome.effects_observed,
+        code_derived=not declared,
+    )
+
+
+def recoding(
+    handler: Handler,
+    pattern: re.Pattern[str] | None,
+    answer: re.Pattern[str] | None = None,
+) -> Handler:
+    """`handler` with `read_answer` (by `answer`) then `recode` (by `pattern`) applied to
+    every outcome (itself when there is neither); a `Replaying` handler stays one."""
+    if pattern is None and answer is None:
         return handler
     if isinstance(handler, Replaying):
-        return _RecodingReplaying(handler, handler, pattern)
-    return _Recoding(handler, pattern)
+        return _RecodingReplaying(handler, handler, pattern, answer)
+    return _Recoding(handler, pattern, answer)
 
 
 class _Recoding:
-    def __init__(self, inner: Handler, pattern: re.Pattern[str]) -> None:
-        self.inner, self.pattern = inner, pattern
+    def __init__(
+        self, inner: Handler, pattern: re.Pattern[str] | None, answer: re.Pattern[str] | None
+    ) -> None:
+        self.inner, self.pattern, self.answer = inner, pattern, answer
 
     def call(self, arguments: JSONObject) -> Outcome:
-        return recode(self.inner.call(arguments), self.pattern)
+        outcome = read_answer(self.inner.call(arguments), self.answer, arguments)
+        return recode(outcome, self.pattern)
 
 
 class _RecodingReplaying(_Recoding):
-    def __init__(self, inner: Handler, replaying: Replaying, pattern: re.Pattern[str]) -> None:
-        super().__init__(inner, pattern)
+    def __init__(
+        self,
+        inner: Handler,
+        replaying: Replaying,
+        pattern: re.Pattern[str] | None,
+        answer: re.Pattern[str] | None,
+    ) -> None:
+        super().__init__(inner, pattern, answer)
         self.replaying = replaying
 
     def restart(self) -> None:
@@ -168,3 +223,9 @@ class _RecodingReplaying(_Recoding):
 
     def scale_timeout(self, factor: float) -> None:
         self.replaying.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.replaying)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.replaying)

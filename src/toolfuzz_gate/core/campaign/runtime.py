@@ -29,6 +29,7 @@ from toolfuzz_gate.core.schema.node import Node
 RUNTIME_FAILURES = frozenset(
     {
         Failure.CRASH,
+        Failure.INTERNAL_ERROR,
         Failure.TIMEOUT,
         Failure.VALID_REJECTED,
         Failure.UNDER_SPECIFIED,

@@ -11,7 +11,9 @@ identity of each finding it raised (class, path, family, cause) and each entry o
 troublesome-strings dictionary it drew (`core.engine.dictionary`: a quote, a template
 directive, markup, ... each breaks its own kind of handler code, so a stream goes on while
 it still draws entries it has not tried); for a near-miss, its operator with the class of
-its outcome and its findings. Counts, never time: the same
+its outcome and its findings. A valid stream also goes on while the boundary ledger
+(`core.engine.ledger`) has an edge left to aim at: quiet cases do not prove that an empty
+array three levels down, or a title with `!`, was ever given. Counts, never time: the same
 seed stops at the same case on every machine, so receipts stay byte-identical.
 
 Near-misses start counting only once every operator has met its first bases
@@ -93,11 +95,12 @@ class Saturation:
         """Does stream `name` still need to know what its cases show?"""
         return self.window > 0 and not self.streams[name].stopped
 
-    def saturated(self, name: str, index: int) -> bool:
-        """Should stream `name` stop before its case `index` (and say so from now on)?"""
+    def saturated(self, name: str, index: int, edges_open: bool = False) -> bool:
+        """Should stream `name` stop before its case `index` (and say so from now on)?
+        Never while `edges_open`: the boundary ledger still has an edge to aim at."""
         stream = self.streams[name]
         stream.ran = index
-        if self.window and stream.quiet >= self.window:
+        if self.window and stream.quiet >= self.window and not edges_open:
             stream.stopped = True
         return stream.stopped
 

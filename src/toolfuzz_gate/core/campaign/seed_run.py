@@ -1,7 +1,5 @@
-"""Execute every case of one seed: valid, hostile, seam; keep ledgers and findings.
-
-Pure over the `Handler` seam: all I/O happens behind it.
-"""
+"""Execute every case of one seed (valid, hostile, seam), keep ledgers and findings; pure
+over the `Handler` seam, behind which all I/O happens."""
 
 from __future__ import annotations
 
@@ -10,20 +8,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from toolfuzz_gate.core.campaign.blame import last_answered
 from toolfuzz_gate.core.campaign.case import Case, Observation
-from toolfuzz_gate.core.campaign.confirm import FOUND_ONCE, Reproduction, replay
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
 from toolfuzz_gate.core.campaign.fresh_base import FreshBases
+from toolfuzz_gate.core.campaign.hangs import SHORT_TIMEOUT_FACTOR, Hangs
 from toolfuzz_gate.core.campaign.invariants import check_observation
 from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
-from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind
+from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.reach import Reach
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
 from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.generate import generate_traced, generator_for
+from toolfuzz_gate.core.engine.ledger import Ledger, aims_at
 from toolfuzz_gate.core.engine.mutate import Operator, apply, iter_operators
 from toolfuzz_gate.core.engine.probes import iter_probes
+from toolfuzz_gate.core.engine.requirement import requirement
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, ordered_compact
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.limits import Limits
@@ -39,11 +41,6 @@ RETRIES = 2
 FUTILE_RETRIES = 4
 """Retries in a row that met a business code again, after which a campaign stops retrying:
 fresh names do not get this tool past its rules (one that needs the thing to exist)."""
-
-
-BREAKER_TIMEOUTS = 3
-"""Timeouts of confirmed hangs after which a campaign stops: a tool that keeps hanging
-would otherwise cost a timeout (or more) on every case."""
 
 
 @dataclass
@@ -79,23 +76,30 @@ class Campaign:
     probes: list[JSONObject] = field(default_factory=list)
     dictionary: dict[str, int] = field(default_factory=dict)
     """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
-    timeouts: dict[tuple[str, int], Reproduction] = field(default_factory=dict)
-    """The confirmation of the first timeout of each kind, by its case's (stream, index)."""
+    suspects: dict[tuple[str, int], Case] = field(default_factory=dict)
+    """For a case whose call cost the handler its process: the call answered just before
+    it (`core.campaign.blame` decides which of the two is at fault)."""
+    _answered: Case | None = None
+    hangs: Hangs = field(default_factory=Hangs)
+    """Its timeouts: which held, slow or hung, and the breaker (`core.campaign.hangs`)."""
     dismissed_timeouts: int = 0
-    breaker: JSONObject | None = None
     saturation: Saturation = field(default_factory=lambda: Saturation(0))
     replays: dict[str, int] = field(default_factory=lambda: {"replayed": 0, "reordered": 0})
     """Cases called again as they were, and key-reordered (`core.campaign.observe`)."""
+    ledger: Ledger | None = None
+    """The boundary edges of the schema and which valid cases hit (`core.engine.ledger`)."""
+    reach: Reach = field(default_factory=Reach)
+    """How far valid and hostile calls got (`core.campaign.reach`)."""
     _hostile_done: bool = False
     _fresh: FreshBases | None = None
     _futile: int = 0
-    _hangs: set[tuple[str, str]] = field(default_factory=set)
-    _timed_out: int = 0
+
     _cases_digest: hashlib._Hash = field(default_factory=hashlib.sha256)
 
     def run(self) -> None:
         self.operators = list(iter_operators(self.schema, self.limits))
         self.saturation = Saturation(self.window)
+        self.ledger = Ledger(self.schema.root, self.limits)
         self._valid_cases()
         self._hostile_cases()
         self._seam_probes()
@@ -108,13 +112,20 @@ class Campaign:
         obs = observe(case, self.handler, self.tool.checks, again=replay_due(case))
         self.replays["replayed"] += obs.replay is not None
         self.replays["reordered"] += obs.reordered is not None
+        if obs.outcome is not None and obs.outcome.ended and self._answered is not None:
+            self.suspects[(case.stream, case.index)] = self._answered
         self._record(obs)
+        self._answered = last_answered(obs)
         return obs
 
     def _record(self, obs: Observation) -> None:
         self.counts[obs.case.kind.value] += 1
+        self.reach.note(obs)
         kept = []
         for found in check_observation(obs, self.tool):
+            if found.failure is Failure.TIMEOUT and self.hangs.short:
+                self.hangs.short_timeouts += 1
+                continue
             if found.failure is Failure.TIMEOUT and not self._timeout_holds(found, obs.case):
                 continue
             self.findings.append((found, obs.case))
@@ -132,32 +143,14 @@ class Campaign:
         if self.sink is not None:
             self.sink(record)
 
-    def _timeout_holds(self, found: Finding, case: Case) -> bool:
-        """Replay a timeout with the longer budget; trip the breaker on the last straw.
+    @property
+    def breaker(self) -> JSONObject | None:
+        return self.hangs.breaker
 
-        Only the first timeout of each kind (class, path, mutation family) is replayed:
-        the next ones of a kind already confirmed are the same hang, reported once, and
-        each replay costs several timeouts.
-        """
-        kind = (found.path, found.mutation)
-        if kind not in self._hangs:
-            evidence = FOUND_ONCE + replay(found, case, case.input, self.handler, self.tool, 1)
-            if evidence.dismissed:
-                self.dismissed_timeouts += 1
-                return False
-            self._hangs.add(kind)
-            self.timeouts[(case.stream, case.index)] = evidence
-        self._timed_out += 1
-        if self._timed_out >= BREAKER_TIMEOUTS and self.breaker is None:
-            self.breaker = {
-                "failure": Failure.TIMEOUT.value,
-                "after": self._timed_out,
-                "stream": case.stream,
-                "case": case.index,
-                "note": f"stopped after {self._timed_out} timeouts of confirmed hangs; "
-                "the remaining cases were not run",
-            }
-        return True
+    def _timeout_holds(self, found: Finding, case: Case) -> bool:
+        held = self.hangs.holds(found, case, self.handler, self.tool)
+        self.dismissed_timeouts += not held
+        return held
 
     def dictionary_use(self) -> JSONObject:
         """The receipt's `dictionary`: how many strings came from it, and which entries."""
@@ -169,12 +162,20 @@ class Campaign:
         return self._cases_digest.hexdigest()
 
     def _stopped(self, stream: str, index: int) -> bool:
-        """Before case `index` of `stream`: has the breaker tripped, the budget run out or
-        the stream saturated?"""
-        if self._out_of_time(stream, index) or self.breaker is not None:
+        """Before case `index` of `stream`: has the breaker stopped it, the budget run out
+        or the stream saturated?"""
+        if self._out_of_time(stream, index) or self._broken(stream, index):
             self.saturation.streams[stream].ran = index
             return True
-        return self.saturation.saturated(stream, index)
+        edges_open = stream == "valid" and self.ledger is not None and self.ledger.pending()
+        return self.saturation.saturated(stream, index, edges_open)
+
+    def _broken(self, stream: str, index: int) -> bool:
+        return self.hangs.stops(stream, index, self._first_bases())
+
+    def breaker_json(self) -> JSONObject | None:
+        """The receipt's `breaker` (`core.campaign.hangs`)."""
+        return self.hangs.breaker_json(self.not_run(), self.counts["hostile"])
 
     def _out_of_time(self, stream: str, index: int) -> bool:
         if self.budget_stop is None and self.budget is not None and self.budget.exhausted():
@@ -206,13 +207,16 @@ class Campaign:
         for index in range(self.runs):
             if self._stopped("valid", index):
                 return
-            drawn, used = generate_traced(self.schema, self.seed, index, self.limits)
+            assert self.ledger is not None
+            aim = self.ledger.aim() if aims_at(index) else None
+            drawn, used = generate_traced(self.schema, self.seed, index, self.limits, aim)
             for entry in used:
                 self.dictionary[entry] = self.dictionary.get(entry, 0) + 1
-            value = self.tool.with_fixed(drawn)
+            value = self.tool.with_fixed(self.tool.with_fixtures(drawn, index))
             self.valid_inputs.append(value)
             case = Case(InputKind.VALID, "valid", "", value, index, "valid", True)
             if self.oracle.is_valid(value):
+                self.ledger.observe(value)
                 self._execute(case)
             else:
                 self._record(Observation(case, None))
@@ -252,11 +256,29 @@ class Campaign:
         return max(self.runs, self._first_bases()) if self.operators else 0
 
     def _hostile_cases(self) -> None:
+        short = self.breaker is not None and isinstance(self.handler, Replaying)
+        if short:
+            assert isinstance(self.handler, Replaying)
+            self.handler.scale_timeout(SHORT_TIMEOUT_FACTOR)
+        self.hangs.short = short
+        try:
+            self._near_misses()
+        finally:
+            if short:
+                assert isinstance(self.handler, Replaying)
+                self.handler.scale_timeout(1.0)
+            self.hangs.short = False
+
+    def _near_misses(self) -> None:
         self.saturation.begin("hostile", self.hostile_count())
         for index in range(self.hostile_count()):
             if self._stopped("hostile", index):
-                # Saturated, every operator has met its first bases: as good as done.
-                self._hostile_done = self.breaker is None and self.budget_stop is None
+                # Saturated, or (after the breaker) past the first bases: every operator
+                # has met its first bases, which is as good as done.
+                cut = self.budget_stop is not None or (
+                    self.breaker is not None and index < self._first_bases()
+                )
+                self._hostile_done = not cut
                 return
             operator, mutant = self.hostile_case(index)
             counters = self.mutation_counts[operator.family]
@@ -373,4 +395,5 @@ def _hostile(operator: Operator, mutant: JSON, index: int, stream: str) -> Case:
         operator.keyword,
         operator.label,
         operator.site,
+        requirement(operator.keyword, operator.recipe.variant, operator.node),
     )

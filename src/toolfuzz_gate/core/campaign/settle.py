@@ -15,13 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from toolfuzz_gate.core.campaign.blame import blame
 from toolfuzz_gate.core.campaign.case import Case
 from toolfuzz_gate.core.campaign.confirm import (
     CONFIRMATIONS,
     FOUND_ONCE,
+    FRESH_FAILURES,
+    Reproduction,
     fails_alike,
     replay,
-    restart,
+    start_fresh,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, fingerprint
 from toolfuzz_gate.core.campaign.minimize import (
@@ -35,8 +38,11 @@ from toolfuzz_gate.core.campaign.oracle import Oracle
 from toolfuzz_gate.core.campaign.runtime import Culprit
 from toolfuzz_gate.core.campaign.seed_run import Campaign
 from toolfuzz_gate.core.jsonutil import pointer as jp
-from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
+BLAMED_SHRINK_BUDGET = 100
+"""Shrinking steps for a failure blamed on the call before it: each step that still kills
+the server costs a server start."""
 MAX_SIBLINGS = 2
 """Further bugs of one failure class and cause looked for behind each diagnosed one."""
 SIBLINGS_CHECKED = 8
@@ -50,11 +56,13 @@ def settle(
 ) -> list[Counterexample]:
     passes = _Passes(campaign, oracle, reference, document, shrink_budget)
     groups = _by_identity(campaign)
-    minimized = [(passes.shrunk(*group[0]), group[1:]) for group in groups]
-    if minimized:
-        restart(campaign.handler)
-    confirmed = [(_confirm(example, campaign), rest) for example, rest in minimized]
-    done = [(passes.explained(c), rest) for c, rest in confirmed if c is not None]
+    minimized = [_shrunk(passes, group) for group in groups]
+    fresh = bool(minimized) and start_fresh(campaign.handler)
+    confirmed = [
+        (_confirm(example, where.campaign, fresh), rest, where)
+        for example, rest, where in minimized
+    ]
+    done = [(where.explained(c), rest) for c, rest, where in confirmed if c is not None]
     counterexamples = [example for example, _ in done]
     seen = {example.fingerprint for example in counterexamples}
     for example, rest in done:
@@ -63,7 +71,46 @@ def settle(
                 seen.add(sibling.fingerprint)
                 counterexamples.append(sibling)
     _blame_behind_others(passes, counterexamples, seen)
-    return distinct(counterexamples)
+    return distinct([_told_apart(example, campaign) for example in counterexamples])
+
+
+def _shrunk(passes: _Passes, group: Group) -> tuple[Counterexample, Group, _Passes]:
+    """The group's first finding shrunk; or, when a replay of the pair says the server
+    died of the call it answered before (`core.campaign.blame`), that call's finding,
+    shrunk and questioned from then on through the pair (the call, then a ping)."""
+    found, case = group[0]
+    campaign = passes.campaign
+    suspect = campaign.suspects.get((case.stream, case.index))
+    moved = blame(found, case, suspect, campaign.handler, campaign.tool)
+    if moved is None:
+        return passes.shrunk(found, case), group[1:], passes
+    there = replace(
+        passes,
+        campaign=replace(campaign, handler=moved.handler),
+        shrink_budget=min(passes.shrink_budget, BLAMED_SHRINK_BUDGET),
+    )
+    return there.shrunk(moved.finding, moved.case), [], there
+
+
+def _blamed(found: Finding) -> JSONObject:
+    """What a finding blamed on the call before it says about that (`core.campaign.blame`),
+    to keep when its handler's words are taken again."""
+    if "blamedFrom" not in found.error:
+        return {}
+    return {"reason": found.error["reason"], "blamedFrom": found.error["blamedFrom"]}
+
+
+def _told_apart(example: Counterexample, campaign: Campaign) -> Counterexample:
+    """A timeout as `slow` or `hung`, where its first replay with far more time told which
+    (`Hangs.answered_late`); `timeout` where nothing told (a handler whose timeout
+    cannot be stretched, a later timeout of a kind already confirmed)."""
+    found, case = example.finding, example.case
+    late = campaign.hangs.answered_late.get((case.stream, case.index))
+    if found.failure is not Failure.TIMEOUT or late is None:
+        return example
+    failure = Failure.SLOW if late else Failure.HUNG
+    key = fingerprint(campaign.tool.name, failure.value, found.path, found.mutation, found.cause)
+    return replace(example, finding=replace(found, failure=failure), fingerprint=key)
 
 
 def distinct(counterexamples: list[Counterexample]) -> list[Counterexample]:
@@ -121,6 +168,10 @@ class _Passes:
         return minimize(found, case, self.campaign, self.oracle, self.reference, budget, pinned)
 
     def explained(self, example: Counterexample) -> Counterexample:
+        """Diagnosed, unless it never failed on fresh state: every probe there would pass,
+        and blame whichever member was swapped first."""
+        if example.state_dependent is not None:
+            return example
         if is_runtime_failure(example) and not self.hopeless(example.finding):
             return diagnose(example, self.campaign, self.oracle, self.document)
         return example
@@ -163,34 +214,48 @@ def _blame_behind_others(
             counterexamples[index] = located
 
 
-def _confirm(example: Counterexample, campaign: Campaign) -> Counterexample | None:
+def _confirm(
+    example: Counterexample, campaign: Campaign, fresh: bool = False
+) -> Counterexample | None:
     """`example` with how often its minimal input reproduced (`core.campaign.confirm`); None for a
-    timeout that answered when given more time, on the minimal and the original input."""
+    timeout that answered when given more time, on the minimal and the original input, on a
+    handler that could not be started afresh. `fresh`: the handler was started on fresh
+    state before the confirmations; a crash or timeout that never fails there is marked
+    state-dependent."""
     found, case = example.finding, example.case
     if found.failure is Failure.ORACLE_DISAGREEMENT:
         return example
     handler, tool = campaign.handler, campaign.tool
     if found.failure is not Failure.TIMEOUT:
         seen: list[Finding] = []
-        evidence = FOUND_ONCE + replay(
-            found, case, example.minimal, handler, tool, CONFIRMATIONS, seen
-        )
+        again = replay(found, case, example.minimal, handler, tool, CONFIRMATIONS, seen)
         if seen:  # the handler's words about the minimized input, not the original
-            example = replace(example, finding=replace(found, error=dict(seen[0].error)))
-        return replace(example, reproduced=evidence)
-    # The campaign already replayed the original input once with the longer budget.
-    original = campaign.timeouts.get((case.stream, case.index), FOUND_ONCE)
+            error = {**seen[0].error, **_blamed(found)}
+            example = replace(example, finding=replace(found, error=error))
+        if fresh and found.failure in FRESH_FAILURES and again.runs and not again.failed:
+            return replace(example, reproduced=FOUND_ONCE + again, state_dependent=again)
+        return replace(example, reproduced=FOUND_ONCE + again)
+    # The campaign already replayed the original input once with the longer budget, on
+    # the state it had then; here every replay starts from fresh state.
+    fresh = fresh and start_fresh(handler)
+    original = campaign.hangs.evidence.get((case.stream, case.index), FOUND_ONCE)
+    tried = Reproduction(0, 0)
     if example.minimal != case.input:
-        evidence = FOUND_ONCE + replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        tried = replay(found, case, example.minimal, handler, tool, CONFIRMATIONS)
+        evidence = FOUND_ONCE + tried
         if not evidence.dismissed:
             return replace(example, reproduced=evidence)
         example = replace(example, minimal=case.input, sizes=example.sizes[:1])
     more = max(1, FOUND_ONCE.runs + CONFIRMATIONS - original.runs)
-    evidence = original + replay(found, case, case.input, handler, tool, more)
-    if evidence.dismissed:
-        campaign.dismissed_timeouts += 1
-        return None
-    return replace(example, reproduced=evidence)
+    again = replay(found, case, case.input, handler, tool, more)
+    evidence = original + again
+    if not evidence.dismissed:
+        return replace(example, reproduced=evidence)
+    tried = tried + again
+    if fresh and not tried.failed and not original.dismissed:
+        return replace(example, reproduced=evidence, state_dependent=tried)
+    campaign.dismissed_timeouts += 1
+    return None
 
 
 def _unexplained(

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.campaign.findings import HANGS, Failure
+from toolfuzz_gate.core.campaign.interface import interface_json
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
@@ -28,6 +29,7 @@ from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
+from toolfuzz_gate.core.engine.requirement import accepted_reason, value_at
 from toolfuzz_gate.core.engine.satisfiable import root_problem
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
@@ -94,7 +96,7 @@ def fuzz(
     if (problem := root_problem(schema.root, config.limits)) is not None:
         raise SchemaError([problem])
     oracle = build_oracle(document, config.oracle, config.options)
-    handler = recoding(handler, tool.rejection_pattern)
+    handler = recoding(handler, tool.rejection_pattern, tool.answer_pattern)
     window = window_for(config.runs) if config.saturation else 0
     campaign = Campaign(
         schema, handler, oracle, tool, config.seed, config.runs, config.limits, sink, window, budget
@@ -131,10 +133,12 @@ def fuzz(
         "schemaReading": _reading(schema),
         "contract": _contract(tool),
         "cases": dict(campaign.counts),
+        "reach": campaign.reach.as_json(),
         "saturation": campaign.saturation.as_json(),
         "replaySample": {**replay_sample(), **campaign.replays},
         "casesDigest": campaign.cases_digest(),
         "coverage": campaign.coverage(),
+        "boundaries": campaign.ledger.as_json() if campaign.ledger else None,
         "mutationCounts": campaign.mutation_counts,
         "probes": campaign.probes,
         "dictionary": campaign.dictionary_use(),
@@ -146,10 +150,12 @@ def fuzz(
         "counterexamples": [_describe(c, config) for c in counterexamples],
         "underSpecified": [_describe(c, config) for c in notes],
         "replayCommand": replay_command,
+        "interface": interface_json(document, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
-    if campaign.breaker is not None:
-        body["breaker"] = campaign.breaker
+    breaker = campaign.breaker_json()
+    if breaker is not None:
+        body["breaker"] = breaker
     if budget is not None:
         body["budget"] = budget_json(budget, campaign.budget_stop, campaign.not_run())
     if config.dialect is not None:
@@ -184,8 +190,9 @@ def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
 def fixed_not_admitted(document: JSON, tool: ToolSpec, config: FuzzConfig) -> str | None:
     """Why the schema does not admit the tool's fixed arguments (None: it does, or the
     schema is refused anyway): a valid call with them set fails validation. Judged on the
-    first valid case, at its simplest, so the fault is the fixed value's."""
-    if not tool.fixed or refusal(document, config):
+    first valid case, at its simplest, so the fault is the fixed value's; with each of its
+    fixtures' names too."""
+    if not (tool.fixed or tool.fixtures) or refusal(document, config):
         return None
     document, _ = normalize(document, config.dialect)
     schema = compile_schema(document, limits=config.limits, options=config.options)
@@ -193,11 +200,14 @@ def fixed_not_admitted(document: JSON, tool: ToolSpec, config: FuzzConfig) -> st
     value = generate(schema, config.seed, 0, config.limits)
     if not oracle.is_valid(value):
         return None
-    errors = oracle.errors(tool.with_fixed(value))
-    if not errors:
-        return None
-    shown = "; ".join(f"{keyword} at {path or '/'}" for keyword, path in errors[:3])
-    return f"the schema does not admit these arguments as fixed: {shown}"
+    turns = max((len(laid) for _, laid in tool.fixtures), default=1)
+    for index in range(turns):
+        errors = oracle.errors(tool.with_fixed(tool.with_fixtures(value, index)))
+        if errors:
+            shown = "; ".join(f"{keyword} at {path or '/'}" for keyword, path in errors[:3])
+            what = "as fixed" if not tool.fixtures else "as fixed or as fixtures"
+            return f"the schema does not admit these arguments {what}: {shown}"
+    return None
 
 
 def refused_receipt(
@@ -254,6 +264,7 @@ def refused_receipt(
         "counterexamples": [],
         "underSpecified": [],
         "replayCommand": replay_command,
+        "interface": interface_json(normalized, tool.interface, tool.annotations_json()),
     }
     body.update(_declared(tool))
     if config.dialect is not None:
@@ -297,6 +308,10 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     error: JSONObject = {}
     for name, value in found.error.items():
         error[name] = bounded_message(value) if isinstance(value, str) else value
+    required = error.get("required")
+    if found.failure is Failure.HOSTILE_ACCEPTED and isinstance(required, str):
+        sent = value_at(example.minimal, found.path)
+        error["reason"] = accepted_reason(found.keyword, required, found.path, sent)
     described: JSONObject = {
         "fingerprint": example.fingerprint,
         "failure": found.failure.value,
@@ -310,7 +325,9 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
         "originalInput": present(case.input),
         "sizes": list[JSON](example.sizes),
         "error": error,
-        "flaky": example.reproduced is not None and example.reproduced.flaky,
+        "flaky": example.reproduced is not None
+        and example.reproduced.flaky
+        and not (example.state_dependent is not None and found.failure in HANGS),
         "suggestion": example.suggestion,
         "replay": {
             "seed": config.seed,
@@ -321,6 +338,12 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     }
     if example.reproduced is not None:
         described["reproduced"] = example.reproduced.as_json()
+    if example.state_dependent is not None:
+        described["stateDependent"] = {
+            "fresh": example.state_dependent.as_json(),
+            "note": "failed on the state the campaign's own calls had left; a handler "
+            "started afresh never failed on this input",
+        }
     return described
 
 
@@ -336,6 +359,8 @@ def _contract(tool: ToolSpec) -> JSONObject:
         contract["ignoreOutput"] = list(tool.ignore_output)
     if tool.rejection_code is not None:
         contract["rejectionCode"] = tool.rejection_code
+    if tool.rejection_answer is not None:
+        contract["rejectionAnswer"] = tool.rejection_answer
     return contract
 
 
@@ -345,6 +370,8 @@ def _declared(tool: ToolSpec) -> JSONObject:
     members: JSONObject = {}
     if tool.fixed:
         members["fixedArguments"] = tool.fixed_json()
+    if tool.fixtures:
+        members["fixtures"] = tool.fixtures_json()
     if tool.output_schema is not None:
         members["outputSchema"] = tool.output_schema.as_json()
     if tool.annotations:

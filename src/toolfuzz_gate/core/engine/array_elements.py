@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import equality_key, has_type
-from toolfuzz_gate.core.schema.conjoin import effective
+from toolfuzz_gate.core.schema.conjoin import conjoin, effective
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.node import Domain, Node
 from toolfuzz_gate.core.schema.validate import validate_node
@@ -134,9 +134,11 @@ class ItemPlan:
 
     def _candidate(self, index: int, contains: Node, matching: bool) -> tuple[JSON] | None:
         """A value for position `index` that its schema admits and that does (or does not)
-        match `contains`."""
+        match `contains`: drawn from `contains`, from the item's schema, and from both at once
+        (when neither alone lands in the other, say integers 0..30 and a 10..20 `contains`
+        without a type)."""
         schema = self.governing(index)
-        sources = (contains, schema) if matching else (schema,)
+        sources = (contains, schema, conjoin(schema, contains)) if matching else (schema,)
         for attempt in range(1, ATTEMPTS + 1):
             for source in sources:
                 value = self.make(source, (index + 1) * 7919 + attempt)

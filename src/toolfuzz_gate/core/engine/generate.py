@@ -12,7 +12,6 @@ case index so every member appears within a few cases.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ from toolfuzz_gate.core.engine.caps import (
     generated_types,
     items_cap,
 )
+from toolfuzz_gate.core.engine.choices import Choices
 from toolfuzz_gate.core.engine.number_edges import within
 from toolfuzz_gate.core.engine.number_range import NUMERIC, admits_numbers
 from toolfuzz_gate.core.engine.object_members import MemberPlan, plain_members
@@ -37,17 +37,15 @@ from toolfuzz_gate.core.engine.seeds import (
     pointer_salt,
     stable_int,
 )
+from toolfuzz_gate.core.engine.steer import NO_STEER, Aim, Steer, combine
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import (
-    conjoin,
     effective,
     expands_reference,
-    without_choices,
 )
 from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.limits import Limits
-from toolfuzz_gate.core.schema.node import Choice, CompiledSchema, Domain, Node
+from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
 from toolfuzz_gate.core.schema.object_keys import (
     iter_pattern_members,
     merge,
@@ -57,21 +55,18 @@ from toolfuzz_gate.core.schema.object_keys import (
 from toolfuzz_gate.core.schema.validate import validate_node
 
 GENERATOR_NAME = "toolfuzz-gate/random"
-GENERATOR_VERSION = "5"
+GENERATOR_VERSION = "6"
 """Bump when the same seed would produce different cases."""
 
 EXTRA_KEY_PROBABILITY = 0.25
-BRANCH_ATTEMPTS = 16
-"""Tries per `anyOf`/`oneOf`; past the first round of branches the draws are mixed, and a
-`oneOf` of overlapping branches (an integer or a non-negative number) may need several."""
 
 
 @dataclass
-class Generator(Scalars):
+class Generator(Scalars, Choices):
     """Produces valid values for nodes; also the `Maker` hostile recipes use.
 
-    The scalar draws and the lazily made `Random` are in `core.engine.scalars.Scalars`;
-    this class walks types, choices, arrays and objects.
+    The scalar draws and the lazily made `Random` are in `core.engine.scalars.Scalars`, the
+    choices in `core.engine.choices.Choices`; this class walks types, arrays and objects.
     """
 
     seed_material: int
@@ -90,6 +85,10 @@ class Generator(Scalars):
     _empty: dict[tuple[int, int], tuple[Node, str]] = field(default_factory=dict)
     """Merged conditional sides proven empty, by (identity, `$ref` depth): a recursive schema
     meets the same ones at every level, and retrying each multiplies the work per level."""
+    aim: Aim | None = None
+    """What an aimed case decides where (`core.engine.steer`); None: a plain case."""
+    _carry: Steer | None = None
+    """The steers of the branches just taken, for the merged node made of them."""
 
     def valid(self, node: Node) -> JSON:
         """A valid value for `node`; raises `NoValue` when none could be built."""
@@ -132,13 +131,16 @@ class Generator(Scalars):
             raise NoValue(node.pointer, "no type is admitted by every part", proven=True)
         if d.enum == ():  # merged enums and consts with no member in common
             raise NoValue(node.pointer, "no value is in every enum and const", proven=True)
+        steer = NO_STEER if self.aim is None else self._steer(node)
+        if steer.value is not None and force_type is None and validate_node(node, steer.value[0]):
+            return steer.value[0]
         if d.negations:
             return self._avoiding(node, force_type, depth)
         if d.choices:
-            return self._from_choices(node, force_type, depth)
+            return self._from_choices(node, force_type, depth, steer)
         if d.enum is not None and force_type is None:
             return self._cycle(node, d.enum)
-        kind = force_type or self._pick_type(node, depth)
+        kind = force_type or self._pick_type(node, depth, steer.type)
         if self.emptiest and depth > 0 and "null" in d.types and force_type is None:
             kind = "null"
         if kind == "null":
@@ -152,8 +154,17 @@ class Generator(Scalars):
         if kind == "string":
             return self._string(node)
         if kind == "array":
-            return self._array(node, depth)
-        return self._object(node, depth)
+            return self._array(node, depth, steer)
+        return self._object(node, depth, steer.members)
+
+    def _steer(self, node: Node) -> Steer:
+        """The steer for `node`: its location's, with the branches' just taken."""
+        assert self.aim is not None
+        carried, self._carry = self._carry, None
+        own = self.aim.get(node.pointer)
+        if carried is None or own is None:
+            return carried or own or NO_STEER
+        return combine(carried, own) or carried
 
     def _avoiding(self, node: Node, force_type: str | None, depth: int) -> JSON:
         """A value of the node's other keywords (narrowed) that no `not` schema matches:
@@ -176,105 +187,28 @@ class Generator(Scalars):
             node.pointer, f"each of {NEGATION_ATTEMPTS} values built matched the not schema"
         )
 
-    def _from_choices(self, node: Node, force_type: str | None, depth: int) -> JSON:
-        """One branch of every choice (`anyOf`, `oneOf`, a side of an `if` or of a dependent
-        schema) merged with the node's other keywords; the result is re-checked against the
-        whole node, and other branches tried if it fails. A value that meets a choice's
-        `condition` (matches `if`, has the trigger) on the other side is made again with that
-        choice on its first side, before the next combination is tried."""
-        base = without_choices(node)
-        failure = "no branch could be satisfied"
-        choices = node.domain.choices
-        conditional = any(choice.condition is not None for choice in choices)
-        # Proven empty only when every combination of branches was tried and proven empty.
-        combinations = math.prod(len(c.branches) for c in choices)
-        proven = combinations <= (BRANCH_ATTEMPTS // 2 if conditional else BRANCH_ATTEMPTS)
-        for attempt in range(BRANCH_ATTEMPTS):
-            forced: dict[int, Node] = {}
-            drawn = attempt // 2 if conditional else attempt  # odd attempts: `_side`
-            while True:
-                candidate, stride, through_ref = base, 1, False
-                picks: list[Node] = []
-                for index, choice in enumerate(choices):  # attempts count through combinations
-                    pick = (
-                        forced.get(index)
-                        or self._side(choice, attempt)
-                        or self._branch(node, choice, force_type, drawn // stride, depth)
-                    )
-                    picks.append(pick)
-                    candidate = conjoin(candidate, pick)
-                    stride *= len(choice.branches)
-                    through_ref = through_ref or expands_reference(pick)
-                known = (id(candidate), self._ref_depth)
-                if conditional and known in self._empty:
-                    failure = self._empty[known][1]
-                    break  # proven empty already: repeating it would only cost
-                saved = self._attempt, self.mode
-                self._attempt += attempt
-                if attempt >= len(choices[0].branches):
-                    self.mode = MIXED  # every branch failed at its edge: try the interiors
-                try:
-                    value = self._expanding(node, candidate, force_type, depth, through_ref)
-                except NoValue as error:
-                    failure, proven = error.why, proven and error.proven
-                    if conditional and error.proven:
-                        self._empty[known] = (candidate, error.why)  # held: its id stays its own
-                    break
-                finally:
-                    self._attempt, self.mode = saved
-                if validate_node(node, value):
-                    return value
-                proven = False
-                owed = _owed_sides(choices, picks, value)
-                if owed.keys() <= forced.keys():
-                    break
-                forced.update(owed)
-        raise NoValue(node.pointer, failure, proven=proven)
-
-    def _side(self, choice: Choice, attempt: int) -> Node | None:
-        """On odd attempts a conditional starts on its other side (`else`, a trigger absent),
-        moved to its first only when the value meets its condition: many `if`s over one member
-        (one per `action`) rarely leave a value when their sides are drawn independently."""
-        other = choice.branches[-1]
-        if choice.condition is None or attempt % 2 == 0 or effective(other).never:
-            return None
-        return other
-
-    def _branch(
-        self, node: Node, choice: Choice, force_type: str | None, attempt: int, depth: int
-    ) -> Node:
-        branches = [b for b in choice.branches if not effective(b).never]
-        if self.emptiest and depth > 0 and attempt == 0 and force_type is None:
-            # an `Optional` written as a choice: its `null` branch first
-            branches = [b for b in branches if "null" in effective(b).domain.types] or branches
-        if force_type is not None:
-            wanted = frozenset({force_type})
-            branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
-        if not branches:
-            raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used", proven=True)
-        if self._ref_depth >= SOFT_REF_DEPTH:  # deep in a recursion: the way out first
-            branches.sort(key=expands_reference)
-            return branches[attempt % len(branches)]
-        salt = pointer_salt(f"{node.pointer}/{choice.keyword}")
-        return branches[(self.index + salt + attempt) % len(branches)]
-
     def _cycle(self, node: Node, members: Sequence[JSON]) -> JSON:
         return members[(self.index + self._attempt + pointer_salt(node.pointer)) % len(members)]
 
-    def _pick_type(self, node: Node, depth: int) -> str:
+    def _pick_type(self, node: Node, depth: int, aimed: str | None = None) -> str:
         names = generated_types(node.domain.types, depth >= ANY_DEPTH)
+        if aimed in names:
+            return aimed
         if len(names) == 1:
             return names[0]
         if NUMERIC & node.domain.types and not admits_numbers(node.domain, "number" not in names):
             names = tuple(name for name in names if name not in NUMERIC)  # bounds that cross
         return names[(self.index + self._attempt + pointer_salt(node.pointer)) % len(names)]
 
-    def _array(self, node: Node, depth: int) -> list[JSON]:
+    def _array(self, node: Node, depth: int, steer: Steer = NO_STEER) -> list[JSON]:
         cap = items_cap(node, self.limits)
         lo, hi = count_range(node.domain, cap)
         if hi == 0:
             return []
         count = self._choose(within(lo, hi, (lo, hi, lo + 1)), lo, hi)
+        if steer.count is not None and lo <= steer.count <= hi:
+            count = steer.count
+        count = max(count, min(steer.least, hi))
         d = node.domain
         if not (d.prefix_items or d.unique_items or d.contains is not None):
             # every item under one schema and nothing between them: what ItemPlan would do
@@ -290,15 +224,20 @@ class Generator(Scalars):
         return make
 
     def variant(self, salt: int) -> Generator:
-        """Another MIXED generator derived from this one: a redraw that differs from it."""
+        """Another MIXED generator derived from this one: a redraw that differs from it. It
+        starts as deep in a `$ref` recursion as this one is, so a redraw inside a recursive
+        schema still meets the depth limits (it counted from 0 and could recurse forever)."""
         return Generator(
             stable_int("toolfuzz-variant", self.seed_material, salt),
             self.index + salt,
             MIXED,
             self.limits,
+            self._ref_depth,
         )
 
-    def _object(self, node: Node, depth: int) -> dict[str, JSON]:
+    def _object(
+        self, node: Node, depth: int, wanted: frozenset[str] = frozenset()
+    ) -> dict[str, JSON]:
         table = plain_members(node)
         include = self._include_optional
         if self.emptiest and depth == 0:
@@ -307,7 +246,7 @@ class Generator(Scalars):
             return {
                 name: self.value(schema, None, depth + 1)
                 for name, schema, required in table
-                if (required or include()) and schema is not None
+                if (required or name in wanted or include()) and schema is not None
             }
         d = node.domain
         plan = MemberPlan(
@@ -322,6 +261,7 @@ class Generator(Scalars):
             # HIGH and MIXED cases add keys the `patternProperties` patterns match.
             members = iter_pattern_members(d, self.rng, self.mode, set())
             keyed = [key for key, _ in members if self._include_optional()]
+        keyed.extend(sorted(wanted))
         return plan.fill(include, extra and self.rng.random() < EXTRA_KEY_PROBABILITY, keyed)
 
     def _spare_key(self, d: Domain) -> Callable[[set[str]], str | None]:
@@ -357,17 +297,6 @@ def _always() -> bool:
     return True
 
 
-def _owed_sides(choices: Sequence[Choice], picks: list[Node], value: JSON) -> dict[int, Node]:
-    """The choices whose `condition` `value` meets, taken on a side other than the first."""
-    return {
-        index: choice.branches[0]
-        for index, choice in enumerate(choices)
-        if choice.condition is not None
-        and picks[index] is not choice.branches[0]
-        and validate_node(choice.condition, value)
-    }
-
-
 def generator_for(seed: int, index: int, limits: Limits, stream: str = "valid") -> Generator:
     return Generator(case_seed(seed, stream, index), index, mode_for(index), limits)
 
@@ -378,22 +307,34 @@ def generate(schema: CompiledSchema, seed: int, index: int, limits: Limits) -> J
 
 
 def generate_traced(
-    schema: CompiledSchema, seed: int, index: int, limits: Limits
+    schema: CompiledSchema, seed: int, index: int, limits: Limits, aim: Aim | None = None
 ) -> tuple[JSON, list[str]]:
-    """The valid case number `index` for `seed`, and the dictionary entries it drew.
+    """The valid case number `index` for `seed`, and the dictionary entries it drew; with an
+    `aim` (`core.engine.ledger`), steered at the edges it names.
 
     Compiling tried every merged node (`core.engine.satisfiable`), so `NoValue` is rare here;
     when it happens the empty object stands in, and the oracle reports it as the
     engine's own failure (`oracle-disagreement`) rather than the run stopping. An emptiest
     case that cannot have every member (a conditional forbids one when another is present)
-    is made as the ordinary case of its index instead."""
+    is made as the ordinary case of its index instead, and so is an aimed case whose steers
+    lead nowhere valid."""
+    root = arguments_node(schema.root)
+    if aim is not None:
+        maker = generator_for(seed, index, limits)
+        maker.aim, maker.integer_floats = aim, schema.draft != "draft-04"
+        try:
+            value = maker.valid(root)
+        except NoValue:
+            value = None
+        if value is not None and validate_node(root, value):
+            return value, maker.dictionary_used
     for emptiest in (True, False) if is_emptiest(index) else (False,):
         maker = generator_for(seed, index, limits)
         if emptiest:
             maker.mode, maker.emptiest = LOW, True
         maker.integer_floats = schema.draft != "draft-04"  # draft 4 counts 1.0 as a number only
         try:
-            return maker.valid(arguments_node(schema.root)), maker.dictionary_used
+            return maker.valid(root), maker.dictionary_used
         except NoValue:
             continue
     return {}, []

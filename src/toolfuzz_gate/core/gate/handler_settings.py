@@ -47,3 +47,9 @@ class HandlerSettings:
     adapter)."""
     reset_tool: str | None = None
     """mcp: a tool of the same server called with `{}` before the handler starts."""
+    sandbox: bool = False
+    """Run confined to a fresh workspace whose surroundings are watched for writes
+    (`edges.handlers.workspace`): python, command, mcp, http with a server."""
+    fixtures: tuple[str, ...] = ()
+    """Files and directories laid in the handler's workspace before it starts (the policy
+    tool's `fixtures`, every path once; the edge resolves them in the checkout)."""

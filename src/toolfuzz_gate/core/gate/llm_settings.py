@@ -40,6 +40,22 @@ class LlmSettings:
         return {"temperature": self.temperature, "seed": self.seed}
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "[::1]", "localhost")
+"""Hosts a plain-http endpoint may be on: the key never leaves the machine."""
+
+
+def is_safe_endpoint(url: str) -> bool:
+    """Is `url` an endpoint the key may be sent to: https, or http on loopback?"""
+    scheme, _, rest = url.partition("://")
+    authority = rest.split("/", 1)[0].rpartition("@")[2].lower()
+    host = authority.rsplit(":", 1)[0] if not authority.endswith("]") else authority
+    if "@" in rest.split("/", 1)[0]:
+        return False  # credentials in the URL are a way to send the key elsewhere
+    if scheme.lower() == "https":
+        return bool(host)
+    return scheme.lower() == "http" and host in LOOPBACK_HOSTS
+
+
 PolicyErrorAt = Callable[[str, str, str], PolicyError]
 """Builds the policy's error at a JSON Pointer, with a message and a hint."""
 
@@ -59,6 +75,13 @@ def parse_llm(given: Mapping[str, Any] | None, error_at: PolicyErrorAt) -> LlmSe
         cassette=given.get("cassette"),
         mode=str(given.get("mode", LlmSettings.mode)),
     )
+    if settings.mode != "replay" and not is_safe_endpoint(settings.base_url):
+        raise error_at(
+            "/llm/base_url",
+            f"mode {settings.mode} sends the model's key to {settings.base_url}, which is "
+            "neither https nor on this machine",
+            "use an https:// endpoint (http:// only for 127.0.0.1, ::1 or localhost)",
+        )
     if settings.cassette is None and settings.mode != "live":
         raise error_at(
             "/llm",

@@ -13,21 +13,31 @@ root and checks them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import jsonschema
 
-from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
+from toolfuzz_gate.core.campaign.rejection_code import (
+    answer_problem,
+    pattern_problem,
+    regex_problem,
+)
+from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
-from toolfuzz_gate.core.gate.quoting import bounded, shown
+from toolfuzz_gate.core.gate.policy_handler import (
+    Locator,
+    parse_fixtures,
+    parse_handler,
+)
+from toolfuzz_gate.core.gate.policy_messages import described, kind_of
+from toolfuzz_gate.core.gate.quoting import shown
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings, parse_stateful
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
-from toolfuzz_gate.errors import PolicyError
 
 FAIL_ON = (
     "invariant",
@@ -35,12 +45,15 @@ FAIL_ON = (
     "unsupported-keyword",
     "coverage-drop",
     "under-specified",
+    "unreached",
     "agent-reachable",
     "agent-correctness",
+    "breaking-change",
 )
 FLAKY = ("fail", "note")
 """`gate.flaky`: what a counterexample that reproduced only sometimes does to the gate."""
-HANDLER_KINDS = ("python", "command", "mcp", "http")
+INSTANCES = ("grouped", "each")
+"""`gate.instances`: whether a new instance of a root cause the base has is a new finding."""
 SCHEMA_SOURCES = ("schema", "tools", "model")
 ANY_TOOL = "*"
 """The tool of an `allow-refused` item without `tools`."""
@@ -61,6 +74,8 @@ class RunOptions:
     """JSON Pointers of output members replay and key-order comparisons leave out."""
     rejection_code: str | None = None
     """A regular expression whose `code` group codes a rejection the handler did not."""
+    rejection_answer: str | None = None
+    """A regular expression over an accepted call's answer: where it matches, a rejection."""
     budget_s: float | None = None
     """Seconds one tool may spend generating cases (`core.campaign.time_budget`); None: no limit."""
     saturation: bool = True
@@ -94,7 +109,7 @@ class ToolPolicy:
     error_codes: str | None = None
     dry_run: str | None = None
     exclude: tuple[str, ...] = ()
-    """`exclude_tools`: declared tools of a `tools` file entry (without `pick`) not to fuzz."""
+    """`exclude_tools`: tools of a whole entry (`takes_every_tool`) not to fuzz."""
     fixed: tuple[tuple[str, JSON], ...] = ()
     """`fixed_arguments`: (JSON Pointer, value) pairs every call carries unchanged."""
     deterministic: bool | None = None
@@ -103,6 +118,10 @@ class ToolPolicy:
     """`strict`: the schema is complete, every schema-valid call must succeed (None: not said)."""
     checks: tuple[tuple[str, bool], ...] = ()
     """`checks`: contract checks switched on or off by name (`core.campaign.checks`)."""
+    named: bool = True  # whether it gave `name` (`core.gate.whole_entry`: else `tools-N`)
+    fixtures: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """`fixtures`: (JSON Pointer, repository paths) pairs; the handler lays every path
+    (`HandlerSettings.fixtures`), the argument names one of them in each valid case."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +129,7 @@ class GateRules:
     """What fails the gate: `fail_on` values (see `core.gate.verdict`), per-family floors, and
     the refusals the policy accepts: (tool, code) pairs, `ANY_TOOL` for every tool."""
 
-    fail_on: tuple[str, ...] = ("invariant",)
+    fail_on: tuple[str, ...] = ("invariant", "unreached")
     min_coverage: tuple[tuple[str, str], ...] = ()
     allow_refused: tuple[tuple[str, str], ...] = ()
     flaky: str = "fail"
@@ -119,6 +138,15 @@ class GateRules:
     agent_unjudged: str = "fail"
     """`agent.unjudged`: `fail`, a check the model kept agent mode from making fails the
     agent check it belongs to; `note`: it is reported only (`core.agent.health`)."""
+    allow_unreached: tuple[str, ...] = ()
+    """Tools (`ANY_TOOL`: every tool) that `unreached` does not fail."""
+    instances: str = "grouped"
+    """`grouped`: a new counterexample of a root cause the base has is not new (`each`: it is)."""
+    allow_breaking: tuple[str, ...] = ()  # `core.gate.breaking`
+
+    def may_be_unreached(self, tool: str) -> bool:
+        """Whether the policy accepts `tool` with no valid call getting through."""
+        return tool in self.allow_unreached or ANY_TOOL in self.allow_unreached
 
     def allows(self, tool: str, code: str) -> bool:
         """Whether the policy accepts `tool` refused for `code`."""
@@ -133,15 +161,15 @@ class Policy:
     version: int = 1
     llm: LlmSettings | None = None
     """The `llm` section (agent mode only; None: the policy has none)."""
-    budget_s: float | None = None
-    """Seconds the whole run may spend generating cases, every tool's together."""
+    budget_s: float | None = None  # seconds the whole run may spend, every tool's together
+    stateful: StatefulSettings = field(default_factory=StatefulSettings)
 
 
 def parse_policy(
     document: Any, *, schema: JSONObject, lines: Mapping[str, int], file: str
 ) -> Policy:
     """The policy `document` describes, or `PolicyError` for the first problem found."""
-    locate = _Locator(file, lines)
+    locate = Locator(file, lines)
     _check_schema(document, schema, locate)
     _check_patterns(document.get("defaults", {}), "/defaults", locate)
     defaults = _run_options(document.get("defaults", {}), RunOptions())
@@ -149,7 +177,7 @@ def parse_policy(
     tools = []
     for index, entry in enumerate(document["tools"]):
         where = jp.join("/tools", index)
-        name = entry["name"]
+        name = entry.get("name", f"\0{where}")  # a whole entry without one duplicates none
         if name in seen:
             first = locate.line(seen[name])
             raise locate.error(
@@ -168,44 +196,38 @@ def parse_policy(
                 for item in fail_on
                 if isinstance(item, dict)
                 for tool in item.get("tools", [ANY_TOOL])
-                for code in item["allow-refused"]
+                for code in item.get("allow-refused", ())
             )
         ),
         gate.get("flaky", GateRules.flaky),
         document.get("agent", {}).get("unjudged", GateRules.agent_unjudged),
+        tuple(
+            sorted(
+                tool
+                for item in fail_on
+                if isinstance(item, dict) and item.get("allow-unreached") is True
+                for tool in item.get("tools", [ANY_TOOL])
+            )
+        ),
+        gate.get("instances", GateRules.instances),
+        breaking.allowed_breaking(fail_on),
     )
     llm = parse_llm(document.get("llm"), locate.error)
-    budget = document.get("budget_s")
-    return Policy(tuple(tools), rules, document.get("corpus"), llm=llm, budget_s=budget)
+    budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful)
 
 
-class _Locator:
-    """Builds `PolicyError`s that name the file, the line and the key of a pointer."""
-
-    def __init__(self, file: str, lines: Mapping[str, int]) -> None:
-        self.file = file
-        self.lines = lines
-
-    def line(self, pointer: str) -> int:
-        """The line of `pointer`, else of its nearest ancestor the map knows."""
-        while pointer not in self.lines and pointer:
-            pointer = pointer.rpartition("/")[0]
-        return self.lines.get(pointer, 1)
-
-    def error(self, pointer: str, message: str, hint: str = "") -> PolicyError:
-        key = "/".join(jp.split(pointer)) or "(document)"
-        return PolicyError(message, file=self.file, line=self.line(pointer), key=key, hint=hint)
-
-
-def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
+def _check_schema(document: Any, schema: JSONObject, locate: Locator) -> None:
     if not isinstance(document, dict):
         raise locate.error(
-            "", f"a policy is a YAML mapping, not {_kind(document)}", hint="start with `version: 1`"
+            "",
+            f"a policy is a YAML mapping, not {kind_of(document)}",
+            hint="start with `version: 1`",
         )
     validator = jsonschema.Draft202012Validator(schema)
     found = list(
         dict.fromkeys(
-            item for error in validator.iter_errors(document) for item in _described(error)
+            item for error in validator.iter_errors(document) for item in described(error)
         )
     )
     if not found:
@@ -217,52 +239,6 @@ def _check_schema(document: Any, schema: JSONObject, locate: _Locator) -> None:
     raise locate.error(pointer, message, hint)
 
 
-def _described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
-    """(pointer, message, hint) for each problem of one schema violation (one per unknown
-    key), worded for a policy author."""
-    where = jp.from_parts(error.absolute_path)
-    kind, instance = error.validator, error.instance
-    expected: Any = error.validator_value
-    schema: dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
-    if "propertyNames" in list(error.absolute_schema_path):
-        name = str(instance)
-        known = schema.get("enum", [])
-        close = difflib.get_close_matches(name, [str(k) for k in known], n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(map(str, known))}"
-        # jsonschema checks a property name in place: the path is the mapping's
-        return [(jp.join(where, name), f"unknown mutation family {shown(name)}", hint)]
-    if kind == "additionalProperties" and isinstance(instance, dict):
-        known = sorted(schema.get("properties", {}))
-        return [_unknown_key(where, str(name), known) for name in instance if name not in known]
-    if kind == "required" and isinstance(instance, dict):
-        # one error per missing key, each carrying the whole list: name them all (deduplicated)
-        return [
-            (jp.join(where, str(name)), f"missing key {str(name)!r}", _REQUIRED_HINTS.get(name, ""))
-            for name in expected
-            if name not in instance
-        ]
-    if kind == "const" and where == "/version":
-        return [(where, f"version {shown(instance)} is not supported; it must be 1", "")]
-    if kind == "type":
-        return [(where, f"expected {expected}, got {_kind(instance)}", "")]
-    if kind == "pattern" and jp.split(where)[-2:-1] == ["ignore_output"]:
-        hint = "a pointer into the output starts with /: /id, /meta/createdAt"
-        return [(where, f"{shown(instance)} is not a JSON Pointer to an output member", hint)]
-    if kind == "enum":
-        choices = ", ".join("null" if item is None else str(item) for item in expected)
-        return [(where, f"{shown(instance)} is not one of: {choices}", "")]
-    return [(where, bounded(error.message), "")]
-
-
-_REQUIRED_HINTS = {"version": "the format version comes first: `version: 1`"}
-
-
-def _unknown_key(where: str, name: str, known: list[str]) -> tuple[str, str, str]:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else f"known keys: {', '.join(known)}"
-    return jp.join(where, name), f"unknown key {shown(name)}", hint
-
-
 def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
     values: dict[str, Any] = {key: given[key] for key in RUN_OPTION_KEYS if key in given}
     for key in ("seeds", "ignore_output"):
@@ -271,9 +247,9 @@ def _run_options(given: Mapping[str, Any], base: RunOptions) -> RunOptions:
     return RunOptions(**{**base.__dict__, **values})
 
 
-def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Locator) -> ToolPolicy:
+def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: Locator) -> ToolPolicy:
     sources = [key for key in SCHEMA_SOURCES if key in entry]
-    handler = _handler(entry["handler"], jp.join(where, "handler"), locate)
+    handler = parse_handler(entry["handler"], jp.join(where, "handler"), locate)
     if len(sources) > 1:
         raise locate.error(
             jp.join(where, sources[1]),
@@ -288,12 +264,7 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")
-    if "exclude_tools" in entry and ("tools" not in entry or "tool" in entry):
-        raise locate.error(
-            jp.join(where, "exclude_tools"),
-            "`exclude_tools` goes with a `tools` file entry that takes every tool (no `tool`)",
-            hint="to leave out a tool of an MCP server, do not list it; or use --exclude-tool",
-        )
+    whole_entry.check_whole_entry(entry, handler.kind, handler.target, where, locate.error)
     fixed = entry.get("fixed_arguments", {})
     for pointer in fixed:
         if not pointer.startswith("/"):
@@ -303,8 +274,12 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
                 hint="write it from the arguments' root, e.g. /repo_path",
             )
     _check_patterns(entry, where, locate)
+    fixtures = parse_fixtures(entry, where, handler, locate)
+    if fixtures:
+        laid = tuple(dict.fromkeys(path for _, paths in fixtures for path in paths))
+        handler = replace(handler, fixtures=laid)
     return ToolPolicy(
-        entry["name"],
+        entry.get("name") or "tools-" + jp.split(where)[-1],
         where,
         handler,
         _run_options(entry, defaults),
@@ -320,80 +295,19 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: _Loca
         deterministic=entry.get("deterministic"),
         strict=entry.get("strict"),
         checks=tuple(sorted(entry.get("checks", {}).items())),
+        named="name" in entry,
+        fixtures=fixtures,
     )
 
 
-def _check_patterns(entry: Mapping[str, Any], where: str, locate: _Locator) -> None:
+def _check_patterns(entry: Mapping[str, Any], where: str, locate: Locator) -> None:
     """`error_codes` compiles; `rejection_code` compiles and has its `code` group."""
-    for key, problem_of in (("error_codes", regex_problem), ("rejection_code", pattern_problem)):
+    for key, problem_of in (
+        ("error_codes", regex_problem),
+        ("rejection_code", pattern_problem),
+        ("rejection_answer", answer_problem),
+    ):
         source = entry.get(key)
         problem = problem_of(source) if isinstance(source, str) else None
         if problem is not None:
             raise locate.error(jp.join(where, key), problem)
-
-
-_KIND_ONLY = (
-    ("rejects", ("python",)),
-    ("effects", ("python", "mcp")),
-    ("headers", ("http",)),
-    ("tool", ("mcp",)),
-    ("server", ("http",)),
-    ("reset_tool", ("mcp",)),
-)
-
-
-def _handler(given: dict[str, Any], where: str, locate: _Locator) -> HandlerSettings:
-    kinds = [key for key in HANDLER_KINDS if key in given]
-    if not kinds:
-        raise locate.error(
-            where, f"the handler names no kind: give one of {', '.join(HANDLER_KINDS)}"
-        )
-    if len(kinds) > 1:
-        raise locate.error(
-            jp.join(where, kinds[1]),
-            f"a handler of two kinds: {kinds[0]} and {kinds[1]}",
-            hint="one tool, one handler",
-        )
-    kind = kinds[0]
-    for key, owners in _KIND_ONLY:
-        if key in given and kind not in owners:
-            raise locate.error(
-                jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
-            )
-    if "reset_command" in given and "reset_tool" in given:
-        raise locate.error(
-            jp.join(where, "reset_tool"),
-            "name one reset: reset_command or reset_tool, not both",
-        )
-    if "effects_directory" in given and "effects_command" in given:
-        raise locate.error(
-            jp.join(where, "effects_command"),
-            "name one effects probe: effects_directory or effects_command, not both",
-        )
-    target = given[kind] if kind in ("python", "http") else given.get("tool", "")
-    return HandlerSettings(
-        kind,
-        target=target,
-        argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),
-        rejects=tuple(given.get("rejects", ())),
-        effects=given.get("effects"),
-        headers=tuple(sorted(given.get("headers", {}).items())),
-        env=tuple(given.get("env", ())),
-        cwd=given.get("cwd"),
-        memory_limit_mb=given.get("memory_limit_mb"),
-        cpu_limit_s=given.get("cpu_limit_s"),
-        process_limit=given.get("process_limit"),
-        effects_directory=given.get("effects_directory"),
-        effects_command=tuple(given.get("effects_command", ())),
-        reset_command=tuple(given.get("reset_command", ())),
-        reset_tool=given.get("reset_tool"),
-    )
-
-
-def _kind(value: Any) -> str:
-    names = {dict: "a mapping", list: "a list", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return "a number"
-    return names.get(type(value), type(value).__name__)

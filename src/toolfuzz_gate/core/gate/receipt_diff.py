@@ -29,6 +29,7 @@ from typing import Any
 from toolfuzz_gate.core.campaign.findings import is_fingerprint
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.campaign.refusal import is_skip, reasons_of
+from toolfuzz_gate.core.gate.interface_diff import diff_interfaces
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.errors import ReceiptError
 
@@ -112,6 +113,7 @@ def diff_receipts(
         "head": head_ref.as_json(),
         "tools": tools,
         "totals": _totals(tools),
+        "interface": diff_interfaces(base, head),
     }
 
 

@@ -17,7 +17,13 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.case import Case
 from toolfuzz_gate.core.campaign.confirm import observe_patiently
-from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind, is_fingerprint
+from toolfuzz_gate.core.campaign.findings import (
+    Failure,
+    Finding,
+    InputKind,
+    as_observed,
+    is_fingerprint,
+)
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
@@ -274,7 +280,9 @@ def replay_case(
         case.keyword,
         case.operator,
     )
-    observation = observe_patiently(judged, recoding(handler, tool.rejection_pattern))
+    observation = observe_patiently(
+        judged, recoding(handler, tool.rejection_pattern, tool.answer_pattern)
+    )
     # A note on the schema is not a failure: a case that now only draws one is fixed.
     findings = tuple(
         found
@@ -283,7 +291,7 @@ def replay_case(
     )
     expected_path = "" if case.failure in _WHOLE_CALL else case.path
     if any(
-        f.failure is case.failure
+        f.failure is as_observed(case.failure)
         and f.path == expected_path
         and (not case.cause or f.cause == case.cause)
         for f in findings

@@ -24,8 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolfuzz_gate.core.campaign.findings import HANGS
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED, entries_of, unreached_check
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
@@ -57,8 +60,10 @@ def decide(
     agent mode from judging, fails each agent check unless `agent.unjudged` is `note`."""
     failures: list[str] = []
     notes: list[str] = []
+    head, diff, notes = _without_state_dependent(head, diff)
     if rules.flaky == "note":
-        head, diff, notes = _without_flaky(head, diff)
+        head, diff, flaky = _without_flaky(head, diff)
+        notes += flaky
     for name in rules.fail_on:
         if name in AGENT_CHECKS:
             failed, noted = AGENT_CHECKS[name](agent)
@@ -66,6 +71,10 @@ def decide(
             if agent_unavailable is not None:
                 unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
             (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
+        elif name == UNREACHED:
+            failed, noted = unreached_check(rules.may_be_unreached, entries_of(head))
+        elif name == BREAKING_CHANGE:
+            failed, noted = breaking_changes(rules.allow_breaking, diff)
         else:
             failed, noted = CHECKS[name](head, diff)
         failures += failed
@@ -75,7 +84,37 @@ def decide(
     notes += noted
     failures += _not_run_on_head(rules, diff)
     failures += _floors(rules.min_coverage, head)
+    notes += _cut(head)
     return Verdict(bool(failures), (*failures, *notes))
+
+
+def _cut(head: Receipts) -> list[str]:
+    """Notes naming the tools whose cases a time budget or the timeout breaker cut short,
+    with how many cases of each stream were not run: a pass says less about those."""
+    budgets: list[str] = []
+    breakers: list[str] = []
+    for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
+        budget = receipt.get("budget")
+        if isinstance(budget, dict) and budget.get("exhausted") is True:
+            seconds = budget.get("seconds" if budget.get("scope") == "tool" else "runSeconds")
+            budgets.append(f"{key} ({budget.get('scope')}'s {seconds} s; {_not_run(budget)})")
+        breaker = receipt.get("breaker")
+        if isinstance(breaker, dict):
+            breakers.append(f"{key} ({breaker.get('stream')} stream; {_not_run(breaker)})")
+    notes = []
+    if budgets:
+        notes.append(f"time budget: cut {len(budgets)} tool(s): {'; '.join(budgets)}")
+    if breakers:
+        notes.append(f"timeout breaker: cut {len(breakers)} tool(s): {'; '.join(breakers)}")
+    return notes
+
+
+def _not_run(member: dict[str, Any]) -> str:
+    counts = member.get("notRun")
+    if not isinstance(counts, dict):
+        return "cases not run"
+    shown = ", ".join(f"{counts[s]} {s}" for s in ("valid", "hostile", "seam") if s in counts)
+    return f"not run: {shown}"
 
 
 def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> Outcome:
@@ -141,11 +180,43 @@ def _without_flaky(
     head: Receipts, diff: dict[str, Any] | None
 ) -> tuple[Receipts, dict[str, Any] | None, list[str]]:
     """Head and diff without their flaky counterexamples (`gate.flaky: note`), and the note."""
+    head, diff, flaky = _without(head, diff, _flaky)
+    note = f"flaky: {flaky} counterexample(s) reproduced only sometimes; noted, not failing"
+    return head, diff, [f"{note} (gate.flaky: note)"] if flaky else []
+
+
+def _without_state_dependent(
+    head: Receipts, diff: dict[str, Any] | None
+) -> tuple[Receipts, dict[str, Any] | None, list[str]]:
+    """Head and diff without their state-dependent hangs (never failing: a handler
+    started afresh answered them in time), and the note. A state-dependent crash still
+    fails: a crash on any state the tool's own calls reach is a defect."""
+    head, diff, count = _without(head, diff, _state_dependent_hang)
+    note = (
+        f"state-dependent: {count} timeout(s) only on the state the campaign's own calls "
+        "had left, never on a handler started afresh; noted, not failing"
+    )
+    return head, diff, [note] if count else []
+
+
+def _state_dependent_hang(cx: dict[str, Any]) -> bool:
+    hangs = {failure.value for failure in HANGS}
+    return isinstance(cx.get("stateDependent"), dict) and cx.get("failure") in hangs
+
+
+def _flaky(cx: dict[str, Any]) -> bool:
+    return cx.get("flaky") is True
+
+
+def _without(
+    head: Receipts, diff: dict[str, Any] | None, noted: Callable[[dict[str, Any]], bool]
+) -> tuple[Receipts, dict[str, Any] | None, int]:
+    """Head and diff without the counterexamples `noted` picks, and how many head had."""
 
     def steady(examples: list[Any]) -> list[Any]:
-        return [c for c in examples if not (isinstance(c, dict) and c.get("flaky") is True)]
+        return [c for c in examples if not (isinstance(c, dict) and noted(c))]
 
-    flaky = sum(len(r["counterexamples"]) - len(steady(r["counterexamples"])) for r in head)
+    count = sum(len(r["counterexamples"]) - len(steady(r["counterexamples"])) for r in head)
     head = [{**r, "counterexamples": steady(r["counterexamples"])} for r in head]
     if diff is not None:
         tools = [
@@ -159,8 +230,7 @@ def _without_flaky(
             for t in diff["tools"]
         ]
         diff = {**diff, "tools": tools}
-    note = f"flaky: {flaky} counterexample(s) reproduced only sometimes; noted, not failing"
-    return head, diff, [f"{note} (gate.flaky: note)"] if flaky else []
+    return head, diff, count
 
 
 def _counted(label: str, per_tool: dict[str, int]) -> str:

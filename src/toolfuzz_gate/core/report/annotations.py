@@ -24,6 +24,7 @@ from toolfuzz_gate.core.report.context import (
     text_of,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.interface_locations import iter_located
 from toolfuzz_gate.core.report.untrusted import field, workflow_data, workflow_property
 
 LIMIT = 10
@@ -53,6 +54,8 @@ def render_annotations(diff: Mapping[str, Any], context: ReportContext) -> str:
         message = f"{tool}: not fuzzed: {field(item.get('message', ''))} (at {pointer})"
         where = refusal_location(context, item)
         findings.append((where, f"{ENGINE_NAME}: {field(code, 100)} in {tool}", message))
+    for where, message, _ in iter_located(diff, context):
+        findings.append((where, f"{ENGINE_NAME}: breaking interface change", message))
     lines = [
         f"::error file={workflow_property(where.file)},line={max(where.line, 1)},"
         f"title={workflow_property(title)}::{workflow_data(message)}"

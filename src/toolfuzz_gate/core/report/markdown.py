@@ -36,7 +36,18 @@ from toolfuzz_gate.core.report.context import (
     tools,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.groups import (
+    groups_of,
+    is_grouped,
+    render_callouts,
+    render_collapsed_groups,
+    render_new_groups,
+)
+from toolfuzz_gate.core.report.heading import provenance, totals_line
+from toolfuzz_gate.core.report.interface_section import render_interface_section
 from toolfuzz_gate.core.report.notes import render_notes_section
+from toolfuzz_gate.core.report.sequences import is_sequence, sequence_block
+from toolfuzz_gate.core.report.trust_block import render_trust_block
 from toolfuzz_gate.core.report.untrusted import (
     cap,
     clean,
@@ -83,7 +94,7 @@ def render_markdown(
 ) -> str:
     if budget < MIN_BUDGET:
         raise ValueError(f"a Markdown budget is at least {MIN_BUDGET} UTF-16 code units")
-    new = list(iter_counterexamples(diff, "new"))
+    new = groups_of(diff, "new") if is_grouped(diff) else list(iter_counterexamples(diff, "new"))
     refused_rows = _refused_rows(diff, context)
 
     def fits(detail: _Detail) -> str | None:
@@ -146,6 +157,7 @@ def _last_resort(context: ReportContext) -> str:
             (
                 marker(context),
                 _verdict_header(context),
+                *render_trust_block(context.trust),
                 "_The report is too large for a comment; every detail is in the receipts._",
             )
         )
@@ -160,63 +172,37 @@ def _verdict_header(context: ReportContext) -> str:
 
 
 def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) -> str:
-    parts = [marker(context), _verdict_header(context)]
+    parts = [marker(context), _verdict_header(context), *render_trust_block(context.trust)]
     reasons = [f"- {markdown_text(r)}" for r in context.reasons[:MAX_REASONS]]
     if len(context.reasons) > MAX_REASONS:
         reasons.append(f"- \u2026 {len(context.reasons) - MAX_REASONS} more reasons")
     if reasons:
         parts.append("\n".join(reasons))
-    parts.append(_provenance(diff, context))
-    parts.append(_totals(diff))
-    parts.extend(_new_section(diff, context, detail))
+    parts.extend(render_callouts(diff))
+    parts.append(provenance(diff, context))
+    parts.append(totals_line(diff))
+    if is_grouped(diff):
+        parts.extend(render_new_groups(diff, context.replay_from, detail.inputs, detail.new_rows))
+    else:
+        parts.extend(_new_section(diff, context, detail))
     parts.extend(_not_run_section(diff))
     parts.extend(_refused_section(diff, context, detail))
-    still = _collapsed(
-        diff, context, "stillFailing", "Still failing", detail.still_rows, replay=True
-    )
-    parts.extend(still)
-    parts.extend(_collapsed(diff, context, "fixed", "Fixed", detail.fixed_rows, replay=False))
+    parts.extend(render_interface_section(diff, detail.inputs))
+    if is_grouped(diff):
+        parts.extend(
+            render_collapsed_groups(diff, "stillFailing", "Still failing", detail.still_rows)
+        )
+        parts.extend(render_collapsed_groups(diff, "fixed", "Fixed", detail.fixed_rows))
+    else:
+        still = _collapsed(
+            diff, context, "stillFailing", "Still failing", detail.still_rows, replay=True
+        )
+        parts.extend(still)
+        parts.extend(_collapsed(diff, context, "fixed", "Fixed", detail.fixed_rows, replay=False))
     parts.extend(render_notes_section(diff, detail.notes))
     parts.extend(render_agent_section(context.agent_fixes, detail.notes))
     parts.append(f"<sub>{ENGINE_NAME} {__version__}</sub>")
     return "\n\n".join(parts) + "\n"
-
-
-def _provenance(diff: Mapping[str, Any], context: ReportContext) -> str:
-    def sha(value: str | None, side: str) -> str:
-        if not value:
-            found = diff.get(side)
-            full = found.get("sha") if isinstance(found, Mapping) else None
-            value = full[:7] if isinstance(full, str) else None
-        return markdown_text(value, 40) if value else "unknown"
-
-    seeds = ", ".join(str(s) for s in context.seeds) or "unknown"
-    label = "seeds" if len(context.seeds) > 1 else "seed"
-    base, head = sha(context.base_sha, "base"), sha(context.head_sha, "head")
-    return f"**base** {base} \u00b7 **head** {head} \u00b7 **{label}** {seeds}"
-
-
-def _count(diff: Mapping[str, Any], name: str) -> int:
-    totals = diff.get("totals")
-    value = totals.get(name) if isinstance(totals, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _totals(diff: Mapping[str, Any]) -> str:
-    names = (
-        ("new", "new"),
-        ("fixed", "fixed"),
-        ("stillFailing", "still failing"),
-        ("unsupportedAdded", "unsupported keywords added"),
-        ("unsupportedRemoved", "unsupported keywords removed"),
-        ("toolsAdded", "tools added"),
-        ("toolsRemoved", "tools removed"),
-        ("coverageDrops", "coverage drops"),
-        ("refusedNew", "tools newly refused"),
-        ("notRunOnHead", "not run on head"),
-    )
-    shown = [f"{_count(diff, key)} {label}" for key, label in names if _count(diff, key)]
-    return " \u00b7 ".join(shown) or "no change against the base"
 
 
 def _path(cx: Mapping[str, Any]) -> str:
@@ -239,7 +225,10 @@ def _reason(cx: Mapping[str, Any]) -> str:
 
 def _flaky(cx: Mapping[str, Any]) -> str:
     """For a counterexample that failed in only some of its replays, how often: the
-    reviewer should know a re-run may pass ("" for the others)."""
+    reviewer should know a re-run may pass ("" for the others). One that never failed on
+    a handler started afresh says so: the campaign's own state made it fail."""
+    if isinstance(cx.get("stateDependent"), Mapping) and cx.get("flaky") is not True:
+        return "state-dependent: never failed on a handler started afresh"
     if cx.get("flaky") is not True:
         return ""
     reproduced = cx.get("reproduced")
@@ -290,7 +279,8 @@ def _new_section(diff: Mapping[str, Any], context: ReportContext, detail: _Detai
             parts.append(fence(cap(said, EVIDENCE_CAP), "text"))
         parts.append(fence(_replay(diff, cx, context.replay_from), "sh"))
         if detail.inputs:
-            parts.append(fence(json_block_text(cx.get("input")), "json"))
+            shown_input = sequence_block(cx) if is_sequence(cx) else None
+            parts.append(shown_input or fence(json_block_text(cx.get("input")), "json"))
     return parts
 
 

@@ -1,7 +1,10 @@
 """The diff document as SARIF 2.1.0, for code scanning (pure).
 
-One rule per failure class of `core.campaign.findings.Failure` plus `unsupported-keyword` and
-`refused`; one result per head-side counterexample (new or still failing), per head-side
+One rule per failure class of `core.campaign.findings.Failure` plus `unsupported-keyword`,
+`refused`, `unreached` and `rejection-as-success`; one result per head-side root cause (a group
+of counterexamples, `core.report.sarif_groups`; per counterexample in a diff document that is
+not grouped), per tool no valid call got past and per server answering rejections as
+successes, per head-side
 unsupported keyword (added or still) and per head-side refusal reason other than an
 unsupported keyword (a limit, a contradiction, a reference, an unreachable handler), and
 per under-specification note (level `note`, a failure class that is not a defect), located
@@ -19,7 +22,6 @@ from typing import Any
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.report.context import (
-    Location,
     ReportContext,
     counterexample_location,
     evidence,
@@ -31,13 +33,21 @@ from toolfuzz_gate.core.report.context import (
     text_of,
     unsupported_location,
 )
+from toolfuzz_gate.core.report.groups import is_grouped
+from toolfuzz_gate.core.report.interface_locations import BREAKING_RULE, BREAKING_TEXT, iter_located
+from toolfuzz_gate.core.report.sarif_groups import (
+    REACH_RULES,
+    REJECTION_AS_SUCCESS,
+    group_results,
+    reach_results,
+)
+from toolfuzz_gate.core.report.sarif_location import location
 from toolfuzz_gate.core.report.untrusted import field
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 UNSUPPORTED_RULE = "unsupported-keyword"
 REFUSED_RULE = "refused"
 FINGERPRINT_KEY = "toolfuzzFingerprint/v1"
-_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/")
 
 _DESCRIPTIONS = {
     Failure.HOSTILE_ACCEPTED: "The handler accepted a call its schema forbids.",
@@ -56,6 +66,15 @@ _DESCRIPTIONS = {
     Failure.UNDER_SPECIFIED: "The schema admits a call the tool refuses (a note on the schema).",
     Failure.OUTPUT_SCHEMA_VIOLATION: "A tool's structured output broke its declared outputSchema.",
     Failure.NOT_IDEMPOTENT: "A tool declared idempotent committed again when called again.",
+    Failure.SLOW: "The handler answered, but only long past its time budget.",
+    Failure.HUNG: "The handler never answered, not even given far more than its budget.",
+    Failure.INTERNAL_ERROR: "The handler answered an internal error of its own and lived.",
+    Failure.SEQUENCE_CRASH: "A call crashed in a sequence of calls on one server.",
+    Failure.SEQUENCE_TIMEOUT: "A call hung in a sequence of calls on one server.",
+    Failure.RESOURCE_UNAVAILABLE: "A read rejected what a create had just returned.",
+    Failure.USE_AFTER_DELETE: "Something just deleted was read, deleted again or still listed.",
+    Failure.UPDATE_NOT_VISIBLE: "The read after an update did not return what it wrote.",
+    Failure.WRITE_OUTSIDE_ROOT: "A sandboxed handler wrote outside its allowed root.",
 }
 
 
@@ -64,11 +83,17 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     results: list[dict[str, Any]] = []
     extra_rules: set[str] = set()
     for kind, state in (("new", "new"), ("stillFailing", "unchanged")):
+        if is_grouped(diff):
+            results.extend(group_results(diff, context, kind, state))
+            continue
         for cx in iter_counterexamples(diff, kind):
             rule = field(cx.get("failure", ""), 100)
             if rule not in _DESCRIPTIONS:
                 extra_rules.add(rule)
             results.append(_cx_result(context, cx, rule, state))
+    results.extend(reach_results(diff, context))
+    extra_rules |= {r["ruleId"] for r in results} - set(_DESCRIPTIONS) - set(REACH_RULES)
+    extra_rules -= {UNSUPPORTED_RULE, REFUSED_RULE}
     for kind, state in (("added", "new"), ("still", "unchanged")):
         for item in iter_unsupported(diff, kind):
             results.append(_unsupported_result(context, item, state))
@@ -77,6 +102,17 @@ def render_sarif(diff: Mapping[str, Any], context: ReportContext) -> str:
     for item in iter_refusals(diff):
         if item.get("code") != "schema.unsupported-keyword":  # a result of its own above
             results.append(_refusal_result(context, item))
+    for where, message, digest in iter_located(diff, context):
+        results.append(
+            {
+                "ruleId": BREAKING_RULE,
+                "level": "warning",
+                "baselineState": "new",
+                "message": {"text": message},
+                "locations": location(where),
+                "partialFingerprints": {FINGERPRINT_KEY: digest},
+            }
+        )
     rules = _rules(sorted(extra_rules))
     index = {rule["id"]: i for i, rule in enumerate(rules)}
     for result in results:
@@ -104,6 +140,8 @@ def _rules(extra: list[str]) -> list[dict[str, Any]]:
     rules = [_rule(f.value, text) for f, text in _DESCRIPTIONS.items()]
     rules.append(_rule(UNSUPPORTED_RULE, "The schema uses a keyword the gate cannot test."))
     rules.append(_rule(REFUSED_RULE, "The gate could not fuzz the tool (schema or handler)."))
+    rules.extend(_rule(rule, text) for rule, text in REACH_RULES.items())
+    rules.append(_rule(BREAKING_RULE, BREAKING_TEXT))
     rules.extend(_rule(rule, "A failure class this version does not describe.") for rule in extra)
     return rules
 
@@ -116,25 +154,12 @@ def _rule(rule_id: str, text: str) -> dict[str, Any]:
     }
 
 
-_LEVELS = {UNSUPPORTED_RULE: "warning", Failure.UNDER_SPECIFIED.value: "note"}
-
-
-def _uri(path: str) -> str:
-    """A repo-relative path as a URI reference: unreserved bytes kept, the rest %-encoded."""
-    relative = path[2:] if path.startswith("./") else path
-    data = relative.lstrip("/").encode("utf-8", errors="replace")
-    return "".join(chr(b) if b in _URI_SAFE else f"%{b:02X}" for b in data)
-
-
-def _location(where: Location) -> list[dict[str, Any]]:
-    return [
-        {
-            "physicalLocation": {
-                "artifactLocation": {"uri": _uri(field(where.file, 1000))},
-                "region": {"startLine": max(where.line, 1)},
-            }
-        }
-    ]
+_LEVELS = {
+    UNSUPPORTED_RULE: "warning",
+    Failure.UNDER_SPECIFIED.value: "note",
+    REJECTION_AS_SUCCESS: "warning",
+    BREAKING_RULE: "warning",
+}
 
 
 def _cx_result(
@@ -152,7 +177,7 @@ def _cx_result(
         "level": "error",
         "baselineState": state,
         "message": {"text": text},
-        "locations": _location(counterexample_location(context, cx)),
+        "locations": location(counterexample_location(context, cx)),
         "partialFingerprints": {FINGERPRINT_KEY: field(cx.get("fingerprint", ""), 100)},
     }
 
@@ -170,7 +195,7 @@ def _note_result(context: ReportContext, note: Mapping[str, Any]) -> dict[str, A
         "ruleId": Failure.UNDER_SPECIFIED.value,
         "level": "note",
         "message": {"text": text},
-        "locations": _location(counterexample_location(context, note)),
+        "locations": location(counterexample_location(context, note)),
         "partialFingerprints": {FINGERPRINT_KEY: field(note.get("fingerprint", ""), 100)},
     }
 
@@ -188,7 +213,7 @@ def _unsupported_result(
         "level": "warning",
         "baselineState": state,
         "message": {"text": text},
-        "locations": _location(unsupported_location(context, item)),
+        "locations": location(unsupported_location(context, item)),
         "partialFingerprints": {FINGERPRINT_KEY: digest},
     }
 
@@ -205,7 +230,7 @@ def _refusal_result(context: ReportContext, item: Mapping[str, Any]) -> dict[str
         "level": "note" if item.get("state") == "skipped" else "error",
         "baselineState": "new" if item.get("state") == "new" else "unchanged",
         "message": {"text": text},
-        "locations": _location(refusal_location(context, item)),
+        "locations": location(refusal_location(context, item)),
         "partialFingerprints": {FINGERPRINT_KEY: digest},
     }
 
@@ -216,5 +241,5 @@ def _order(result: dict[str, Any]) -> tuple[str, int, str, str]:
         where["artifactLocation"]["uri"],
         where["region"]["startLine"],
         result["ruleId"],
-        result["partialFingerprints"][FINGERPRINT_KEY],
+        min(result["partialFingerprints"].values()),
     )

@@ -9,6 +9,7 @@ from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of, skipped
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line
+from toolfuzz_gate.core.report.sequences import render_stateful_summary
 
 MAX_LISTED = 10
 HINT_NOTES = {
@@ -43,6 +44,8 @@ def _broken(invariant: str, examples: list[Any]) -> str:
 
 
 def render_receipt_summary(receipt: JSONObject, location: str) -> str:
+    if "stateful" in receipt:
+        return render_stateful_summary(receipt, location)
     r: Any = receipt
     cases = r["cases"]
     lines = [
@@ -72,6 +75,8 @@ def render_receipt_summary(receipt: JSONObject, location: str) -> str:
         if example.get("flaky") is True:
             reproduced = example["reproduced"]
             flaky = f" [flaky: failed {reproduced['failed']} of {reproduced['runs']} runs]"
+        if isinstance(example.get("stateDependent"), dict):
+            flaky += " [state-dependent: never failed on a handler started afresh]"
         lines.append(
             f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']})"
             f"{flaky}: {shown}"

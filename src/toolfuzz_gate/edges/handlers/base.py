@@ -170,7 +170,7 @@ def unanswered(
     process.kill()
     if stop is Stop.CROWD:
         return crowded(limits)
-    return Outcome(OutcomeKind.TIMEOUT, message=f"no answer within {timeout_s:g} s")
+    return Outcome(OutcomeKind.TIMEOUT, message=f"no answer within {timeout_s:g} s", ended=True)
 
 
 class RestartingHandler(ManagedHandler):
@@ -191,6 +191,17 @@ class RestartingHandler(ManagedHandler):
     def scale_timeout(self, factor: float) -> None:
         """Stretch the per-call timeout from the next call on (1.0: as configured)."""
         self._timeout_s = self._base_timeout_s * factor
+
+    fresh_hook: Callable[[], None] | None = None
+    """What `start_fresh` runs after dropping the process: the config's reset (set by the
+    registry when the config declares one)."""
+
+    def start_fresh(self) -> None:
+        """Drop the process and run the declared reset: the next call meets the state a
+        campaign starts from (`core.campaign.outcome.Refreshing`)."""
+        self._discard()
+        if self.fresh_hook is not None:
+            self.fresh_hook()
 
     @abc.abstractmethod
     def _discard(self) -> None:

@@ -15,7 +15,8 @@ gate's current directory (which is the head's, or anywhere at all):
   root instead (a CI job's `PYTHONPATH=$PWD/src` must not smuggle the head's code in).
 
 The configured argv stays as written in receipts; only the launched process sees the
-absolute forms.
+absolute forms. A handler run in a workspace (`workspace`: a sandbox, fixtures) has `{sandbox}`
+in its argv replaced by the workspace's root, and, when confined, HOME and TMPDIR set inside it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,18 @@ from dataclasses import dataclass
 
 from toolfuzz_gate.edges.handlers.environment import scrubbed_environment
 
+SANDBOX_TOKEN = "{sandbox}"
+"""In a handler's argv: the absolute path of its workspace's root (`workspace`)."""
+
+
+@dataclass(frozen=True)
+class WorkTree:
+    """A handler's workspace as its processes see it: the root (their working directory,
+    `SANDBOX_TOKEN` in argv) and, when confined, the variables pointing scratch into it."""
+
+    root: str
+    scratch: tuple[tuple[str, str], ...] = ()
+
 
 @dataclass(frozen=True)
 class Checkout:
@@ -33,13 +46,18 @@ class Checkout:
     """The directory relative paths and imports are read from (absolute)."""
     mirrors: str | None = None
     """The other side's checkout (absolute): paths inside it are read from `root`."""
+    work_tree: WorkTree | None = None
+    """The handler's workspace, when it runs in one."""
 
     @classmethod
-    def at(cls, root: str | None, mirrors: str | None = None) -> Checkout:
+    def at(
+        cls, root: str | None, mirrors: str | None = None, work_tree: WorkTree | None = None
+    ) -> Checkout:
         """The checkout at `root`; None: the gate's current directory (the command line)."""
         return cls(
             os.path.abspath(root if root is not None else os.getcwd()),
             os.path.abspath(mirrors) if mirrors is not None else None,
+            work_tree,
         )
 
     def path(self, value: str) -> str:
@@ -59,6 +77,9 @@ class Checkout:
         would; a relative executable that exists nowhere is named under the root."""
         places = [self.root, *([os.path.abspath(cwd)] if cwd else [])]
         resolved = [self.path(argument) for argument in argv]
+        if self.work_tree is not None:
+            root = self.work_tree.root
+            resolved = [argument.replace(SANDBOX_TOKEN, root) for argument in resolved]
         for index, argument in enumerate(resolved):
             if argument.startswith("-") or os.path.isabs(argument) or not argument:
                 continue
@@ -92,6 +113,11 @@ class Checkout:
             *(self._entry(entry) for entry in env.get("PYTHONPATH", "").split(os.pathsep)),
         ]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entry for entry in entries if entry))
+        if self.work_tree is not None:
+            env.update(self.work_tree.scratch)
+        # no bytecode written beside what a handler imports: the dependencies lent to the
+        # base's worktree are checked unchanged after the run (`edges.dependencies`)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
         return env
 
     def _entry(self, entry: str) -> str:

@@ -34,7 +34,7 @@ import tempfile
 import time
 from typing import Any
 
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text, said_of
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import LineWorkerHandler
@@ -161,6 +161,7 @@ class CommandHandler(LineWorkerHandler):
                 output_digest=output_digest,
                 output_bytes=output_bytes,
                 output_text=output_text(response["output"], self._text_chars),
+                said=said_of(output) if isinstance(output := response["output"], str) else None,
                 **effects,
             )
         assert isinstance(error, dict)

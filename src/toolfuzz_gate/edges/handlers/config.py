@@ -13,7 +13,7 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
-from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.checkout import Checkout, WorkTree
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.errors import HandlerError
 
@@ -43,6 +43,9 @@ class HandlerConfig(HandlerSettings):
     servers: McpServers | None = field(default=None, compare=False, repr=False)
     """mcp: the run's shared servers, when this tool may share its server with other tools
     of it (`mcp_servers`); None: a server of its own."""
+    work_tree: WorkTree | None = None
+    """The workspace the handler runs in, once `registry.build_handler` has made it (from
+    `sandbox` and `fixtures`); None: none."""
 
     @classmethod
     def from_policy(
@@ -72,7 +75,7 @@ class HandlerConfig(HandlerSettings):
 
     @property
     def checkout(self) -> Checkout:
-        return Checkout.at(self.root, self.mirrors)
+        return Checkout.at(self.root, self.mirrors, self.work_tree)
 
     @classmethod
     def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
@@ -112,6 +115,8 @@ class HandlerConfig(HandlerSettings):
             label["effectsProbe"] = {"directory": self.effects_directory}
         elif self.effects_command:
             label["effectsProbe"] = {"command": list(self.effects_command)}
+        if self.sandbox:
+            label["sandbox"] = True
         if self.reset_command:
             label["reset"] = {"command": list(self.reset_command)}
         elif self.reset_tool is not None:

@@ -16,6 +16,10 @@ _ALLOWED_PREFIXES = ("LC_",)
 # variables (inputs hold tokens too) could write to the repository under review.
 _REFUSED = frozenset({"GITHUB_TOKEN"})
 _REFUSED_PREFIXES = ("INPUT_", "ACTIONS_")
+RUNNER_FILE_COMMANDS = frozenset(
+    {"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_STATE"}
+)
+"""The runner's file commands: what a step writes there reaches later steps."""
 
 
 def is_refused(name: str) -> bool:
@@ -32,12 +36,15 @@ def scrubbed_environment(
     Raises `HandlerError` when `passthrough` names a refused variable, rather than
     dropping it silently: the policy author should learn the handler will not get it.
     """
-    refused = sorted({name for name in passthrough if is_refused(name)})
+    refused = sorted(
+        {name for name in passthrough if is_refused(name) or name in RUNNER_FILE_COMMANDS}
+    )
     if refused:
         raise HandlerError(
             f"environment passthrough names {', '.join(refused)}, which handlers never receive",
-            hint="remove it from the policy; GITHUB_TOKEN, INPUT_* and ACTIONS_* never leave "
-            "the gate",
+            hint="remove it from the policy; GITHUB_TOKEN, INPUT_*, ACTIONS_* and the "
+            "runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, "
+            "GITHUB_STEP_SUMMARY, GITHUB_STATE) never leave the gate",
         )
     wanted = frozenset(passthrough)
     return {

@@ -46,10 +46,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from toolfuzz_gate.core.campaign.cause import EXCEPTION, named
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
-from toolfuzz_gate.core.campaign.rejection_code import derived_code
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest_and_size
+from toolfuzz_gate.core.campaign.cause import named
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import Deadline, RestartingHandler, unanswered
@@ -62,6 +61,7 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
+from toolfuzz_gate.edges.handlers.mcp_result import output_of, result_outcome, with_raised
 from toolfuzz_gate.edges.handlers.mcp_servers import SharedServer
 from toolfuzz_gate.edges.handlers.rlimits import Limits
 from toolfuzz_gate.errors import HandlerError, TaskRequiredError
@@ -84,6 +84,9 @@ timeout: a confirmation replay's longer budget (`confirm.TIMEOUT_FACTOR`) length
 silence it forgives, not the ceiling, so confirming a server that reports forever costs
 one ceiling per replay, not three."""
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+PING_TIMEOUT_S = 2.0
+"""The most a `ping` waits for its answer (a live server answers it at once)."""
 
 
 class McpHandler(RestartingHandler):
@@ -116,7 +119,7 @@ class McpHandler(RestartingHandler):
             if config.servers is not None
             else SharedServer(launch())
         )
-        self._launch = self._server.launch
+        self._relaunch = launch
         try:
             if self._session is None:
                 self._session = self._start()
@@ -145,6 +148,11 @@ class McpHandler(RestartingHandler):
                 hint="calling a tool as a task is not supported; the skip is a note, not a "
                 "failure of the gate",
             )
+
+    @property
+    def _launch(self) -> Launch:
+        """How the server starts (shared tools see a new working directory at once)."""
+        return self._server.launch
 
     @property
     def _session(self) -> McpSession | None:
@@ -232,11 +240,11 @@ class McpHandler(RestartingHandler):
             return outcome
         result = reply.get("result")
         if isinstance(result, dict):
-            outcome = _result_outcome(
+            outcome = result_outcome(
                 result, tool, arguments, self.config.ignore_output, self.config.output_text_chars
             )
             if outcome.kind is OutcomeKind.CRASH and outcome.cause is None:
-                return _with_raised(outcome, session.process.stderr_since(mark))
+                return with_raised(outcome, session.process.stderr_since(mark))
             return outcome
         error = reply.get("error")
         if isinstance(error, dict) and error.get("code") == INVALID_PARAMS:
@@ -251,7 +259,9 @@ class McpHandler(RestartingHandler):
             message = f"JSON-RPC error {error_text(reply)}"
             detail = named(message)
             cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
-            return self._launch.limits.crash(message, cause)
+            crash = self._launch.limits.crash(message, cause)
+            # An internal error is an answer: the server caught what the tool raised and lives.
+            return crash._replace(internal=error.get("code") == INTERNAL_ERROR)
         return self._broken(session, Broken(None, "sent a malformed tools/call response"))
 
     def _waited(self, deadline: Deadline) -> str:
@@ -275,7 +285,7 @@ class McpHandler(RestartingHandler):
         else:
             result = reply.get("result")
             if isinstance(result, dict) and result.get("isError") is not True:
-                return (_output(result),)
+                return (output_of(result),)
             failed = Outcome(kind=OutcomeKind.CRASH, message="failed")
         kind = OutcomeKind.TIMEOUT if failed.kind is OutcomeKind.TIMEOUT else OutcomeKind.CRASH
         return Outcome(kind=kind, message=f"the effects tool {tool} {failed.message}".strip())
@@ -286,81 +296,39 @@ class McpHandler(RestartingHandler):
         if broken.stop is not None:
             ended = unanswered(broken.stop, session.process, self._timeout_s, self._launch.limits)
             if ended is not None:
-                return ended
+                return ended._replace(ended=True)
         message = f"the MCP server {session.describe(broken, tail_chars=280)}"
         session.kill()
-        return self._launch.limits.crash(bounded_message(message))
+        return self._launch.limits.crash(bounded_message(message))._replace(ended=True)
+
+    def ping(self) -> Outcome | None:
+        """Ask the running server for a `ping` (`core.campaign.outcome.Pinging`): ACCEPTED
+        when it answers, else how it did not (the server then dropped); None when no
+        server is running (there is nothing to ask)."""
+        session = self._session
+        if session is None:
+            return None
+        deadline = time.monotonic() + min(PING_TIMEOUT_S, self._timeout_s)
+        reply = session.request("ping", None, deadline, RESPONSE_SLACK_BYTES)
+        if isinstance(reply, Broken):
+            return self._broken(session, reply)
+        return Outcome(kind=OutcomeKind.ACCEPTED)
+
+    def start_fresh(self) -> None:
+        """Drop the server, run the declared reset, and give the next server a new working
+        directory where the adapter made its own: what the campaign's calls wrote there
+        stays behind."""
+        self._discard()
+        if self._launch.tempdir is not None:
+            self._server.launch.cleanup()
+            self._server.launch = self._relaunch()
+        if self.fresh_hook is not None:
+            self.fresh_hook()
 
     def _discard(self) -> None:
         session, self._session = self._session, None
         if session is not None:
             session.kill()
-
-
-def _result_outcome(
-    result: dict[str, Any],
-    tool: str,
-    arguments: JSONObject,
-    ignore: tuple[str, ...] = (),
-    text_chars: int = 0,
-) -> Outcome:
-    if result.get("isError") is not True:
-        output = _output(result)
-        output_digest, size = digest_and_size(output, ignore)
-        return Outcome(
-            kind=OutcomeKind.ACCEPTED,
-            output_digest=output_digest,
-            output_bytes=size,
-            output_text=output_text(output, text_chars),
-            structured=result.get("structuredContent"),
-            has_structured="structuredContent" in result,
-        )
-    text = _first_text(result)
-    if text == f"Error executing tool {tool}":
-        return Outcome(
-            kind=OutcomeKind.CRASH,
-            message="the tool raised an unexpected exception (the Python SDK's crash result)",
-        )
-    structured = result.get("structuredContent")
-    code = structured.get("code") if isinstance(structured, dict) else None
-    path = structured.get("path") if isinstance(structured, dict) else None
-    declared = isinstance(code, str) and bool(code)
-    return Outcome(
-        kind=OutcomeKind.REJECTED,
-        error_code=code if declared else derived_code(text or "", arguments),
-        error_path=path if isinstance(path, str) else None,
-        message=bounded_message(text or ""),
-        code_derived=not declared,
-    )
-
-
-def _with_raised(outcome: Outcome, stderr: str) -> Outcome:
-    """A generic crash result made specific by the exception the server logged while
-    answering: the first one of its traceback, the cause the others were raised from (an
-    SDK answers "Error executing tool" whatever the tool raised, and logs the rest)."""
-    for line in stderr.splitlines():
-        if EXCEPTION.match(line):  # a traceback's exception line starts with its name
-            raised = bounded_message(line.strip(), 200)
-            message = bounded_message(f"{outcome.message}: {raised}")
-            return outcome._replace(message=message, cause=named(raised) or None)
-    return outcome
-
-
-def _output(result: dict[str, Any]) -> JSON:
-    structured = result.get("structuredContent")
-    if structured is not None:
-        return structured  # type: ignore[no-any-return]
-    content = result.get("content")
-    return content if isinstance(content, list) else []
-
-
-def _first_text(result: dict[str, Any]) -> str | None:
-    content = result.get("content")
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            return text if isinstance(text, str) else None
-    return None
 
 
 def server_key(config: HandlerConfig) -> tuple[object, ...]:
@@ -377,13 +345,23 @@ def list_tools(
 
     Starts the server, initializes it, follows `tools/list` pagination, stops it.
     """
+    from toolfuzz_gate.edges.handlers.reset import run_reset_command
+    from toolfuzz_gate.edges.handlers.workspace import placed
+
     limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-    launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
+    config, workspace = placed(config)  # a sandboxed server is listed in a workspace too
     try:
-        session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
+        if workspace is not None and config.reset_command:
+            run_reset_command(config)  # what sets the workspace up for the server
+        launch = Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
         try:
-            return list_session_tools(session, startup_timeout_s)
+            session = McpSession(launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise())
+            try:
+                return list_session_tools(session, startup_timeout_s)
+            finally:
+                session.stop(grace_s=1.0)
         finally:
-            session.stop(grace_s=1.0)
+            launch.cleanup()
     finally:
-        launch.cleanup()
+        if workspace is not None:
+            workspace.close()

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind, output_text, said_of
 from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
@@ -260,6 +260,7 @@ class PythonWorkerHandler(LineWorkerHandler):
                 effects_after=after,
                 effects_observed=observed,
                 output_text=output_text(response["output"], self.options.output_text_chars),
+                said=said_of(output) if isinstance(output := response["output"], str) else None,
             )
         if response.get("ok") is False and isinstance(error, dict):
             code, path = error.get("code"), error.get("path")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from toolfuzz_gate.edges.handlers.base import ManagedHandler
+from toolfuzz_gate.edges.handlers.base import ManagedHandler, RestartingHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.reset import reset
 from toolfuzz_gate.errors import HandlerError
@@ -79,10 +79,10 @@ ADAPTERS: dict[str, Callable[[HandlerConfig], ManagedHandler]] = {
 
 
 def build_handler(config: HandlerConfig) -> ManagedHandler:
-    """Start the handler; wrap it in an effect probe when the config names one."""
-    from pathlib import Path
-
-    from toolfuzz_gate.edges.effects import CommandProbe, DirectoryProbe, ProbedHandler
+    """Start the handler in its workspace when it has one (`workspace`: a sandbox, whose
+    writes outside the root are watched, or fixtures); wrap it in an effect probe when the
+    config names one."""
+    from toolfuzz_gate.edges.handlers.workspace import ConfinedHandler, placed
 
     factory = ADAPTERS.get(config.kind)
     if factory is None:
@@ -91,6 +91,25 @@ def build_handler(config: HandlerConfig) -> ManagedHandler:
         )
     if config.effects_directory is not None and config.effects_command:
         raise HandlerError("name one effects probe: a directory or a command, not both")
+    moved, workspace = placed(config)
+    if workspace is None:
+        return _started(factory, config)
+    try:
+        handler = _started(factory, moved)
+    except BaseException:
+        workspace.close()
+        raise
+    return ConfinedHandler(handler, workspace, watch=config.sandbox)
+
+
+def _started(
+    factory: Callable[[HandlerConfig], ManagedHandler], config: HandlerConfig
+) -> ManagedHandler:
+    """The reset run, the handler started, wrapped in its effects probe if it has one."""
+    from pathlib import Path
+
+    from toolfuzz_gate.edges.effects import CommandProbe, DirectoryProbe, ProbedHandler
+
     reset(config, build_handler)
     probe: DirectoryProbe | CommandProbe | None = None
     if config.effects_directory is not None:
@@ -98,6 +117,8 @@ def build_handler(config: HandlerConfig) -> ManagedHandler:
     elif config.effects_command:
         probe = CommandProbe(config.effects_command, config.cwd, config.env, config.checkout)
     handler = factory(config)
+    if isinstance(handler, RestartingHandler) and (config.reset_command or config.reset_tool):
+        handler.fresh_hook = lambda: reset(config, build_handler)
     if probe is None:
         return handler
     try:

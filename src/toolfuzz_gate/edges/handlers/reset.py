@@ -27,12 +27,13 @@ RESET_TIMEOUT_S = 60.0
 def reset(config: HandlerConfig, start: Callable[[HandlerConfig], ManagedHandler]) -> None:
     """Run the config's reset, if it names one; `start` starts a handler (for a reset tool)."""
     if config.reset_command:
-        _run(config)
+        run_reset_command(config)
     elif config.reset_tool is not None:
         _call(config, config.reset_tool, start)
 
 
-def _run(config: HandlerConfig) -> None:
+def run_reset_command(config: HandlerConfig) -> None:
+    """Run the config's `reset_command` (it has one)."""
     checkout = config.checkout
     run_helper(
         "reset command",

@@ -16,14 +16,23 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind, Replaying
+from toolfuzz_gate.core.campaign.outcome import (
+    Handler,
+    Outcome,
+    OutcomeKind,
+    Replaying,
+    ping_through,
+    start_fresh_through,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
-BUCKETS = ("calls", "timeouts", "starts", "effects")
+BUCKETS = ("calls", "timeouts", "starts", "effects", "sandbox")
 """`calls`: every handler call the engine made, timeouts included; `timeouts`: those that
 got no answer in time; `starts`: process starts (spawn, and for MCP the `initialize`
 handshake; a `python:` or `command` process's first answer too, where its imports show);
-`effects`: state snapshots (an effects probe, before and after each call; inside `calls`)."""
+`effects`: state snapshots (an effects probe, before and after each call; inside `calls`);
+`sandbox`: the write oracle's look at the tree around a confined handler's root, after each
+call (`workspace`; inside `calls`)."""
 
 
 @dataclass
@@ -102,6 +111,12 @@ class _TimedReplaying(_Timed):
     def scale_timeout(self, factor: float) -> None:
         assert isinstance(self.inner, Replaying)
         self.inner.scale_timeout(factor)
+
+    def start_fresh(self) -> None:
+        start_fresh_through(self.inner)
+
+    def ping(self) -> Outcome | None:
+        return ping_through(self.inner)
 
 
 def timed(handler: Handler) -> Handler:

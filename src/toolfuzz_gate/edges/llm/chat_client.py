@@ -38,6 +38,9 @@ class Retries:
     read_timeout: float = 120.0
 
 
+SCRUBBED = "[the model's key, removed]"
+
+
 class _Key(AuthBase):
     """Sets the bearer token when there is one; giving `auth` at all stops requests from
     reading credentials out of .netrc."""
@@ -52,6 +55,21 @@ class _Key(AuthBase):
 
     def __repr__(self) -> str:
         return "<Key ***>"
+
+    def scrub(self, answer: JSON) -> JSON:
+        """`answer` with the key taken out of every string (names and values) at any depth:
+        an endpoint that echoes it must not put it into the cassette, a receipt or the
+        comment. Decoded first, so escapes in the JSON text do not hide it."""
+        key = self._key
+        if not key:
+            return answer
+        if isinstance(answer, str):
+            return answer.replace(key, SCRUBBED)
+        if isinstance(answer, list):
+            return [self.scrub(item) for item in answer]
+        if isinstance(answer, dict):
+            return {str(self.scrub(name)): self.scrub(value) for name, value in answer.items()}
+        return answer
 
     def redact(self, text: str) -> str:
         """`text` without the key (an endpoint may echo it), other secrets masked too."""
@@ -129,7 +147,7 @@ class ChatClient:
                 answer: JSON = json.loads(
                     content.decode("utf-8"), parse_constant=_refuse, parse_float=_finite
                 )
-                return answer
+                return self._auth.scrub(answer)
             except (ValueError, RecursionError):
                 raise LlmError(
                     f"the model endpoint {self._url} answered with text that is not JSON",

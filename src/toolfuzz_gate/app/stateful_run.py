@@ -1,0 +1,181 @@
+"""A policy run's stateful step: one campaign per MCP server that two or more of the policy's
+tools share (`core.campaign.stateful`), its receipt written beside the tools' (application).
+
+It runs after the tools' own campaigns, on a server of its own started from a fresh state,
+for the seed of the server's first tool; its time counts toward the run's `budget_s`. The
+campaigns of different servers are independent units for `--jobs`; one server's sequences
+always run in one lane, in order.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from toolfuzz_gate.app.jobs import Jobs
+from toolfuzz_gate.app.policy_plan import Planned, Written, receipt_name
+from toolfuzz_gate.app.tool_setup import Listings, tool_annotations, tool_output_schema
+from toolfuzz_gate.core.campaign.stateful.sequence_receipt import receipt_name as stateful_key
+from toolfuzz_gate.core.campaign.stateful.sequence_receipt import stateful_receipt
+from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
+from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
+from toolfuzz_gate.core.campaign.time_budget import budget_json, earliest
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.schema.options import SchemaOptions
+from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp import server_key
+from toolfuzz_gate.edges.stateful_server import McpServerTools
+from toolfuzz_gate.errors import HandlerError
+
+_RUNNERS = ("python", "python3", "node", "uv", "uvx", "npx", "deno", "bun", "env")
+
+
+@dataclass(frozen=True)
+class ServerUnit:
+    """One server's stateful campaign: its name, handler, tools and seed."""
+
+    name: str
+    handler: HandlerConfig
+    entries: tuple[ToolEntry, ...]
+    seed: int
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A planned tool as the run prepared it (`policy_run.Prepared`'s parts used here)."""
+
+    unit: Planned
+    handler: HandlerConfig
+    schema: JSON
+    spec: ToolSpec
+    reachable: bool
+
+
+def plan_servers(
+    ready: Sequence[Ready], settings: StatefulSettings, listings: Listings
+) -> list[ServerUnit]:
+    """The servers two or more reachable MCP tools of the run share, in plan order."""
+    if not settings.enabled:
+        return []
+    groups: dict[tuple[object, ...], list[Ready]] = {}
+    for item in ready:
+        if item.handler.kind == "mcp" and item.reachable and isinstance(item.schema, dict):
+            group = groups.setdefault(server_key(item.handler), [])
+            if all(other.spec.name != item.spec.name for other in group):
+                group.append(item)
+    units: list[ServerUnit] = []
+    names: set[str] = set()
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        entries = tuple(_entry(item, listings) for item in group)
+        name = _unique(server_name(group[0].handler.argv), names)
+        handler = replace(group[0].handler, target="", servers=None)
+        units.append(ServerUnit(name, handler, entries, group[0].unit.seed))
+    return units
+
+
+def run_servers(
+    units: Sequence[ServerUnit],
+    settings: StatefulSettings,
+    replay: str,
+    directory: Path,
+    jobs: Jobs,
+    run_ends_at: float | None,
+    run_budget_s: float | None,
+) -> list[Written]:
+    lanes = [tuple((index,) for index in range(len(units)))] if units else []
+
+    def work(index: int) -> Written | None:
+        return run_server(units[index], settings, replay, directory, run_ends_at, run_budget_s)
+
+    return [written for written in jobs.run(lanes, work) if written is not None]
+
+
+def run_server(
+    unit: ServerUnit,
+    settings: StatefulSettings,
+    replay: str,
+    directory: Path,
+    run_ends_at: float | None,
+    run_budget_s: float | None,
+) -> Written | None:
+    config = StatefulConfig(
+        unit.seed, settings.sequences, settings.max_calls, settings.checks, settings.shrink_runs
+    )
+    budget = earliest(time.monotonic, None, run_ends_at, run_budget_s)
+    file = receipt_name(stateful_key(unit.name))
+    try:
+        server = McpServerTools(unit.handler, [entry.spec.name for entry in unit.entries])
+    except HandlerError:
+        return None  # the tools' own receipts say why their server does not start
+    callable_entries = [entry for entry in unit.entries if entry.spec.name in server.tools]
+    prepared = PreparedTools(callable_entries, dict(settings.kinds), settings.links, unit.seed)
+    tools = list[JSON](sorted(prepared.tools))
+    label: JSONObject = {"mcp": {"command": list(unit.handler.argv), "tools": tools}}
+    try:
+        result = run_stateful(
+            server,
+            prepared.tools,
+            prepared.links,
+            config,
+            prepared.make,
+            prepared.admits,
+            budget,
+        )
+    except HandlerError:
+        return None  # its reset failed: no campaign on a state nobody chose
+    finally:
+        server.close()
+    spent = None if budget is None else budget_json(budget, None, {})
+    receipt = stateful_receipt(
+        unit.name,
+        prepared.tools,
+        prepared.links,
+        config,
+        result,
+        handler_label=label,
+        replay_command=replay,
+        budget=spent if result.stop == "budget" else None,
+    )
+    write_document(directory / file, receipt)
+    return Written(receipt, file, False)
+
+
+def server_name(argv: Sequence[str]) -> str:
+    """A short name for the server `argv` starts: its program, or the script a runner
+    (`python`, `node`, `npx` ...) is given."""
+    words = [os.path.basename(arg) for arg in argv]
+    picked = words[0] if words else "server"
+    if picked in _RUNNERS or picked.startswith("python"):
+        rest = [w for w in words[1:] if w and not w.startswith("-")]
+        picked = rest[0] if rest else picked
+    stem = picked.rsplit(".", 1)[0] if "." in picked else picked
+    return stem or "server"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name}-{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _entry(item: Ready, listings: Listings) -> ToolEntry:
+    tool, options = item.unit.tool, item.unit.options
+    output = tool_output_schema(tool, item.handler, listings)
+    return ToolEntry(
+        item.spec,
+        item.schema if isinstance(item.schema, dict) else {},
+        output if isinstance(output, dict) else None,
+        tool_annotations(tool, item.handler, listings),
+        options.dialect,
+        SchemaOptions(options.default_draft, options.format_assertion),
+    )

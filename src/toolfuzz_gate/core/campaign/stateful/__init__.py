@@ -1,0 +1,1 @@
+"""Stateful campaigns: sequences of calls across the tools of one server (pure)."""

@@ -1,0 +1,180 @@
+"""The rules a pull request is judged by: the base commit's, never weaker (pure).
+
+The gate runs the pull request's code, and the policy is a file of that pull request: a
+PR that turns a rule off in the same commit as the bug the rule catches must not pass
+by it. So the verdict's rules are the stricter of the base's policy and the head's, rule
+by rule: every `fail_on` check either lists, only the refusals both allow, the higher
+`min_coverage` floor, `flaky: fail` if either says so, a contract check (or a tool's
+`deterministic` / `strict`) on if the base has it on, only the exclusions both make, the
+larger `runs` and time budgets, and the base's model endpoint. Each weakening the head
+tried is listed for the comment's "policy changed" block; it takes effect once merged
+(the base then has it). Without a base policy the head's rules stand, and the comment says
+so. What the head adds (a tool, a stricter rule) applies at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.core.gate.policy import GateRules, Policy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.verdict import COVERAGE_RANK, Verdict
+from toolfuzz_gate.errors import PolicyError
+
+NO_BASE_POLICY = (
+    "the base has no policy: this pull request's own rules decided the verdict "
+    "(the base's rules decide once it has one)"
+)
+
+
+@dataclass(frozen=True)
+class Governed:
+    """The policy the run uses (head's tools under the stricter rules) and each weakening
+    the head tried, in words (empty: none)."""
+
+    policy: Policy
+    weakenings: tuple[str, ...] = ()
+    base_missing: bool = False
+
+
+@dataclass(frozen=True)
+class Trust:
+    """What a run found the pull request did to the gate itself: `changed`, what the
+    comment's "policy changed" block lists (weakenings, a head cassette, dependencies the
+    base borrowed), and `failures`, reasons that fail the run whatever the rules say
+    (a handler wrote a file command, changed what the base borrowed)."""
+
+    changed: tuple[str, ...] = ()
+    failures: tuple[str, ...] = ()
+
+
+def with_trust(verdict: Verdict, trust: Trust) -> Verdict:
+    """`verdict`, failed first by each of `trust.failures`."""
+    if not trust.failures:
+        return verdict
+    return Verdict(True, (*trust.failures, *verdict.reasons))
+
+
+def govern(head: Policy, base: Policy | None) -> Governed:
+    """`head` under the stricter of its rules and `base`'s (None: the base has no policy)."""
+    if base is None:
+        return Governed(head, (), True)
+    said: list[str] = []
+    rules = _rules(head.gate, base.gate, said)
+    by_name = {tool.name: tool for tool in base.tools}
+    tools = tuple(_tool(tool, by_name.get(tool.name), said) for tool in head.tools)
+    kept = {tool.name for tool in head.tools}
+    said += [
+        f"tool {tool.name!r} removed from the policy"
+        for tool in base.tools
+        if tool.name not in kept
+    ]
+    budget = _larger_budget(head.budget_s, base.budget_s, "budget_s", said)
+    llm = _llm(head.llm, base.llm, said)
+    governed = replace(head, gate=rules, tools=tools, budget_s=budget, llm=llm)
+    return Governed(governed, tuple(said))
+
+
+def _rules(head: GateRules, base: GateRules, said: list[str]) -> GateRules:
+    fail_on = (*base.fail_on, *(name for name in head.fail_on if name not in base.fail_on))
+    said += [f"gate.fail_on: {name} removed" for name in base.fail_on if name not in head.fail_on]
+    allowed = tuple(item for item in head.allow_refused if item in base.allow_refused)
+    said += [
+        f"gate.fail_on: allow-refused {code} added" + ("" if tool == "*" else f" for {tool}")
+        for tool, code in head.allow_refused
+        if (tool, code) not in base.allow_refused
+    ]
+    floors = dict(head.min_coverage)
+    for family, floor in base.min_coverage:
+        mine = floors.get(family)
+        if mine is None or COVERAGE_RANK.get(mine, 0) < COVERAGE_RANK.get(floor, 0):
+            said.append(
+                f"gate.min_coverage.{family}: "
+                + (f"{floor} lowered to {mine}" if mine else f"{floor} removed")
+            )
+            floors[family] = floor
+    flaky = head.flaky
+    if base.flaky == "fail" and head.flaky != "fail":
+        said.append(f"gate.flaky: fail changed to {head.flaky}")
+        flaky = "fail"
+    return GateRules(fail_on, tuple(sorted(floors.items())), allowed, flaky)
+
+
+def _tool(head: ToolPolicy, base: ToolPolicy | None, said: list[str]) -> ToolPolicy:
+    if base is None:
+        return head  # a new tool: nothing on the base to weaken
+    where = f"tool {head.name!r}"
+    options = _options(head.options, base.options, where, said)
+    checks = dict(head.checks)
+    base_checks = dict(base.checks)
+    for name, on in head.checks:
+        if not on and base_checks.get(name) is not False:
+            said.append(f"{where}: check {name} turned off")
+            if name in base_checks:
+                checks[name] = base_checks[name]
+            else:
+                del checks[name]
+    deterministic, strict = head.deterministic, head.strict
+    if base.deterministic and not head.deterministic:
+        said.append(f"{where}: deterministic turned off")
+        deterministic = True
+    if base.strict and not head.strict:
+        said.append(f"{where}: strict turned off")
+        strict = True
+    exclude = tuple(name for name in head.exclude if name in base.exclude)
+    said += [f"{where}: {name} excluded" for name in head.exclude if name not in base.exclude]
+    return replace(
+        head,
+        options=options,
+        checks=tuple(sorted(checks.items())),
+        deterministic=deterministic,
+        strict=strict,
+        exclude=exclude,
+    )
+
+
+def _options(head: RunOptions, base: RunOptions, where: str, said: list[str]) -> RunOptions:
+    runs = head.runs
+    if head.runs < base.runs:
+        said.append(f"{where}: runs lowered from {base.runs} to {head.runs}")
+        runs = base.runs
+    budget = _larger_budget(head.budget_s, base.budget_s, f"{where}: budget_s", said)
+    return replace(head, runs=runs, budget_s=budget)
+
+
+def _larger_budget(
+    head: float | None, base: float | None, what: str, said: list[str]
+) -> float | None:
+    """None is no limit, the largest budget."""
+    if base is None or (head is not None and head < base):
+        if head is not None:
+            said.append(f"{what} lowered from {'no limit' if base is None else base} to {head}")
+        return base
+    return head
+
+
+def _llm(head: LlmSettings | None, base: LlmSettings | None, said: list[str]) -> LlmSettings | None:
+    """The base's endpoint, key variable and mode; the head's model and limits."""
+    if head is None or base is None:
+        return head
+    for name, mine, theirs in _endpoint_changes(head, base):
+        if name == "base_url" and base.mode != "replay":
+            raise PolicyError(
+                f"llm.base_url changed from {theirs} to {mine} in {base.mode} mode: the model's "
+                "key goes only to the base's endpoint",
+                file="(policy)",
+                line=1,
+                key="llm/base_url",
+                hint="change the endpoint in a pull request of its own with llm.mode: replay, "
+                "or on the default branch",
+            )
+        said.append(f"llm.{name} changed from {theirs} to {mine}")
+    return replace(head, base_url=base.base_url, api_key_env=base.api_key_env, mode=base.mode)
+
+
+def _endpoint_changes(head: LlmSettings, base: LlmSettings) -> Iterator[tuple[str, object, object]]:
+    for name in ("base_url", "api_key_env", "mode"):
+        mine, theirs = getattr(head, name), getattr(base, name)
+        if mine != theirs:
+            yield name, mine, theirs

@@ -1,0 +1,189 @@
+"""What the receipts' `reach` ledgers say about a run: tools no valid call got past, and
+servers that answer their rejections as successes (pure).
+
+A tool is *unreached* when valid calls ran, none was reached (`core.campaign.reach`:
+accepted with an answer that does not read as an error, and not the one answer the tool
+gives every call), and most were stopped at its door (`DOOR`: rejected, answered with error
+words, answered alike). A server *answers rejections as successes* when one of its tools
+accepted at least `MIN_CALLS` hostile calls and at least half of them with error words,
+gave at least `MIN_CALLS` valid calls error-worded answers and no reached ones, or answers
+every call alike. Servers are told apart by `server_of` (the handler's kind and the
+names of what it starts, without directories: base and head run from different worktrees).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+UNREACHED = "unreached"
+"""The `fail_on` value of the check below (`unreached_check`)."""
+MIN_CALLS = 3
+"""Hostile (or valid) calls answered with error words before a server is said to answer
+its rejections as successes: one odd answer is not a habit."""
+
+
+DOOR = ("rejected", "errorAnswers", "answeredAlike")
+"""How valid calls are stopped at a tool's door; a tool whose valid calls mostly crashed or
+timed out is not unreached (those are counterexamples of their own)."""
+
+
+def server_of(receipt: Mapping[str, Any] | None) -> str:
+    """The server (or module, or command) a receipt's handler is: its kind and the base
+    names of its command, without the tool."""
+    label = receipt.get("handler") if receipt is not None else None
+    if not isinstance(label, Mapping):
+        return ""
+    if isinstance(label.get("mcp"), Mapping):
+        return "mcp " + _names(label["mcp"].get("command"))
+    if "command" in label:
+        return "command " + _names(label.get("command"))
+    if "http" in label:
+        server = label.get("server")
+        return "http " + (_names(server) if server else str(label.get("http"))[:200])
+    spec = str(label.get("spec", ""))
+    return spec.rpartition(":")[0] or spec
+
+
+def _names(argv: object) -> str:
+    words = argv if isinstance(argv, list) else []
+    return " ".join(posixpath.basename(str(word)) or str(word) for word in words)[:300]
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """A tool none of whose valid calls got through, and the commonest way they did not."""
+
+    tool: str
+    server: str
+    calls: int
+    count: int
+    outcome: str
+    said: str
+    cause: str
+
+    def sentence(self) -> str:
+        """`never got past: Unknown vault (200 of 200)`."""
+        what = self.said or self.cause or self.outcome
+        return f"never got past: {what} ({self.count} of {self.calls})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "server": self.server,
+            "calls": self.calls,
+            "count": self.count,
+            "outcome": self.outcome,
+            "said": self.said,
+            "cause": self.cause,
+        }
+
+
+@dataclass(frozen=True)
+class Answering:
+    """A server that answers rejections as successes: its tools that showed it, and one
+    answer as evidence."""
+
+    server: str
+    tools: tuple[str, ...]
+    said: str
+    calls: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "server": self.server,
+            "tools": list(self.tools),
+            "said": self.said,
+            "calls": self.calls,
+        }
+
+
+Entry = tuple[str, str, Mapping[str, Any]]
+"""(tool, server, reach ledger)."""
+
+
+def entries_of(receipts: Iterable[Mapping[str, Any]]) -> list[Entry]:
+    """(tool, server, reach) of every receipt that has a reach ledger."""
+    found = []
+    for receipt in receipts:
+        reach = receipt.get("reach")
+        if isinstance(reach, Mapping):
+            found.append((str(receipt.get("tool")), server_of(receipt), reach))
+    return found
+
+
+def _int(ledger: Mapping[str, Any], stream: str, name: str) -> int:
+    part = ledger.get(stream)
+    value = part.get(name) if isinstance(part, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def unreached(entries: Iterable[Entry]) -> list[Unreached]:
+    """Every tool whose valid calls ran and none was reached, by tool name."""
+    found = []
+    for tool, server, reach in entries:
+        calls = _int(reach, "valid", "calls")
+        door = sum(_int(reach, "valid", name) for name in DOOR)
+        if not calls or _int(reach, "valid", "reached") or 2 * door <= calls:
+            continue
+        commonest = reach.get("commonest")
+        way: Mapping[str, Any] = commonest if isinstance(commonest, Mapping) else {}
+        count = way.get("count")
+        found.append(
+            Unreached(
+                tool,
+                server,
+                calls,
+                count if isinstance(count, int) else calls,
+                str(way.get("outcome", "")),
+                str(way.get("said", "")),
+                str(way.get("cause", "")),
+            )
+        )
+    return sorted(found, key=lambda item: (item.tool, item.server))
+
+
+def answers_as_successes(reach: Mapping[str, Any]) -> bool:
+    """Does one tool's ledger show its server answering rejections as successes?"""
+    accepted = _int(reach, "hostile", "accepted")
+    worded = _int(reach, "hostile", "errorAnswers")
+    if accepted >= MIN_CALLS and 2 * worded >= accepted:
+        return True
+    if _int(reach, "valid", "answeredAlike"):
+        return True
+    valid_worded = _int(reach, "valid", "errorAnswers")
+    return valid_worded >= MIN_CALLS and not _int(reach, "valid", "reached")
+
+
+def answering(entries: Iterable[Entry]) -> list[Answering]:
+    """Every server one of whose tools answers rejections as successes, by server."""
+    by_server: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    for tool, server, reach in entries:
+        if answers_as_successes(reach):
+            by_server.setdefault(server, []).append((tool, reach))
+    found = []
+    for server, tools in sorted(by_server.items()):
+        tools.sort(key=lambda item: item[0])
+        said = next((str(r["errorAnswer"]) for _, r in tools if r.get("errorAnswer")), "")
+        calls = sum(
+            _int(r, "hostile", "errorAnswers") + _int(r, "valid", "errorAnswers") for _, r in tools
+        )
+        found.append(Answering(server, tuple(t for t, _ in tools), said, calls))
+    return found
+
+
+def unreached_check(
+    may_be_unreached: Callable[[str], bool], entries: Iterable[Entry]
+) -> tuple[list[str], list[str]]:
+    """`fail_on: unreached`: the failures (tools none of whose valid calls got past the
+    handler's door) and notes (those the policy's `allow-unreached` names)."""
+    failing: list[str] = []
+    allowed: list[str] = []
+    for item in unreached(entries):
+        said = f"{item.tool}: {item.sentence()}"
+        (allowed if may_be_unreached(item.tool) else failing).append(said)
+    failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
+    notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
+    return failed if failing else [], notes

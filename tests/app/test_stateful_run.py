@@ -1,0 +1,97 @@
+"""Stateful campaigns end to end on a real MCP server over stdio: `run --policy` on the
+planted note store, each bug found alone, shrunk, replayed from a fresh server by `replay`;
+the correct reference clean; the receipt byte-identical across runs (slow: real servers)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_helpers import invoke
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "stateful" / "notes_mcp.py"
+TOOLS = ("create_note", "get_note", "update_note", "delete_note", "list_notes", "search_notes")
+BUGS = {
+    "crash-after-delete": ("sequence-crash", "/get_note", 3),
+    "double-delete": ("use-after-delete", "/delete_note", 3),
+    "stale-index": ("sequence-crash", "/search_notes", 3),
+    "stale-cursor": ("sequence-crash", "/list_notes", 5),
+    "unreadable-create": ("resource-unavailable", "/get_note", 2),
+    "update-not-visible": ("update-not-visible", "/get_note", 4),
+}
+
+
+def write_policy(directory: Path, bug: str | None, extra: str = "") -> Path:
+    argv = [sys.executable, str(FIXTURE), *(["--bug", bug] if bug else [])]
+    lines = ["version: 1", "defaults: {runs: 2}", extra, "tools:"]
+    for tool in TOOLS:
+        lines += [f"  - name: {tool}", f"    handler: {{mcp: {json.dumps(argv)}}}"]
+    policy = directory / "policy.yml"
+    policy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return policy
+
+
+def stateful(out: Path) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads((out / "stateful_notes_mcp.json").read_text("utf-8"))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_a_planted_sequence_bug_is_found_shrunk_and_replayed_from_a_fresh_server(
+    tmp_path: Path, bug: str
+) -> None:
+    policy = write_policy(tmp_path, bug)
+    out = tmp_path / "out"
+    code, printed, _ = invoke("run", "--policy", str(policy), "--out", str(out))
+    assert code != 0
+    receipt = stateful(out)
+    failure, path, calls = BUGS[bug]
+    found = receipt["counterexamples"]
+    assert [(cx["failure"], cx["path"]) for cx in found] == [(failure, path)]
+    assert len(found[0]["sequence"]) == calls and found[0]["flaky"] is False
+    assert "(fails here)" in printed
+    comment = (out / "comment.md").read_text("utf-8")
+    assert f"{calls}. {path[1:]} " in comment and "(fails here)" in comment
+    code, replayed, _ = invoke(
+        "replay", str(out / "stateful_notes_mcp.json"), "--policy", str(policy)
+    )
+    assert code == 1 and "replay: 1 of 1 still fail" in replayed
+    (tmp_path / "fixed").mkdir()
+    fixed = write_policy(tmp_path / "fixed", None)
+    receipt_file = str(out / "stateful_notes_mcp.json")
+    code, replayed, _ = invoke("replay", receipt_file, "--policy", str(fixed))
+    assert code == 0 and "replay: 0 of 1 still fail" in replayed
+
+
+@pytest.mark.slow
+def test_the_reference_has_no_stateful_finding_and_the_same_receipt_twice(tmp_path: Path) -> None:
+    policy = write_policy(tmp_path, None)
+    receipts = []
+    for name in ("a", "b"):
+        invoke("run", "--policy", str(policy), "--out", str(tmp_path / name))
+        receipts.append((tmp_path / name / "stateful_notes_mcp.json").read_bytes())
+    assert receipts[0] == receipts[1]
+    receipt = json.loads(receipts[0])
+    assert receipt["counterexamples"] == [] and all(receipt["invariants"].values())
+    assert receipt["tool"] == "stateful:notes_mcp"
+    assert receipt["stateful"]["tools"]["delete_note"] == "deletes"
+
+
+@pytest.mark.slow
+def test_a_policy_switches_the_campaign_or_a_check_off(tmp_path: Path) -> None:
+    off = write_policy(tmp_path, "double-delete", "stateful: {enabled: false}")
+    invoke("run", "--policy", str(off), "--out", str(tmp_path / "off"))
+    assert not (tmp_path / "off" / "stateful_notes_mcp.json").exists()
+    (tmp_path / "x").mkdir()
+    unchecked = write_policy(
+        tmp_path / "x", "double-delete", "stateful: {checks: {use-after-delete: false}}"
+    )
+    invoke("run", "--policy", str(unchecked), "--out", str(tmp_path / "x" / "out"))
+    receipt = stateful(tmp_path / "x" / "out")
+    assert receipt["counterexamples"] == []
+    assert "use-after-delete" not in receipt["invariants"]

@@ -1,0 +1,174 @@
+"""A stateful campaign over the planted note store, in process (pure core; the fixture's
+store behind the `Server` seam, so every planted bug is tried without a process)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.stateful.sequence_receipt import calls_of, stateful_receipt
+from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
+from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
+
+FIXTURE = Path(__file__).parents[3] / "fixtures" / "stateful" / "notes_mcp.py"
+
+
+def _fixture() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("notes_mcp_fixture", FIXTURE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+NOTES = _fixture()
+
+
+class InProcess:
+    """The fixture's store as a `Server`: `fresh` is a new store."""
+
+    def __init__(self, bug: str | None) -> None:
+        self.bug = bug
+        self.store: Any = NOTES.Store(bug)
+        self.calls = 0
+        self.fresh_starts = 0
+
+    def fresh(self) -> None:
+        self.store = NOTES.Store(self.bug)
+        self.fresh_starts += 1
+
+    def call(self, tool: str, arguments: JSONObject) -> Outcome:
+        self.calls += 1
+        try:
+            result = self.store.call(tool, dict(arguments))
+        except Exception as error:
+            return Outcome(kind=OutcomeKind.CRASH, message=repr(error), cause=type(error).__name__)
+        structured = result.get("structuredContent")
+        if result.get("isError"):
+            return Outcome(kind=OutcomeKind.REJECTED, error_code=structured["code"])
+        return Outcome(kind=OutcomeKind.ACCEPTED, structured=structured, has_structured=True)
+
+
+def prepared(seed: int = 41) -> PreparedTools:
+    entries = [
+        ToolEntry(
+            ToolSpec(t["name"]), t["inputSchema"], t.get("outputSchema"), t.get("annotations")
+        )
+        for t in NOTES.TOOLS
+    ]
+    return PreparedTools(entries, {}, [], seed)
+
+
+def campaign(bug: str | None, seed: int = 41) -> tuple[JSONObject, InProcess]:
+    tools = prepared(seed)
+    server = InProcess(bug)
+    config = StatefulConfig(seed)
+    result = run_stateful(server, tools.tools, tools.links, config, tools.make, tools.admits)
+    receipt = stateful_receipt(
+        "notes", tools.tools, tools.links, config, result, handler_label={}, replay_command="r"
+    )
+    return receipt, server
+
+
+EXPECTED = {
+    "crash-after-delete": (
+        "sequence-crash",
+        "/get_note",
+        ["create_note", "delete_note", "get_note"],
+    ),
+    "double-delete": (
+        "use-after-delete",
+        "/delete_note",
+        ["create_note", "delete_note", "delete_note"],
+    ),
+    "stale-index": (
+        "sequence-crash",
+        "/search_notes",
+        ["create_note", "delete_note", "search_notes"],
+    ),
+    "stale-cursor": (
+        "sequence-crash",
+        "/list_notes",
+        ["create_note", "create_note", "create_note", "delete_note", "list_notes"],
+    ),
+    "unreadable-create": ("resource-unavailable", "/get_note", ["create_note", "get_note"]),
+    "update-not-visible": (
+        "update-not-visible",
+        "/get_note",
+        ["create_note", "create_note", "update_note", "get_note"],
+    ),
+}
+
+
+@pytest.mark.parametrize("bug", sorted(EXPECTED))
+def test_each_planted_bug_is_found_alone_and_shrunk_to_its_minimal_sequence(bug: str) -> None:
+    receipt, _ = campaign(bug)
+    failure, path, tools = EXPECTED[bug]
+    found: Any = receipt["counterexamples"]
+    assert [(cx["failure"], cx["path"]) for cx in found] == [(failure, path)]
+    cx = found[0]
+    assert [call["tool"] for call in cx["sequence"]] == tools
+    assert cx["failingCall"] == len(tools) and cx["sequence"][-1]["failing"] is True
+    assert cx["reproduced"] == {"runs": 3, "failed": 3} and cx["flaky"] is False
+    assert cx["sizes"][1] == len(tools) <= cx["sizes"][0]
+
+
+def test_the_correct_reference_has_no_finding() -> None:
+    receipt, server = campaign(None)
+    assert receipt["counterexamples"] == []
+    ledger: Any = receipt["invariants"]
+    assert all(ledger.values())
+    facts: Any = receipt["stateful"]
+    assert facts["sequences"] >= 9 and facts["calls"] > 20 and server.calls == facts["calls"]
+
+
+def test_a_minimal_sequence_replays_from_a_fresh_state() -> None:
+    receipt, _ = campaign("update-not-visible")
+    listed: Any = receipt["counterexamples"]
+    cx = listed[0]
+    calls = calls_of(cx)
+    assert calls is not None
+    links = [(link.member, link.step) for call in calls for link in call.links]
+    assert links == [("note_id", 1), ("note_id", 1)]  # the second create's id, twice
+    from toolfuzz_gate.core.campaign.stateful.sequence import Context, run_sequence
+    from toolfuzz_gate.core.campaign.stateful.sequence_checks import Graph, check_sequence
+
+    tools = prepared()
+    fresh = InProcess("update-not-visible")
+    steps = run_sequence(fresh, calls, Context(tools.tools))
+    found = check_sequence(steps, Graph(tools.tools, tools.links), ("update-visible",))
+    assert [f.failure.value for f in found] == ["update-not-visible"]
+    correct = InProcess(None)
+    steps = run_sequence(correct, calls, Context(tools.tools))
+    assert check_sequence(steps, Graph(tools.tools, tools.links), ("update-visible",)) == []
+
+
+def test_the_same_seed_gives_byte_identical_receipts_and_another_seed_other_sequences() -> None:
+    first, _ = campaign("stale-index", 7)
+    again, _ = campaign("stale-index", 7)
+    other, _ = campaign("stale-index", 8)
+    assert canonical_document(first) == canonical_document(again)
+    assert first["receiptHash"] != other["receiptHash"]
+
+
+def test_a_finding_that_needs_no_state_is_left_to_the_tools_own_campaign() -> None:
+    class CrashesOnSearch(InProcess):
+        def call(self, tool: str, arguments: JSONObject) -> Outcome:
+            if tool == "search_notes":
+                return Outcome(kind=OutcomeKind.CRASH, message="boom", cause="Boom")
+            return super().call(tool, arguments)
+
+    tools = prepared()
+    config = StatefulConfig(41)
+    result = run_stateful(
+        CrashesOnSearch(None), tools.tools, tools.links, config, tools.make, tools.admits
+    )
+    assert result.counterexamples == []
+    assert result.dropped == {"single-call": 1}
