@@ -29,6 +29,7 @@ from tests.cli_helpers import commit, git, init_repository
 from tests.composite_runner import CompositeRun, Job, describe, run_composite
 from tests.foreign_python import LIBRARY, make_foreign_python
 from tests.github_server import Account, FakeGitHub
+from toolfuzz_gate import __version__
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "action.lock"
@@ -36,6 +37,7 @@ REPO = "octo/tools"
 NUMBER = 12
 TOKEN = "ghs_compositeSecretToken0123456789"
 MARKER = "<!-- toolfuzz-gate:default -->"
+INSTALL = "toolfuzz-gate: install the gate in its own virtual environment"
 
 NODE_SERVER = r"""// An MCP server over stdio in Node, without the SDK: newline-delimited JSON-RPC.
 "use strict";
@@ -264,7 +266,7 @@ def test_the_composite_action_fuzzes_a_node_server_and_a_job_python_tool_head_an
     gate_venv = runner / "temp" / "toolfuzz-gate" / "venv"
     assert done.step("toolfuzz-gate").kind == "run"
     assert (gate_venv / "bin" / "toolfuzz-gate").is_file()
-    assert "toolfuzz-gate 0.5.0" in done.stdout or "toolfuzz-gate 0.6.0" in done.stdout
+    assert f"toolfuzz-gate {__version__}\n" in done.step(INSTALL).stdout
     # the gate is in its own environment, the job's Python untouched
     lacks = [str(gate_venv / "bin" / "python"), "-c", f"import {LIBRARY}"]
     assert subprocess.run(lacks, capture_output=True, check=False).returncode != 0
@@ -285,8 +287,11 @@ def test_the_composite_action_fuzzes_a_node_server_and_a_job_python_tool_head_an
     assert len(mine) == 1, trace
     body = mine[0]["body"]
     assert done.outputs["comment-url"] == mine[0]["html_url"]
-    assert "| clip | hostile-accepted | /text |" in body, body
-    assert "| shout | hostile-accepted | /text |" in body, body
+    assert "not on base: 2 in clip (1), shout (1)" in body, body
+    for tool, limit in (("clip", 10), ("shout", 8)):
+        row = f"| hostile-accepted | {tool} | 1 | accepted the string &quot;"
+        assert row in body, body
+        assert f"the schema requires at most {limit} characters (at /text) |" in body, body
     assert body in done.summary
     assert_token_nowhere(done, TOKEN, github, [root, runner])
 
