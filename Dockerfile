@@ -36,4 +36,8 @@ COPY --from=build /dist/ /tmp/toolfuzz-gate/dist/
 RUN pip install --no-cache-dir --require-hashes -r /tmp/toolfuzz-gate/requirements.lock \
     && pip install --no-cache-dir --no-deps /tmp/toolfuzz-gate/dist/toolfuzz_gate-*.whl \
     && rm -rf /tmp/toolfuzz-gate
-ENTRYPOINT ["toolfuzz-gate", "action"]
+# `docker run IMAGE` runs the Action's entrypoint (`toolfuzz-gate action`); any other
+# arguments are a toolfuzz-gate command: `docker run --rm -v "$PWD:/src" -w /src IMAGE run
+# --policy toolfuzz-gate.yml`.
+ENTRYPOINT ["toolfuzz-gate"]
+CMD ["action"]

@@ -203,8 +203,10 @@ def test_final_stage_runs_the_entrypoint_as_root_in_the_mounted_workspace() -> N
     assert "USER" not in instructions
     entrypoints = [arguments for instruction, arguments in final if instruction == "ENTRYPOINT"]
     assert len(entrypoints) == 1
-    assert json.loads(entrypoints[0]) == ["toolfuzz-gate", "action"]  # exec form
-    assert instructions.count("CMD") == 0
+    assert json.loads(entrypoints[0]) == ["toolfuzz-gate"]  # exec form
+    # `docker run IMAGE` is the Action's entrypoint; `docker run IMAGE run --policy ...` a command
+    commands = [arguments for instruction, arguments in final if instruction == "CMD"]
+    assert [json.loads(command) for command in commands] == [["action"]]
     env = " ".join(arguments for instruction, arguments in final if instruction == "ENV")
     assert "PYTHONDONTWRITEBYTECODE=1" in env.split()
     assert "PYTHONUNBUFFERED=1" in env.split()
@@ -473,7 +475,30 @@ EXAMPLE_TOOLCHAINS = {
 
 
 def test_every_example_workflow_is_tested() -> None:
-    assert {path.name for path in EXAMPLES.glob("*")} == set(EXAMPLE_TOOLCHAINS)
+    expected = {*EXAMPLE_TOOLCHAINS, "container-job.yml"}
+    assert {path.name for path in EXAMPLES.glob("*")} == expected
+
+
+def test_the_container_job_example_runs_the_images_entrypoint_after_the_toolchain() -> None:
+    """The job runs in the image pinned by digest, installs its toolchain into it, then
+    runs `toolfuzz-gate action` (exec: no shell keeps the token) with INPUT_* variables that
+    the entrypoint reads."""
+    workflow = load_yaml(EXAMPLES / "container-job.yml")
+    assert set(triggers(workflow)) == {"pull_request"}
+    (job,) = workflow["jobs"].values()
+    assert re.fullmatch(
+        r"ghcr\.io/OWNER/toolfuzz-gate@sha256:[0-9a-f]{64}", job["container"]["image"]
+    )
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    checkout, toolchain, gate, upload = job["steps"]
+    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
+    assert "apt-get install -y --no-install-recommends nodejs" in toolchain["run"]
+    assert gate["run"] == "exec toolfuzz-gate action"
+    assert gate["env"] == {
+        environment_name("policy"): "toolfuzz-gate.yml",
+        environment_name("github-token"): "${{ github.token }}",
+    }
+    assert upload["if"] == "always()" and upload["with"]["path"] == INPUTS["output-dir"]
 
 
 @pytest.mark.parametrize("name", sorted(EXAMPLE_TOOLCHAINS))
