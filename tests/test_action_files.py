@@ -594,6 +594,18 @@ def test_the_gitlab_example_gates_merge_requests_on_the_base() -> None:
 
 def test_the_self_test_runs_the_action_on_the_fixture_policies() -> None:
     job = load_yaml(WORKFLOWS / "ci.yml")["jobs"]["action-selftest"]
+    runners = {(entry["runner"], entry["python"]) for entry in job["strategy"]["matrix"]["include"]}
+    assert runners == {
+        ("ubuntu-latest", "3.12"),
+        ("macos-latest", "3.12"),
+        ("ubuntu-latest", "3.10"),  # older than the gate needs: the action's setup-python
+    }
+    # the fixture tools import toolfuzz_gate.contract: the job's Python gets it first (the
+    # python: handlers run in the job's Python, not in the action's environment)
+    setup, install = job["steps"][1:3]
+    assert setup["uses"].startswith("actions/setup-python@")
+    assert setup["with"] == {"python-version": "${{ matrix.python }}"}
+    assert install["run"].startswith("python -m pip install --no-deps")
     gates = [step for step in job["steps"] if step.get("uses") == "./"]
     assert [Path(step["with"]["policy"]).name for step in gates] == ["policy.yml", "failing.yml"]
     for step in gates:
