@@ -425,8 +425,11 @@ def test_the_example_workflow_gates_pull_requests_with_minimal_permissions() -> 
     }
     (job,) = workflow["jobs"].values()
     assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    checkout, gate, upload = job["steps"]
+    checkout, setup, library, gate, upload = job["steps"]
     assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
+    # this repository's tools import toolfuzz_gate.contract: the job's Python gets it
+    assert setup["uses"].startswith("actions/setup-python@")
+    assert library["run"] == "python -m pip install --no-deps ."
     assert gate["uses"] == "./"
     assert (ROOT / gate["with"]["policy"]).is_file()
     assert upload["uses"].startswith("actions/upload-artifact@")
@@ -651,7 +654,9 @@ def published(text: str, local_uses: str) -> str:
 
 @pytest.mark.parametrize("page", ["README.md", "docs/action.md"])
 def test_the_docs_example_workflow_is_the_tested_one(page: str) -> None:
-    expected = published(EXAMPLE.read_text(encoding="utf-8"), "./")
+    text = EXAMPLE.read_text(encoding="utf-8")
+    assert len(LOCAL_ONLY.findall(text)) == 1  # the install of this repository's own library
+    expected = published(LOCAL_ONLY.sub("", text), "./")
     assert docs_block("example-workflow", page) == expected
 
 
