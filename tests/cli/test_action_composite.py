@@ -14,13 +14,19 @@ test needs no network after its first run.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -148,11 +154,13 @@ def write_tools(root: Path, *, buggy: bool) -> None:
 
 
 @pytest.fixture(scope="module")
-def wheelhouse(request: pytest.FixtureRequest) -> Path:
-    """The lock's own files for this interpreter, downloaded once (hash-checked by pip)."""
+def wheelhouse(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The lock's own files for this interpreter, downloaded once into pytest's cache (into
+    a temporary directory when the cache is off), hash-checked by pip."""
     digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16]
-    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    directory = Path(request.config.cache.mkdir(f"action-wheelhouse-{tag}-{digest}"))
+    name = f"action-wheelhouse-py{sys.version_info[0]}{sys.version_info[1]}-{digest}"
+    cache = getattr(request.config, "cache", None)
+    directory = Path(cache.mkdir(name)) if cache is not None else tmp_path_factory.mktemp(name)
     if not (directory / "complete").exists():
         argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps"]
         argv += ["--require-hashes", "-r", str(LOCK), "-d", str(directory)]
@@ -316,22 +324,55 @@ def assert_token_nowhere(
             assert token not in line or line == f"Authorization: Bearer {token}", line
 
 
+class _QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+
+@contextmanager
+def simple_index(wheelhouse: Path, root: Path) -> Iterator[str]:
+    """A package index on 127.0.0.1 (PEP 503 pages) serving the wheelhouse: what pip
+    downloads from when the cache misses, never asked by `--no-index` installs."""
+    (root / "files").mkdir(parents=True)
+    for wheel in wheelhouse.glob("*.whl"):
+        shutil.copy(wheel, root / "files" / wheel.name)
+        project = root / "simple" / re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower()
+        project.mkdir(parents=True)
+        (project / "index.html").write_text(f'<a href="/files/{wheel.name}">{wheel.name}</a>')
+    handler = functools.partial(_QuietFiles, directory=str(root))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 @pytest.mark.slow
 def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_reused(
     wheelhouse: Path, tmp_path: Path
 ) -> None:
     """A job whose python3 is 3.11 or later (without pip: the new environment gets its own
-    by ensurepip) lends it to the gate; the next job installs from the restored wheel cache
-    alone (no index, no other files); a second gate step reuses the environment; a cached
-    wheel that does not match the lock is never installed."""
+    by ensurepip) lends it to the gate and downloads the lock's files from the index; the
+    next job installs from the restored wheel cache alone (its index unreachable); a second
+    gate step reuses the environment; a cached wheel that does not match the lock is never
+    installed, and is downloaded again when the index can be reached."""
     base = Path(getattr(sys, "_base_executable", sys.executable))
     job_venv = tmp_path / "job-venv"
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(job_venv)], check=True)
-    store, nothing = tmp_path / "cache-store", tmp_path / "no-files"
+    store = tmp_path / "cache-store"
     store.mkdir()
-    nothing.mkdir()
+    nowhere = f"http://127.0.0.1:{closed_port()}/simple/"
 
-    def install(temp: str, links: Path) -> CompositeRun:
+    def install(temp: str, index: str) -> CompositeRun:
         (tmp_path / temp).mkdir(exist_ok=True)
         environ = {
             "PATH": os.pathsep.join([str(job_venv / "bin"), "/usr/bin", "/bin"]),
@@ -339,39 +380,41 @@ def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_r
             "LANG": "C.UTF-8",
             "RUNNER_TEMP": str(tmp_path / temp),
             "PIP_CONFIG_FILE": os.devnull,
-            "PIP_NO_INDEX": "1",
-            "PIP_FIND_LINKS": str(links),
+            "PIP_INDEX_URL": index,
+            "PIP_RETRIES": "0",
+            "PIP_NO_CACHE_DIR": "1",
         }
         job = Job(ROOT, tmp_path, tmp_path / temp, environ, TOKEN, store)
         return run_composite(job, {}, only=lambda step: step.get("id") != "gate")
 
-    cold = install("first-job", wheelhouse)
+    with simple_index(wheelhouse, tmp_path / "index") as index:
+        cold = install("first-job", index)
     assert cold.code == 0, describe(cold)
     assert cold.step("toolfuzz-gate").kind == "skipped"  # not asked to run here
     assert cold.steps[0].outputs["python"] == str(job_venv / "bin" / "python3")
     assert cold.steps[1].kind == "skipped"  # no setup-python: the job's Python serves
     assert "missed" in cold.steps[2].kind
-    installed = [path.name for path in store.glob("*/*.whl")]
-    assert len(installed) >= 15, installed
+    cached = {path.name for path in store.glob("*/*.whl")}
+    assert cached == {path.name for path in wheelhouse.glob("*.whl")}
 
-    warm = install("next-job", nothing)  # only the restored cache can provide the files
+    warm = install("next-job", nowhere)  # only the restored cache can provide the files
     assert warm.code == 0, describe(warm)
     assert "restored" in warm.steps[2].kind
     assert "installed in" in warm.stdout
-    again = install("next-job", nothing)
+    again = install("next-job", nowhere)
     assert again.code == 0 and "toolfuzz-gate: reusing" in again.stdout, describe(again)
 
     (wheel,) = store.glob("*/jsonschema-[0-9]*.whl")
     data = bytearray(wheel.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one byte changed
     wheel.write_bytes(bytes(data))
-    tampered = install("tampered-job", nothing)
+    tampered = install("tampered-job", nowhere)
     assert tampered.code != 0, describe(tampered)
     assert "DO NOT MATCH THE HASHES" in tampered.stderr, describe(tampered)
     venv = tmp_path / "tampered-job" / "toolfuzz-gate" / "venv"
     assert not (venv / "bin" / "toolfuzz-gate").exists()
     assert not list(venv.glob("lib/python*/site-packages/jsonschema"))
-    # with an index (here: the lock's files), the bad cached wheel is fetched again
-    recovered = install("recovering-job", wheelhouse)
+    with simple_index(wheelhouse, tmp_path / "index-again") as index:
+        recovered = install("recovering-job", index)
     assert recovered.code == 0, describe(recovered)
     assert "the cached wheels do not all match the lock; downloading them" in recovered.stdout
