@@ -5,11 +5,12 @@ has `node` and whose `python3` holds a library the gate does not depend on; agai
 loopback GitHub stand-in, on a real git repository whose pull request plants a bug in a
 Node MCP server and in a Python tool that imports that library.
 
-The install step runs for real (venv, `pip install --require-hashes -r`, the build from the
-action's checkout without build isolation); only the registry is swapped for a local
-directory of the lock's own files (`PIP_NO_INDEX`, `PIP_FIND_LINKS`: what a job behind a
-mirror sets), downloaded once into pytest's cache by `pip download --require-hashes`, so the
-test needs no network after its first run.
+The install step runs for real (venv, `pip download` and `pip install --require-hashes`, the
+build from the action's checkout without build isolation); only the registry is swapped: for
+a local directory of the lock's own files (`PIP_NO_INDEX`, `PIP_FIND_LINKS`, as a job behind
+a mirror could set them) in the first test, for a package index on 127.0.0.1 serving them in
+the second. The files are downloaded once into pytest's cache by `pip download
+--require-hashes` (this needs the package index), so the tests need no network after that.
 """
 
 from __future__ import annotations
