@@ -31,6 +31,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git \
     && rm -rf /var/lib/apt/lists/*
+# The users the gate (root) runs the head's and the base's handlers as: no home, no login,
+# no groups (edges/handlers/confine.py; util-linux's setpriv, in the base image, switches).
+RUN groupadd --system --gid 64930 toolfuzz-handler \
+    && useradd --system --uid 64930 --gid 64930 --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin toolfuzz-handler \
+    && groupadd --system --gid 64931 toolfuzz-base \
+    && useradd --system --uid 64931 --gid 64931 --no-create-home --home-dir /nonexistent \
+        --shell /usr/sbin/nologin toolfuzz-base
 COPY docker/requirements.lock /tmp/toolfuzz-gate/requirements.lock
 COPY --from=build /dist/ /tmp/toolfuzz-gate/dist/
 RUN pip install --no-cache-dir --require-hashes -r /tmp/toolfuzz-gate/requirements.lock \

@@ -5,7 +5,9 @@ with the runner's variables, event file, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY."
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -74,12 +76,17 @@ def run_action(
     inputs: dict[str, str],
     repository: str,
     runtime: dict[str, str] | None = None,
+    as_user: int | None = None,
 ) -> ActionRun:
     """One step: `toolfuzz-gate action` from `venv`, in `workspace`, as the runner starts a
     Docker action (inputs as INPUT_<NAME>, hyphens kept; `runtime`: more variables, such
-    as the runner's `ACTIONS_*`)."""
+    as the runner's `ACTIONS_*`). `as_user`: the uid (and gid) the gate runs as, owning the
+    workspace and the runner's files, as the composite action runs as the runner's user
+    (needs root and `setpriv`); None: as the test does."""
     runner = workspace.parent / f"runner-{workspace.name}"
     runner.mkdir(exist_ok=True)
+    searchable_by_others(workspace)
+    searchable_by_others(venv)
     (runner / "home").mkdir(exist_ok=True)
     event_path = runner / "event.json"
     event_path.write_text(json.dumps(event))
@@ -105,8 +112,22 @@ def run_action(
     }
     env.update({f"INPUT_{name.upper()}": value for name, value in inputs.items()})
     env.update(runtime or {})
+    argv = [str(venv / "bin" / "toolfuzz-gate"), "action"]
+    if as_user is not None:
+        for top in (workspace, runner):
+            for path in [top, *top.rglob("*")]:
+                os.chown(path, as_user, as_user, follow_symlinks=False)
+        argv = [
+            "setpriv",
+            f"--reuid={as_user}",
+            f"--regid={as_user}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+            *argv,
+        ]
     done = subprocess.run(
-        [str(venv / "bin" / "toolfuzz-gate"), "action"],
+        argv,
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -125,6 +146,15 @@ def run_action(
         workspace,
         delimiters,
     )
+
+
+def searchable_by_others(workspace: Path) -> None:
+    """Every directory down to `workspace` searchable by others, as a runner's workspace
+    is (pytest makes its temporary directories 0700): a gate running as root runs the
+    handlers as another user (`edges.handlers.confine`), who must reach the workspace."""
+    for directory in [workspace, *workspace.parents]:
+        if directory.is_dir() and directory.stat().st_uid == os.geteuid():
+            directory.chmod(directory.stat().st_mode | stat.S_IXOTH | stat.S_IROTH)
 
 
 def _parse_outputs(text: str) -> tuple[dict[str, str], tuple[str, ...]]:

@@ -212,6 +212,21 @@ def test_final_stage_runs_the_entrypoint_as_root_in_the_mounted_workspace() -> N
     assert "PYTHONUNBUFFERED=1" in env.split()
 
 
+def test_the_image_has_the_users_handlers_run_as() -> None:
+    from toolfuzz_gate.edges.handlers.confine import SIDES
+
+    runs = [arguments for instruction, arguments in dockerfile_stages()[-1] if instruction == "RUN"]
+    users = [run for run in runs if "useradd" in run]
+    assert len(users) == 1
+    made = [command.split() for command in users[0].split("&&") if "useradd" in command]
+    assert len(made) == len(SIDES)
+    for (name, number), words in zip(SIDES.values(), made, strict=True):
+        assert words[-1] == name
+        assert f"--uid {number} --gid {number}" in " ".join(words)
+        assert "--no-create-home" in words and "/usr/sbin/nologin" in words
+        assert f"--gid {number} {name}" in users[0]  # its group
+
+
 def test_git_is_installed_without_recommends() -> None:
     runs = [arguments for instruction, arguments in dockerfile_stages()[-1] if instruction == "RUN"]
     installs = [run for run in runs if "apt-get install" in run]

@@ -73,8 +73,10 @@ def gate_pull_request(
     event: dict[str, Any],
     inputs: Mapping[str, str] = {},
     runtime: Mapping[str, str] = {},
+    as_user: int | None = None,
 ) -> tuple[ActionRun, str]:
-    """The action's run on the pull request, and the comment it posted ("" for none)."""
+    """The action's run on the pull request, and the comment it posted ("" for none);
+    `as_user`: the uid the gate runs as (`tests.action_env.run_action`)."""
     with FakeGitHub({TOKEN: Account("github-actions[bot]", integration=True)}) as github:
         done = run_action(
             venv,
@@ -85,6 +87,7 @@ def gate_pull_request(
             {"github-token": TOKEN, **inputs},
             REPO,
             runtime=dict(runtime),
+            as_user=as_user,
         )
         done.assert_token_nowhere(TOKEN, github)
         bodies = [c["body"] for c in github.comments(REPO, NUMBER)]
@@ -94,3 +97,12 @@ def gate_pull_request(
 def append(path: Path, text: str) -> None:
     with path.open("a") as handle:
         handle.write(text)
+
+
+def writable_by_others(top: Path) -> None:
+    """`top` and everything below it writable by anyone: where the gate is not root (the
+    composite action) handlers run as its user and can write what it can. As root the
+    gate runs them as another user, who could not (`tests/cli/test_action_confine.py`);
+    this lets the tests here reach the checks made after the handlers."""
+    for path in [top, *top.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o777 if path.is_dir() else 0o666)

@@ -8,13 +8,16 @@ reports. Record your own cassette against a real model (README.md) to learn what
 Its rules, by the system message of each request:
 - writing a user request for given arguments: a place named by them in words;
 - writing requests from the documentation alone: three fixed ones;
-- writing prompt sets: "Where is [A]?" with three ways of saying Paris, then a set about
-  Springfield whose infills all name the country;
+- writing prompt sets: "Where is [A]?" with three ways of saying Paris, then a two-slot
+  set about Springfield whose rows all name the country;
+- emulating the tool for the expected answer: each request's city in the country it
+  knows the city for (Paris: France), and the expected answer the most frequent of those;
 - as the agent: the city and the country the request names; with no country named, it
   leaves the country out, unless the country's description says to always give it,
   when it fills in the country it knows the city for; after a tool result, it answers
   with that result;
-- as the oracle: the expected answer is the most frequent answer, scored 10, others 2;
+- as the oracle: an answer whose tool output has the expected answer's country scores
+  10, any other 2, with a reason naming both;
 - as the documentation writer: a fixed description of the country argument.
 """
 
@@ -29,11 +32,15 @@ from typing import Any
 CITIES = ("Paris", "Springfield", "Berlin", "Atlantis")
 COUNTRIES = ("France", "United States", "Germany", "Freedonia")
 KNOWN = {"Paris": "France", "Springfield": "United States", "Berlin": "Germany"}
+CODES = {"France": "FR", "United States": "US", "Germany": "DE"}
 SETS = [
     {"template": "Where is [A]?", "infills": ["Paris", "Paris, France", "the city of Paris"]},
     {
-        "template": "What are the coordinates of [A]?",
-        "infills": ["Springfield, United States", "Springfield in the United States"],
+        "template": "What are the coordinates of [A] in [B]?",
+        "infills": [
+            {"A": "Springfield", "B": "the United States"},
+            {"A": "the city of Springfield", "B": "United States"},
+        ],
     },
 ]
 FIX = {
@@ -63,17 +70,32 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
         return _text("Where is the city of Atlantis?")
     if system.startswith("You write test requests"):
         number = int(re.search(r"prompt set (\d+)", asked).group(1))  # type: ignore[union-attr]
-        return _text(json.dumps(SETS[number - 1]))
+        return _text(json.dumps(SETS[(number - 1) % len(SETS)]))
+    if system.startswith("You emulate tools"):
+        requests = re.findall(r"^\d+\. (.*)$", asked, re.M)
+        emulated = [_emulated(request) for request in requests]
+        expected = max(emulated, key=emulated.count)
+        return _text(json.dumps({"emulated": emulated, "expected": expected}))
     if system.startswith("You judge answers"):
-        answers = re.findall(r"^\d+\. (.*)$", asked, re.M)
-        expected = max(answers, key=answers.count)
-        scores = [10 if given == expected else 2 for given in answers]
-        return _text(json.dumps({"expected": expected, "scores": scores}))
+        expected = asked[asked.index("2. The expected answer: ") :]
+        country = next((name for name in CODES if name in expected), "")
+        returned = asked[asked.index("1. What the tool returned") : asked.index("2. The expected")]
+        code = CODES.get(country, "?")
+        if f'"country":"{code}"' in returned.replace(" ", ""):
+            verdict = {"score": 10, "reason": f"the city found is in {country}, as expected"}
+        else:
+            verdict = {"score": 2, "reason": f"the city found is not the one in {country}"}
+        return _text(json.dumps(verdict))
     if system.startswith("You improve the documentation"):
         return _text(json.dumps(FIX))
     if last["role"] == "tool":
         return _text(f"Here is what the geocoder found: {asked}")
     return _call(_arguments(asked, body["tools"][0]["function"]))
+
+
+def _emulated(request: str) -> str:
+    city = next((name for name in CITIES if name in request), request)
+    return f"{city} is in {KNOWN.get(city, 'an unknown country')}."
 
 
 def _arguments(prompt: str, function: dict[str, Any]) -> dict[str, Any]:

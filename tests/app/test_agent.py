@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,7 @@ def test_record_then_replay_marks_the_planted_failure_reachable_byte_for_byte(
         "promptSets": 0,
         "erroneous": 0,
         "refinementsVerified": 0,
+        "recovered": 0,
     }
     assert [entry["template"] for entry in receipt["correctness"]] == [None, None]
     assert receipt["llm"] == {
@@ -399,10 +401,13 @@ def test_a_policy_passing_the_model_key_to_a_handler_is_refused(
     assert not (tmp_path / "out").exists()
 
 
-def _judging_model(oracle: str, usage: bool = True) -> Script:
-    """A model that writes usable prompts and prompt sets, calls the geocoder with the
-    city the prompt names, and answers the oracle's request with `oracle`."""
+def _judging_model(judge: Sequence[str], usage: bool = True) -> Script:
+    """A model that writes usable prompts and prompt sets, emulates the geocoder for the
+    expected answer, calls it with the city the prompt names, and answers the oracle's
+    requests with `judge`, in turn (again from the start once used up)."""
     prompt_set = json.dumps({"template": "Where is [A]?", "infills": ["Paris", "Paris, France"]})
+    expectation = json.dumps({"emulated": ["France"] * 2, "expected": "It is in France."})
+    judged = iter(list(judge) * 10)
 
     def script(body: dict[str, Any]) -> Any:
         system = str(body["messages"][0].get("content"))
@@ -410,8 +415,10 @@ def _judging_model(oracle: str, usage: bool = True) -> Script:
             return Turn("Where is Paris, France?", usage=usage)
         if "You write test requests" in system:
             return Turn(prompt_set, usage=usage)
+        if "You emulate tools" in system:
+            return Turn(expectation, usage=usage)
         if "You judge answers" in system:
-            return Turn(oracle, usage=usage)
+            return Turn(next(judged), usage=usage)
         if body["messages"][-1]["role"] == "tool":
             return Turn("It is in France.", usage=usage)
         return Turn(calls=(PARIS_FRANCE,), usage=usage)
@@ -420,24 +427,26 @@ def _judging_model(oracle: str, usage: bool = True) -> Script:
 
 
 def test_float_oracle_scores_are_read_and_the_sets_judged(tmp_path: Path, receipts: Path) -> None:
-    oracle = '{"expected": "It is in France.", "scores": [7.5, "9"]}'
-    _, (code, out, err, _) = _record(tmp_path, receipts, _judging_model(oracle))
+    judge = ['{"score": 7.5, "reason": "the same"}', '{"score": "9", "reason": "the same"}']
+    _, (code, out, err, _) = _record(tmp_path, receipts, _judging_model(judge))
     assert code == ExitCode.PASSED, err
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
     assert [entry["oracle"]["scores"] for entry in receipt["correctness"]] == [[8, 9], [8, 9]]
+    assert receipt["correctness"][0]["oracle"]["reasons"] == ["the same"] * 2
     assert receipt["health"]["unjudged"] == [] and "could not judge" not in out
 
 
 def test_an_oracle_answering_in_prose_leaves_the_sets_unjudged_and_fails(
     tmp_path: Path, receipts: Path
 ) -> None:
-    model = _judging_model("Both answers say the city is in France, so they agree.")
+    model = _judging_model(["Both answers say the city is in France, so they agree."])
     _, (code, out, err, _) = _record(tmp_path, receipts, model)
     assert code == ExitCode.FAILED, err  # 0.5.0: passed, the oracle counted as agreeing
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))
-    assert receipt["health"]["unreadableReplies"] == 2
+    assert receipt["health"]["unreadableReplies"] == 4  # two answers in each of two sets
     reasons = [(item["check"], item["reason"]) for item in receipt["health"]["unjudged"]]
-    assert reasons == [("agent-correctness", "the oracle's reply could not be read")] * 2
+    said = "the oracle's reply could not be read for 2 of 2 answer(s)"
+    assert reasons == [("agent-correctness", said)] * 2
     assert "agent: could not judge 2 of " in out
     assert "0 of 2 prompt set(s) erroneous" in out
     _, (code, out, err, _) = _record(tmp_path / "noted", receipts, model, unjudged="note")
@@ -448,7 +457,7 @@ def test_an_oracle_answering_in_prose_leaves_the_sets_unjudged_and_fails(
 def test_answers_without_usage_are_counted_and_charged_an_estimate(
     tmp_path: Path, receipts: Path
 ) -> None:
-    model = _judging_model('{"expected": "France", "scores": [9, 9]}', usage=False)
+    model = _judging_model(['{"score": 9, "reason": "France"}'], usage=False)
     _, (code, out, err, asked) = _record(tmp_path, receipts, model)
     assert code == ExitCode.PASSED, err
     receipt = json.loads((tmp_path / "recorded" / "geocode.json").read_text("utf-8"))

@@ -81,26 +81,36 @@ def test_the_example_replays_its_findings_byte_for_byte_without_a_network(
         {"city": "Paris"},
     ]
     assert '"country":"US"' in erroneous["runs"][0]["steps"][0]["result"]["output"]  # Texas
+    # the expected answer comes from emulating the tool, not from the agent's answers: the
+    # two prompts that got Paris, Texas fail, though they are the majority
+    assert erroneous["oracle"]["expected"] == "Paris is in France."
+    assert erroneous["oracle"]["scores"] == [2, 10, 2]
+    assert erroneous["failingPrompts"] == ["Where is Paris?", "Where is the city of Paris?"]
     fix = erroneous["refinement"]
     assert "Always give it" in fix["suggestion"]["arguments"]["country"]
     assert (fix["failureRateBefore"], fix["failureRateAfter"], fix["verified"]) == (
-        0.3333,
+        0.6667,
         0.0,
         True,
     )
     assert fix["rerun"]["inputConsistent"] is True
-    # The schema campaign's verified fix for the same argument goes with the description fix.
-    (patch,) = fix["schemaPatches"]
+    # The schema campaign's verified fix for the same argument removes it: it contradicts the
+    # description fix ("always give it"), so it is dropped, with the reason.
+    assert fix["schemaPatches"] == []
+    (patch,) = fix["droppedSchemaPatches"]
     assert patch["patch"] == [{"op": "remove", "path": "/properties/country"}]
     assert patch["fingerprint"] == "69c8a3b551e4aa29103272c7"
+    assert "removes country" in patch["reason"]
     assert consistent["erroneous"] is False and consistent["refinement"] is None
+    assert consistent["template"] == "What are the coordinates of [A] in [B]?"  # two slots
+    assert consistent["infills"][0] == {"A": "Springfield", "B": "the United States"}
     assert receipt["summary"]["erroneous"] == receipt["summary"]["refinementsVerified"] == 1
     assert (
         "erroneous: geocode prompt set 'Where is [A]?'; underspecified: country; description "
-        "fix verified (failure rate 0.3333 -> 0.0)" in out
+        "fix verified (failure rate 0.6667 -> 0.0)" in out
     )
     assert "reachable: geocode counterexample crash at /country" in out
-    assert "llm: 35 of 200 request(s)" in out and "(replay)" in out
+    assert "llm: 42 of 200 request(s)" in out and "(replay)" in out
 
 
 @contextmanager

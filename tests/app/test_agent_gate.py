@@ -42,7 +42,7 @@ def test_fail_on_agent_correctness_runs_the_agent_and_fails_on_the_erroneous_set
     assert "<details><summary>Documentation: agent correctness (1)</summary>" in comment
     (row,) = [line for line in comment.splitlines() if line.startswith("| geocode | Where is")]
     assert "| country | tool: Find the coordinates of a city. Many city names" in row
-    assert "country: The country the city is in" in row and row.endswith("| yes (0.3333 → 0.0) |")
+    assert "country: The country the city is in" in row and row.endswith("| yes (0.6667 → 0.0) |")
 
 
 def test_fail_on_agent_reachable_counts_the_reached_counterexample(tmp_path: Path) -> None:

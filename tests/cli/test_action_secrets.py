@@ -16,6 +16,7 @@ import pytest
 from tests.action_env import clean_venv, run_action
 from tests.cli_helpers import commit, init_repository
 from tests.github_server import Account, FakeGitHub
+from tests.trust_repo import writable_by_others
 
 PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
 TOKEN = "ghs_toolfuzzHuntedToken0123456789"
@@ -86,6 +87,9 @@ def test_a_handler_finds_the_token_nowhere(venv: Path, tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     report, planted = tmp_path / "spy" / "report.txt", tmp_path / "spy" / "planted.log"
     planted.parent.mkdir()
+    planted.parent.chmod(0o777)  # the spy's drop box: as root, handlers run as other users
+    report.touch(mode=0o666)  # (the head's and the base's, each its own)
+    report.chmod(0o666)
     init_repository(workspace)
     for name in ("pager.py", "limit.json"):
         shutil.copy(PAGER / name, workspace / name)
@@ -102,6 +106,7 @@ def test_a_handler_finds_the_token_nowhere(venv: Path, tmp_path: Path) -> None:
     before = commit(workspace, "the base")
     (workspace / "NOTES.md").write_text("a change\n")
     commit(workspace, "the push")
+    writable_by_others(workspace / ".git")  # the spy may plant its hooks: git must ignore them
     with FakeGitHub({TOKEN: Account("github-actions[bot]", integration=True)}) as github:
         done = run_action(
             venv,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.action_env import clean_venv
-from tests.trust_repo import append, gate_pull_request, pull_request
+from tests.trust_repo import append, gate_pull_request, pull_request, writable_by_others
 
 pytestmark = pytest.mark.slow
 
@@ -100,6 +100,7 @@ def test_a_handler_that_rewrites_the_lent_dependencies_fails_the_run(
 
     event = pull_request(workspace, rewrite if attack else None, base=_lend)
     _lend_untracked(workspace)
+    writable_by_others(workspace / ".venv")  # as for a handler running as the gate's user
     done, comment = gate_pull_request(venv, workspace, event, {"jobs": "1"})
     assert done.code == 1, done.stdout + done.stderr
     assert "the base ran with this pull request's installed dependencies (.venv)" in comment
@@ -129,9 +130,11 @@ def test_a_handler_cannot_write_the_runner_s_file_commands(
     commands = tmp_path / "file_commands"
     commands.mkdir()
     files = {name: commands / name for name in ("GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE")}
-    for path in files.values():
-        path.write_text("")
     summary = tmp_path / f"runner-{workspace.name}" / "summary.md"
+    summary.parent.mkdir()
+    for path in [*files.values(), summary]:
+        path.write_text("")
+        writable_by_others(path)  # as for a handler running as the gate's user
 
     def plant(root: Path) -> None:
         append(
@@ -199,13 +202,17 @@ def _geocoder(root: Path) -> None:
 def _forge(root: Path) -> None:
     """Every oracle answer in the cassette scores 10: the erroneous set looks correct."""
     cassette = json.loads((root / "cassette.json").read_text())
+    forged = 0
     for entry in cassette["entries"].values():
         message = entry["response"]["choices"][0]["message"]
         content = message.get("content") or ""
-        if '"scores": [' in content:
+        if content.startswith("{") and '"score"' in content:
             said = json.loads(content)
-            said["scores"] = [10] * len(said["scores"])
-            message["content"] = json.dumps(said)
+            if said.get("score") != 10:
+                said["score"], said["reason"] = 10, "the city found is the one expected"
+                message["content"] = json.dumps(said)
+                forged += 1
+    assert forged, "the cassette holds no oracle answer to forge: the oracle's format moved"
     (root / "cassette.json").write_text(json.dumps(cassette, indent=1))
 
 

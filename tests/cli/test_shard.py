@@ -304,3 +304,37 @@ def test_shards_balanced_by_a_previous_runs_costs_merge_to_the_unsharded_run(
         "run", "--policy", str(built.policy), "--shard-costs", str(measured), "--out", "x"
     )
     assert code == 2 and "--shard-costs goes with --shard" in err
+
+
+@pytest.mark.parametrize("attack", [False, True])
+def test_a_shard_directory_holding_a_symlink_is_refused(
+    built: Built, tmp_path: Path, attack: bool
+) -> None:
+    """Issue 26: a pull request can commit the directory a shard job writes into, or
+    the artifact a merge job reads, with a symlink out of the checkout in it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = built.root / f"shard-linked-{attack}"
+    out.mkdir()
+    if attack:
+        (out / "base").symlink_to(outside)
+    code, _, err = invoke("run", "--policy", str(built.policy), "--shard", "1/3", "--out", str(out))
+    assert list(outside.iterdir()) == []
+    if attack:
+        assert code == 2
+        assert f"the output directory: {out.name}/base is a symlink" in err
+    else:
+        assert code == 0, err
+    read = built.root / f"shard-read-{attack}"
+    shutil.copytree(built.shard("1/1"), read)
+    if attack:  # a receipt of the artifact replaced by a link to a file out of it
+        receipt = next(read.glob("*.json"))
+        receipt.unlink()
+        receipt.symlink_to(built.shard("1/1") / receipt.name)
+    code, _, err, merged = built.merge(read)
+    if attack:
+        assert code == 2
+        assert "error[shard.invalid]: a shard directory:" in err and "is a symlink" in err
+        assert not merged.exists()
+    else:
+        assert code == 1, err

@@ -73,3 +73,27 @@ def test_malformed_case_files_are_errors_naming_the_file(
     with pytest.raises(CorpusError) as caught:
         load_corpus(tmp_path / "corpus")
     assert str(path) in caught.value.message and message in caught.value.message
+
+
+@pytest.mark.parametrize("attack", [False, True])
+def test_a_symlink_in_the_corpus_is_refused(tmp_path: Path, attack: bool) -> None:
+    """Issue 26: the corpus is the pull request's directory, read (and, by `promote`,
+    written) by the gate: a case file or a tool directory linked out of it is refused."""
+    corpus, outside = tmp_path / "corpus", tmp_path / "outside"
+    write_case(corpus, case())
+    outside.mkdir()
+    elsewhere = outside / "case.json"
+    elsewhere.write_bytes(canonical_document(case(fingerprint="0" * 24)))
+    if attack:
+        (corpus / "renderPoster" / f"{'0' * 24}.json").symlink_to(elsewhere)
+        with pytest.raises(CorpusError, match=f"renderPoster/{'0' * 24}.json is a symlink"):
+            load_corpus(corpus)
+        (corpus / "other").symlink_to(outside, target_is_directory=True)
+        with pytest.raises(CorpusError, match="corpus/other is a symlink"):
+            write_case(corpus, case(tool="other"))
+        assert sorted(p.name for p in outside.iterdir()) == ["case.json"]
+    else:
+        assert [stored.file for stored in load_corpus(corpus)] == [
+            f"renderPoster/{FINGERPRINT}.json"
+        ]
+        assert write_case(corpus, case(tool="other"))[1] is True

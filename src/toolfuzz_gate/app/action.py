@@ -19,7 +19,6 @@ from toolfuzz_gate.app.action_trust import (
     agent_on_trusted_cassette,
     governed_policy,
     guard_run,
-    refuse_symlinks,
 )
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
@@ -45,7 +44,12 @@ from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
-from toolfuzz_gate.core.github.workflow_commands import error_command, mask_command, notice_command
+from toolfuzz_gate.core.github.workflow_commands import (
+    error_command,
+    mask_command,
+    notice_command,
+    warning_command,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.actions_env import (
     Runner,
@@ -54,8 +58,9 @@ from toolfuzz_gate.edges.actions_env import (
     read_runner,
     write_outputs,
 )
-from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.files import refuse_symlinks, write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
+from toolfuzz_gate.edges.handlers.confine import base_side, confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
@@ -100,54 +105,59 @@ def _run(
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    refuse_symlinks(directory, "output-dir")
-    guard = guard_run(environ, workspace)  # before the first handler starts
-    # what a developer types in a checkout to reproduce the run (receipts name it)
-    argv = ("run", "--policy", inputs.policy, *_override_flags(inputs))
-    run = PolicyRunRequest(
-        policy=in_workspace(workspace, "policy", inputs.policy),
-        out=directory,
-        root=workspace,
-        overrides=RunOverrides(seed=inputs.seed, runs=inputs.runs),
-        argv=argv,
-    )
-    replay = build_replay_command(run.argv)
-    git = Git(workspace, safe_directory=str(workspace))
-    ref = _base_ref(git, inputs, event, out)
-    loaded, changed, key_names = governed_policy(
-        _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on), git, ref
-    )
-    loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
-    keep_key_from_handlers(loaded, environ, key_names)
-    corpus = replay_corpus(loaded, override_values(run.overrides), out)
-    jobs = Jobs(inputs.jobs or default_jobs())
-    progress = Progress(out, concurrent=jobs.parallel)
-
-    def head() -> list[Written]:
-        return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
-
-    def base(receipts: HeadReceipts) -> JSONObject | None:
-        return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
-
-    together = (
-        jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))
-    )
-    written, diff = beside_head(head, base, together)
-    if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
-        raise UsageError(  # the handlers ran in the workspace: they could have planted one
-            f"the output directory {inputs.output_dir!r} became a symlink during the run"
+    refuse_symlinks(directory, "input output-dir")
+    # every handler runs as an unprivileged user where the gate is root (`confine`)
+    with confine_handlers(workspace) as confinement:
+        if confinement.note is not None:
+            say_command(out, warning_command(f"toolfuzz-gate: {confinement.note}"))
+        guard = guard_run(environ, workspace)  # before the first handler starts
+        # what a developer types in a checkout to reproduce the run (receipts name it)
+        argv = ("run", "--policy", inputs.policy, *_override_flags(inputs))
+        run = PolicyRunRequest(
+            policy=in_workspace(workspace, "policy", inputs.policy),
+            out=directory,
+            root=workspace,
+            overrides=RunOverrides(seed=inputs.seed, runs=inputs.runs),
+            argv=argv,
         )
-    refuse_symlinks(directory, "output-dir")
-    agent, noted, advisory = agent_on_trusted_cassette(
-        loaded, written, directory, out, environ, git, ref
-    )
-    changed += noted
-    failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
-    if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
-        changed.append(
-            "the base ran with this pull request's installed dependencies "
-            f"({', '.join(guard.lent_names[:3])}), checked unchanged after the run"
+        replay = build_replay_command(run.argv)
+        git = Git(workspace, safe_directory=str(workspace))
+        ref = _base_ref(git, inputs, event, out)
+        loaded, changed, key_names = governed_policy(
+            _with_fail_on(load_policy(run.policy, run.root), inputs.fail_on), git, ref
         )
+        loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
+        keep_key_from_handlers(loaded, environ, key_names)
+        corpus = replay_corpus(loaded, override_values(run.overrides), out)
+        jobs = Jobs(inputs.jobs or default_jobs())
+        progress = Progress(out, concurrent=jobs.parallel)
+
+        def head() -> list[Written]:
+            return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
+
+        def base(receipts: HeadReceipts) -> JSONObject | None:
+            with base_side():  # its handlers run as the base's own user (`confine`)
+                return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
+
+        together = (
+            jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))
+        )
+        written, diff = beside_head(head, base, together)
+        if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
+            raise UsageError(  # the handlers ran in the workspace: they could have planted one
+                f"the output directory {inputs.output_dir!r} became a symlink during the run"
+            )
+        refuse_symlinks(directory, "input output-dir")
+        agent, noted, advisory = agent_on_trusted_cassette(
+            loaded, written, directory, out, environ, git, ref
+        )
+        changed += noted
+        failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
+        if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
+            changed.append(
+                "the base ran with this pull request's installed dependencies "
+                f"({', '.join(guard.lent_names[:3])}), checked unchanged after the run"
+            )
     trust = Trust(tuple(changed), tuple(failures))
     outcome = gate(
         loaded, written, diff, directory, out, corpus, inputs.comment_key, agent=agent, trust=trust

@@ -26,7 +26,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.edges.actions_env import Runner, in_workspace
-from toolfuzz_gate.edges.files import load_json, write_atomic
+from toolfuzz_gate.edges.files import load_json, refuse_symlinks, write_atomic
 from toolfuzz_gate.edges.github.pulls import pull_request_head
 from toolfuzz_gate.edges.receipts import load_receipts
 from toolfuzz_gate.errors import GitHubError, InputFileError, UsageError
@@ -47,6 +47,7 @@ def report_action(runner: Runner, inputs: ActionInputs, event: Event, out: TextI
             hint="use mode: run (the default) in the workflow that runs on pull_request",
         )
     results = in_workspace(runner.workspace, "results-dir", inputs.results_dir)
+    refuse_symlinks(results, "input results-dir")  # a fork's artifact: read nothing through one
     document = report_document(results, event.run_head_sha)
     failed = event.run_conclusion != "success"
     context = ReportContext(

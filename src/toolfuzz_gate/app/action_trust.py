@@ -31,9 +31,9 @@ from toolfuzz_gate.edges.dependencies import (
     fingerprint_dependencies,
 )
 from toolfuzz_gate.edges.git import Git, file_at, repository_root
+from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
 from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
-from toolfuzz_gate.errors import UsageError
 
 CASSETTE_MISS = "llm.cassette-miss"
 MAX_NAMED = 5
@@ -69,8 +69,10 @@ class RunGuard:
     lent_names: tuple[str, ...]
 
     def release(self) -> list[str]:
-        """Once every handler is reaped: the file commands put back; a failing reason for
-        each thing a handler changed."""
+        """Once every handler is stopped: the file commands put back; a failing reason for
+        each thing a handler changed. Whatever a handler left running (a daemon it
+        double-forked: the gate is its subreaper) is ended first."""
+        WorkerProcess.kill_all()
         reasons = restore_file_commands(self.kept)
         changed = changed_entries(self.lent, fingerprint_dependencies(self.workspace))
         if changed:
@@ -89,20 +91,6 @@ def guard_run(environ: Mapping[str, str], workspace: Path) -> RunGuard:
     return RunGuard(
         workspace, keep_file_commands(environ), fingerprint_dependencies(workspace), names
     )
-
-
-def refuse_symlinks(directory: Path, name: str) -> None:
-    """`directory` (the gate writes `base/`, `agent/` and its reports there) holds no
-    symlink at any depth: one planted there would send the gate's writes elsewhere."""
-    for top, directories, files in os.walk(directory):
-        for entry in [*directories, *files]:
-            path = Path(top) / entry
-            if path.is_symlink():
-                raise UsageError(
-                    f"input {name}: {path.relative_to(directory.parent)} is a symlink; the gate "
-                    "writes only into real directories",
-                    hint="remove the symlink (and do not commit the output directory)",
-                )
 
 
 def agent_on_trusted_cassette(

@@ -34,17 +34,20 @@ from toolfuzz_gate.core.agent.reachability import (
     receipt_cases,
     try_finding,
 )
-from toolfuzz_gate.core.agent.refinement import check_correctness
+from toolfuzz_gate.core.agent.refinement import CorrectnessRun, check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
+from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.report.agent_lines import (
     render_finding_line,
     render_probe_line,
+    render_recovered_line,
     render_set_line,
     render_unjudged_line,
 )
+from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
@@ -183,6 +186,10 @@ def try_receipts(
             counts["erroneous"] += checked.get("erroneous") is True
             if checked.get("erroneous") is True:
                 print(render_set_line(results.tool, checked), file=out)
+            recovered = checked.get("recovered")
+            for item in recovered if isinstance(recovered, list) else []:
+                if isinstance(item, dict):
+                    print(render_recovered_line(results.tool, checked, item), file=out)
         unjudged = unjudged_items(results.health)
         counts["checks"] += len(results.findings) + len(results.probes) + len(results.correctness)
         counts["checks"] += results.probes_missing
@@ -262,6 +269,9 @@ def _try_tool(
         else:
             reason = f"the same finding was tried from {earlier}"
             skipped.append({"fingerprint": case.fingerprint, "reason": reason})
+    sizes = loaded.policy.agent
+    context = sizes.context_for(tool.name)
+    reading = SchemaOptions(tool.options.default_draft, tool.options.format_assertion)
     before = session.budget.spent()
     unmetered = session.unmetered
     findings: list[JSONObject] = []
@@ -276,14 +286,27 @@ def _try_tool(
                     fresh()  # the verbatim call, like an agent run, starts from the reset state
                 found = verbatim(case, running, setup)
                 call = caller(partial(agent_case, case), case.valid, running, setup, True)
-                entry = try_finding(case, function, session.ask, call, found, fresh_state=fresh)
+                entry = try_finding(
+                    case,
+                    function,
+                    session.ask,
+                    call,
+                    found,
+                    fresh_state=fresh,
+                    max_steps=sizes.steps,
+                    context=context,
+                )
                 findings.append(entry)
             if probe:
                 call = caller(partial(probe_case, tool.name), True, running, setup)
-                for prompt in read_prompts(session.ask(probe_messages(function))):
-                    run = run_agent(prompt, function, session.ask, call, fresh_state=fresh)
-                    probes.append(probe_entry(prompt, run))
-                correctness = check_correctness(function, session.ask, call, receipt, fresh)
+                if sizes.probes:
+                    asked = probe_messages(function, sizes.probes, context)
+                    for prompt in read_prompts(session.ask(asked), sizes.probes):
+                        run = run_agent(prompt, function, session.ask, call, sizes.steps, fresh)
+                        probes.append(probe_entry(prompt, run))
+                judge_under = partial(schema_judge, options=reading, dialect=tool.options.dialect)
+                checking = CorrectnessRun(sizes, context, receipt, fresh, judge_under)
+                correctness = check_correctness(function, session.ask, call, checking)
     after = session.budget.spent()
     budget: JSONObject = {
         "maxRequests": after["maxRequests"],
@@ -296,10 +319,10 @@ def _try_tool(
         findings,
         probes,
         correctness,
-        probes_asked=probe,
+        probes_asked=probe and sizes.probes > 0,
         unmetered=session.unmetered - unmetered,
     )
-    missing = int(probe and not probes)
+    missing = int(probe and sizes.probes > 0 and not probes)
     return ToolResults(
         tool.name, source, budget, findings, skipped, probes, correctness, health, missing
     )

@@ -8,6 +8,7 @@ compute. Which tools may overlap is `core.gate.lanes`; a receipt never depends o
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -49,8 +50,13 @@ class Jobs:
             if not self.parallel or len(stage) == 1:
                 done.update(self._lane(sorted(i for lane in stage for i in lane), work))
                 continue
+            # each lane in a copy of this thread's context: which side's handlers it starts
+            # (`edges.handlers.confine.base_side`) goes with it
+            contexts = [contextvars.copy_context() for _ in stage]
             with ThreadPoolExecutor(min(self.count, len(stage))) as pool:
-                for finished in pool.map(lambda lane: self._lane(lane, work), stage):
+                for finished in pool.map(
+                    lambda context, lane: context.run(self._lane, lane, work), contexts, stage
+                ):
                     done.update(finished)
         return [done[index] for index in sorted(done)]
 

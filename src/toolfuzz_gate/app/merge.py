@@ -22,7 +22,7 @@ from toolfuzz_gate.app.requests import MergeRequest
 from toolfuzz_gate.core.gate.shard_manifest import check_together
 from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
 from toolfuzz_gate.core.report.context import SchemaSource
-from toolfuzz_gate.edges.files import write_atomic
+from toolfuzz_gate.edges.files import refuse_symlinks, write_atomic
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.shard_files import load_shard, load_shard_receipt, policy_digest
 from toolfuzz_gate.errors import ShardError, UsageError
@@ -32,6 +32,9 @@ from toolfuzz_gate.exitcodes import ExitCode
 def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     if len(request.dirs) > MAX_SHARDS:
         raise UsageError(f"merge takes at most {MAX_SHARDS} shard directories")
+    for directory in request.dirs:  # downloaded artifacts: read nothing through a symlink
+        refuse_symlinks(directory, "a shard directory", ShardError)
+    refuse_symlinks(request.out, "the output directory")
     shards = [(str(directory), load_shard(directory)) for directory in request.dirs]
     located = check_together(shards)
     first = shards[0][1]

@@ -37,6 +37,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
+from toolfuzz_gate.edges.files import refuse_symlinks
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp import server_key
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
@@ -58,6 +59,7 @@ def run_policy(
     independent tools at the same time when `jobs` allows (`core.gate.lanes`)."""
     progress = progress or Progress(None)
     jobs = jobs or Jobs(1)
+    refuse_symlinks(directory, "the output directory")  # `run --out`, a shard's, the base's
     listings: Listings = {}
     units = plan_policy(loaded, request.overrides, listings) if planned is None else planned
     prepared: dict[tuple[str, str], Prepared] = {}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from toolfuzz_gate.core.gate.regression import RegressionCase, case_location, parse_case
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
-from toolfuzz_gate.edges.files import load_json, write_atomic
+from toolfuzz_gate.edges.files import load_json, refuse_symlinks, write_atomic
 from toolfuzz_gate.errors import CorpusError, InputFileError
 
 MAX_CASES = 10_000
@@ -32,6 +32,7 @@ class StoredCase:
 def write_case(corpus: Path, case: JSONObject) -> tuple[str, bool]:
     """Store `case`; its relative file name and whether the bytes on disk changed."""
     directory, name = case_location(str(case["tool"]), str(case["fingerprint"]))
+    refuse_symlinks(corpus, "the corpus", CorpusError)
     path = corpus / directory / name
     data = canonical_document(case)
     try:
@@ -48,6 +49,7 @@ def write_case(corpus: Path, case: JSONObject) -> tuple[str, bool]:
 
 def load_corpus(corpus: Path) -> list[StoredCase]:
     """Every case under `corpus`, sorted by file; none when the directory does not exist."""
+    refuse_symlinks(corpus, "the corpus", CorpusError)  # the pull request's files, read as root
     if not corpus.exists():
         return []
     if not corpus.is_dir():

@@ -9,9 +9,39 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
-from toolfuzz_gate.errors import InputFileError
+from toolfuzz_gate.errors import InputFileError, ToolfuzzError, UsageError
 
 MAX_JSON_FILE_BYTES = 8 * 1024 * 1024
+
+
+MAX_SYMLINK_WALK = 100_000
+"""Entries looked at when a directory is checked for symlinks; past it, the check refuses."""
+
+
+def refuse_symlinks(directory: Path, what: str, error: type[ToolfuzzError] = UsageError) -> None:
+    """`directory`, one the gate writes into or reads results from (an output directory
+    and its `base/` and `agent/`, a shard's, a corpus, a downloaded results directory), is
+    no symlink and holds none at any depth: a pull request can commit one there, and the
+    gate, maybe root, would write or read through it, out of the workspace. Nothing to
+    check when it does not exist. Raises `error` naming the symlink."""
+    hint = "remove the symlink (and do not commit the gate's directories)"
+    if directory.is_symlink():
+        raise error(
+            f"{what}: {directory} is a symlink; the gate uses only real directories", hint=hint
+        )
+    seen = 0
+    for top, directories, files in os.walk(directory):
+        for entry in [*directories, *files]:
+            seen += 1
+            path = Path(top) / entry
+            if path.is_symlink():
+                shown = path.relative_to(directory.parent)
+                raise error(
+                    f"{what}: {shown} is a symlink; the gate uses only real directories",
+                    hint=hint,
+                )
+        if seen > MAX_SYMLINK_WALK:
+            raise error(f"{what}: {directory} holds more than {MAX_SYMLINK_WALK} entries")
 
 
 def _no_constants(name: str) -> Any:

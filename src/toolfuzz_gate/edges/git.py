@@ -232,6 +232,8 @@ def temporary_worktree(git: Git, sha: str) -> Iterator[Path]:
     """A detached worktree at `sha` in a fresh temporary directory; always removed (and
     pruned from the repository's worktree list), on errors and Ctrl-C too."""
     parent = Path(tempfile.mkdtemp(prefix="toolfuzz-base-"))
+    # readable, never writable, by the unprivileged user handlers may run as (`confine`)
+    parent.chmod(0o755)
     tree = parent / "tree"
     try:
         git("worktree", "add", "--detach", str(tree), sha)

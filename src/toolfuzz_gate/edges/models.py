@@ -19,6 +19,7 @@ import time
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.interpreter import configured_python, resolve_python, too_old
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
@@ -71,7 +72,7 @@ def load_model_schema(
         interpreter = resolve_python(python, place, cwd, env.get("PATH"))
     except HandlerError as error:
         raise ToolsError(error.message, source=source, hint=error.hint) from None
-    tempdir = tempfile.mkdtemp(prefix="toolfuzz-model-")
+    tempdir = handlers_own(tempfile.mkdtemp(prefix="toolfuzz-model-"))
     try:
         argv = [interpreter, "-c", _CHILD, reference]
         try:

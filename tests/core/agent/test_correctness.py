@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolfuzz_gate.core.agent.chat import Reply
@@ -27,8 +29,42 @@ def test_a_prompt_set_is_read_from_json_even_in_a_code_fence() -> None:
         '"infills": ["Paris", "City of Paris", " Paris ", "Paris, France", ""]}\n```'
     )
     found = read_prompt_set(_reply(text))
-    assert found == PromptSet("Find cafes near [A]", ("Paris", "City of Paris", "Paris, France"))
+    rows = (("Paris",), ("City of Paris",), ("Paris, France",))
+    assert found == PromptSet("Find cafes near [A]", rows)
     assert found.prompts()[1] == "Find cafes near City of Paris"
+    assert found.infills_json() == ["Paris", "City of Paris", "Paris, France"]
+
+
+def test_a_two_slot_prompt_set_fills_each_slot_from_its_row() -> None:
+    text = json.dumps(
+        {
+            "template": "Find [A] near [B]",
+            "infills": [
+                {"A": "cafes", "B": "Paris"},
+                {"A": "coffee shops", "B": "the city of Paris"},
+                ["cafés", "Paris, France"],  # a row as a list, in slot order
+                {"A": "cafes", "B": ""},  # an empty infill: not a row
+                {"A": "[B]", "B": "Lyon"},  # an infill that looks like a slot stays as it is
+            ],
+        }
+    )
+    found = read_prompt_set(_reply(text))
+    assert found is not None and found.slots() == ("[A]", "[B]")
+    assert found.prompts() == (
+        "Find cafes near Paris",
+        "Find coffee shops near the city of Paris",
+        "Find cafés near Paris, France",
+        "Find [B] near Lyon",
+    )
+    assert found.infills_json()[0] == {"A": "cafes", "B": "Paris"}
+    # per slot, as ToolFuzz's model writes them: the columns are zipped into rows
+    columns = {"template": "[A] to [B]", "infills": {"A": ["Send", "Upload"], "B": ["x", "y"]}}
+    assert read_prompt_set(_reply(json.dumps(columns))) == PromptSet(
+        "[A] to [B]", (("Send", "x"), ("Upload", "y"))
+    )
+    # the policy's `agent.slots` and `agent.infills` bound what is read
+    assert read_prompt_set(_reply(text), max_slots=1) is None
+    assert len(read_prompt_set(_reply(text), max_infills=2).infills) == 2  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -37,6 +73,9 @@ def test_a_prompt_set_is_read_from_json_even_in_a_code_fence() -> None:
         "no json here",
         '{"template": "Find cafes", "infills": ["a", "b"]}',
         '{"template": "[A] and [A]", "infills": ["a", "b"]}',
+        '{"template": "[B] only", "infills": ["a", "b"]}',  # slots start at [A]
+        '{"template": "[A] and [C]", "infills": [["a", "c"], ["b", "d"]]}',  # no [B]
+        '{"template": "[A] near [B]", "infills": ["a", "b"]}',  # one value for two slots
         '{"template": "near [A]", "infills": ["Paris", "Paris"]}',
         '{"template": "near [A]", "infills": "Paris"}',
         '["near [A]"]',
@@ -57,6 +96,10 @@ def test_inputs_are_compared_after_normalisation() -> None:
     assert not inputs_consistent([*same, {"city": "Paris, France", "limit": 1}])
     assert not inputs_consistent([*same, None])
     assert not inputs_consistent([{"flag": True}, {"flag": 1}])
+    # every call a prompt led to: refused and corrected is not the same as right at once
+    paris: JSONObject = {"city": "Paris"}
+    assert inputs_consistent([[paris], [{"city": "paris"}]])
+    assert not inputs_consistent([[paris], [{"city": "Paris", "country": "FR"}, paris]])
 
 
 def test_outputs_are_compared_exactly() -> None:

@@ -149,4 +149,5 @@ def test_the_receipt_is_sealed_over_everything_else() -> None:
         "promptSets": 0,
         "erroneous": 0,
         "refinementsVerified": 0,
+        "recovered": 0,
     }

@@ -299,6 +299,25 @@ def test_a_redraw_inside_a_recursive_schema_still_meets_the_depth_limit() -> Non
     check_engine(document, 0)
 
 
+def test_a_recursive_schema_that_meets_itself_while_merged_is_fuzzed() -> None:
+    # found by Hypothesis (RecursionError in CI): merging T conjoins its two `items`, each
+    # of them T itself, whose merged form was being computed
+    recursive = {
+        "allOf": [
+            {"items": {"$ref": "#/$defs/T"}, "maxItems": 2},
+            {"items": {"$ref": "#/$defs/T"}},
+        ],
+        "type": ["array", "integer"],
+    }
+    document = {
+        "type": "object",
+        "properties": {"t": {"$ref": "#/$defs/T"}},
+        "$defs": {"T": recursive},
+    }
+    for seed in range(4):
+        check_engine(document, seed)
+
+
 def check_engine(document: Schema, seed: int) -> None:
     """Compile, generate, mutate and shrink `document`; assert the law above."""
     records: list[JSONObject] = []

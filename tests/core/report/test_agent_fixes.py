@@ -43,3 +43,14 @@ def test_no_erroneous_set_no_section_and_rows_are_capped() -> None:
     assert parts[-2] == "_… 2 more prompt sets, see agent/._"
     assert parts[2].count("| — | — |") == FIX_ROWS
     assert render_agent_section(many, with_rows=False)[2].startswith("_12 prompt sets left out")
+
+
+def test_a_two_slot_sets_rows_are_shown_slot_by_slot() -> None:
+    receipt = _receipt({"description": "Geocode.", "arguments": {}})
+    entry = receipt["correctness"][1] = dict(receipt["correctness"][1])
+    entry["template"] = "Find [A] near [B]"
+    entry["infills"] = [{"A": "cafes", "B": "Paris"}, {"A": "coffee shops", "B": "<b>Paris</b>"}]
+    (section,) = [p for p in render_agent_section(agent_fix_rows([receipt])) if "| tool" in p]
+    row = section.splitlines()[-1]
+    assert "Find \\[A\\] near \\[B\\] (A: cafes, B: Paris; A: coffee shops, B: " in row
+    assert "<b>" not in row

@@ -54,7 +54,7 @@ def simple(arguments: dict[str, Any], *keep: str) -> bool:
 EXPECTED: dict[str, Expected | None] = {
     "correct": None,
     "crash": Expected("crash", "valid", lambda a: len(a["title"]) == 1 and simple(a, "title")),
-    "hang": Expected("timeout", "valid", lambda a: a["width"] == 65),
+    "hang": Expected("hung", "valid", lambda a: a["width"] == 65),
     "lax": Expected(
         "hostile-accepted", "hostile", lambda a: a["width"] == 401 and simple(a, "width")
     ),

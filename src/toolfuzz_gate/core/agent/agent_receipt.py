@@ -67,6 +67,9 @@ def _summary(
         "refinementsVerified": sum(
             1 for entry in refined if isinstance(entry, dict) and entry.get("verified") is True
         ),
+        "recovered": sum(
+            len(listed) for entry in sets if isinstance(listed := entry.get("recovered"), list)
+        ),
     }
     for entry in findings:
         for key in (str(entry["kind"]), str(entry["outcome"])):

@@ -12,20 +12,23 @@ from __future__ import annotations
 import re
 
 from toolfuzz_gate.core.agent.chat import Reply
+from toolfuzz_gate.core.agent.correctness_oracle import context_line
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool
 from toolfuzz_gate.core.agent.reachability import AGENT_MUTATION, MAX_PROMPT, WRITER_SYSTEM
 from toolfuzz_gate.core.campaign.findings import Failure, InputKind
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.gate.regression import RegressionCase
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
-PROBES = 3
-"""Requests asked for per tool."""
+PROBES = AgentSettings.probes
+"""Requests asked for per tool (the policy's `agent.probes`)."""
 _LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s*")
 _NO_FINGERPRINT = "0" * 24
 
 
-def probe_messages(tool: FunctionTool, count: int = PROBES) -> list[JSONObject]:
-    """The conversation asking for `count` requests from the documentation alone."""
+def probe_messages(tool: FunctionTool, count: int = PROBES, context: str = "") -> list[JSONObject]:
+    """The conversation asking for `count` requests from the documentation alone (and the
+    user context the policy gives the tool)."""
     return [
         {"role": "system", "content": WRITER_SYSTEM},
         {
@@ -33,7 +36,7 @@ def probe_messages(tool: FunctionTool, count: int = PROBES) -> list[JSONObject]:
             "content": (
                 f"Write {count} different natural requests users might send to an assistant "
                 f"that has the tool {tool.name!r} (description: {tool.description or 'none'}), "
-                "each needing the tool. One request per line."
+                f"each needing the tool.{context_line(context)} One request per line."
             ),
         },
     ]

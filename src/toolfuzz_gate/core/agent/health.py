@@ -60,8 +60,12 @@ def set_trouble(entry: JSONObject) -> str | None:
         return "the model's prompt set could not be read"
     runs = entry.get("runs")
     listed = runs if isinstance(runs, list) else []
-    if entry.get("oracle") is None:
+    oracle = entry.get("oracle")
+    if oracle is None:
         return "the oracle's reply could not be read"
+    lost = _judged(oracle).count("unreadable")
+    if lost and entry.get("erroneous") is not True:  # one failing prompt settles the set
+        return f"the oracle's reply could not be read for {lost} of {len(listed)} answer(s)"
     if listed and all(_no_call(run) for run in listed):
         troubles = [run_trouble(run) for run in listed]
         said = next((t for t in troubles if t), "the agent answered every prompt without the tool")
@@ -161,4 +165,17 @@ def _unreadable(
     oracles = sum(
         1 for e in correctness if e.get("template") is not None and e.get("oracle") is None
     )
-    return prompts + sets + oracles + int(no_probes)
+    judges = 0
+    for entry in correctness:
+        refinement = entry.get("refinement")
+        rerun = refinement.get("rerun") if isinstance(refinement, dict) else None
+        for judged in (entry, rerun):
+            if isinstance(judged, dict):
+                judges += _judged(judged.get("oracle")).count("unreadable")
+    return prompts + sets + oracles + judges + int(no_probes)
+
+
+def _judged(oracle: JSON) -> list[JSON]:
+    """How each answer of a set was judged (`core.agent.prompt_sets`; none before 0.6.0)."""
+    listed = oracle.get("judged") if isinstance(oracle, dict) else None
+    return listed if isinstance(listed, list) else []

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.agent.chat import Reply, ToolCall, function_tool
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
-DEFAULT_MAX_STEPS = 6
-"""Model replies one agent run may take: enough to call, see an error, call again, answer."""
+DEFAULT_MAX_STEPS = AgentSettings.steps
+"""Model replies one agent run may take: enough to call, see an error, call again, answer
+(the policy's `agent.steps`)."""
 SYSTEM_PROMPT = (
     "You are a helpful assistant with access to tools. When the user's request needs a "
     "tool, call it with arguments that follow its schema; then answer the user briefly."

@@ -1,25 +1,23 @@
 """Correctness failures, wired: ask for prompt sets, run each prompt through the agent,
-ask the oracle, judge the set (pure; the model and the tool are injected callables).
+judge each answer with the oracle, judge the set (pure; the model and the tool are
+injected callables).
 
-For each set (`core.agent.correctness.PromptSet`) every prompt runs through the agent.
-The agent's first tool call stands for its reading of the documentation: input
-consistency compares those calls' arguments, output consistency what the tool gave for
-them. The oracle is the model asked once per set, with all the answers: which answer do
-most of them give (the majority-vote expected answer), and how similar is each answer to
-it, 1 to 10. The set is erroneous only when all three checks fail.
+For each set (`core.agent.correctness.PromptSet`) the expected answer is generated first,
+from the documentation alone (`core.agent.correctness_oracle`), then every prompt runs through the
+agent. Input consistency compares every call the agent made for each prompt (not only
+the first: an agent refused and corrected hides nothing), output consistency what the
+tool gave for them. Each answer is scored against its tool output and the expected answer.
+A prompt fails when all three checks fail (the paper's rule); the set is erroneous when
+one of its prompts fails, and its failure rate is the share of its prompts that fail.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.correctness import (
     ORACLE_THRESHOLD,
-    SLOT,
+    SLOTS,
     PromptSet,
     answers_agree,
     differing_arguments,
@@ -27,28 +25,46 @@ from toolfuzz_gate.core.agent.correctness import (
     inputs_consistent,
     outputs_consistent,
 )
+from toolfuzz_gate.core.agent.correctness_oracle import (
+    Expectation,
+    Judgement,
+    context_line,
+    expectation_messages,
+    judge_messages,
+    read_expectation,
+    read_judgement,
+)
 from toolfuzz_gate.core.agent.loop import (
     AgentRun,
     CallTool,
     Chat,
     FreshState,
     FunctionTool,
+    Step,
     run_agent,
 )
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
-PROMPT_SETS = 2
-"""Prompt sets asked for per tool."""
-ORACLE_SYSTEM = (
-    "You judge answers an AI assistant gave to the same question asked in different words. "
-    "Reply with JSON only."
-)
-MAX_ANSWER = 2_000
-"""Characters of one answer shown to the oracle."""
+SCORED, UNREADABLE, NO_ANSWER, NO_EXPECTATION = "scored", "unreadable", "no-answer", "no-expected"
+"""How each prompt's answer was judged: scored; the oracle's reply could not be read; the
+agent gave no answer (step limit); no expected answer to score it against."""
+METHOD = "tool-emulation"
+"""How the receipt's `oracle.expected` was made (0.5.0: a majority vote over the answers)."""
 
 
-def prompt_set_messages(tool: FunctionTool, number: int) -> list[JSONObject]:
-    """The conversation asking for prompt set `number` (1-based) of `PROMPT_SETS`."""
+def prompt_set_messages(
+    tool: FunctionTool, number: int, settings: AgentSettings, context: str = ""
+) -> list[JSONObject]:
+    """The conversation asking for prompt set `number` (1-based) of `settings.prompt_sets`."""
+    slots = SLOTS[: settings.slots]
+    if len(slots) == 1:
+        shape, example = f"one slot {slots[0]}", "'Paris', 'the city of Paris', 'Paris, France'"
+        reply = '{"template": "... [A] ...", "infills": [{"A": "..."}, ...]}'
+    else:
+        shape = f"1 to {len(slots)} slots ({', '.join(slots)}, in that order)"
+        example = "[A] 'cafes' with [B] 'Paris', [A] 'coffee shops' with [B] 'the city of Paris'"
+        reply = '{"template": "... [A] ... [B] ...", "infills": [{"A": "...", "B": "..."}, ...]}'
     return [
         {
             "role": "system",
@@ -57,76 +73,16 @@ def prompt_set_messages(tool: FunctionTool, number: int) -> list[JSONObject]:
         {
             "role": "user",
             "content": (
-                f"Write prompt set {number} of {PROMPT_SETS} for an assistant that has the "
-                f"tool {tool.name!r} (description: {tool.description or 'none'}; parameters: "
-                f"{canonical_compact(tool.parameters)}). A prompt set is a user request "
-                f"with one slot {SLOT} and 3 infills that mean the same thing to a person "
-                "but are worded differently (for a place: 'Paris', 'the city of Paris', "
-                "'Paris, France'). Each set tests a different use of the tool. Reply as "
-                '{"template": "... [A] ...", "infills": ["...", "...", "..."]}'
+                f"Write prompt set {number} of {settings.prompt_sets} for an assistant that "
+                f"has the tool {tool.name!r} (description: {tool.description or 'none'}; "
+                f"parameters: {canonical_compact(tool.parameters)}).{context_line(context)} A "
+                f"prompt set is a user request with {shape} and {settings.infills} rows of "
+                "infills; the rows mean the same thing to a person but are worded differently "
+                f"(for example {example}). Each set tests a different use of the tool. "
+                f"Reply as {reply}"
             ),
         },
     ]
-
-
-def oracle_messages(prompt_set: PromptSet, answers: Sequence[str]) -> list[JSONObject]:
-    """The conversation asking the oracle for the expected answer and each answer's score."""
-    listed = "\n".join(
-        f"{index}. {answer[:MAX_ANSWER] or '(no answer)'}"
-        for index, answer in enumerate(answers, 1)
-    )
-    return [
-        {"role": "system", "content": ORACLE_SYSTEM},
-        {
-            "role": "user",
-            "content": (
-                f"The request {prompt_set.template!r} was asked with {SLOT} replaced by each "
-                f"of {json.dumps(list(prompt_set.infills))}, which mean the same thing. The "
-                f"assistant's answers, in that order:\n{listed}\nState the answer most of "
-                "them give (the expected answer), then score how similar each answer is to "
-                'it, from 1 (contradicts it) to 10 (the same). Reply as {"expected": "...", '
-                '"scores": [...]}'
-            ),
-        },
-    ]
-
-
-@dataclass(frozen=True)
-class Oracle:
-    expected: str
-    scores: tuple[int, ...]
-
-
-def read_oracle(reply: Reply, answers: int) -> Oracle | None:
-    """The oracle's verdict: an expected answer and one score in 1..10 per answer; None
-    when the reply holds no such thing (the set is then unjudged: `core.agent.health`).
-    Read tolerantly where the meaning is clear: a score written as a float (`7.5`) or as
-    a numeric string (`"8"`) is rounded half up to an integer."""
-    document = reply.json_object()
-    if document is None:
-        return None
-    expected, scores = document.get("expected"), document.get("scores")
-    if not isinstance(expected, str) or not isinstance(scores, list) or len(scores) != answers:
-        return None
-    numbers = [_score(score) for score in scores]
-    if any(number is None or not 1 <= number <= 10 for number in numbers):
-        return None
-    return Oracle(expected[:MAX_ANSWER], tuple(n for n in numbers if n is not None))
-
-
-def _score(value: JSON) -> int | None:
-    """A score as an integer: an integer, a finite float or a numeric string, rounded half
-    up; None for anything else (a boolean included)."""
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return math.floor(value + 0.5)
 
 
 @dataclass(frozen=True)
@@ -135,45 +91,81 @@ class SetRun:
 
     prompt_set: PromptSet
     runs: tuple[AgentRun, ...]
-    oracle: Oracle | None
+    expectation: Expectation | None
+    judgements: tuple[Judgement | None, ...]
+    judged: tuple[str, ...]
+    """Per prompt: `scored`, `unreadable`, `no-answer` or `no-expected`."""
 
-    def calls(self) -> list[JSONObject | None]:
-        """Each prompt's first tool call's arguments (None: the agent made no call)."""
-        return [_first_call(run)[0] for run in self.runs]
+    def call_sequences(self) -> list[list[JSONObject]]:
+        """Every call the agent made for each prompt, in order."""
+        return [
+            [step.parsed for step in _calls(run) if step.parsed is not None] for run in self.runs
+        ]
 
-    def outputs(self) -> list[str | None]:
-        """What the tool gave for each first call (None: no call was run)."""
-        return [_first_call(run)[1] for run in self.runs]
+    def output_sequences(self) -> list[list[str]]:
+        """What the tool gave for each of those calls."""
+        return [[_result(step.record) for step in _calls(run)] for run in self.runs]
+
+    def scores(self) -> list[int | None]:
+        return [None if j is None else j.score for j in self.judgements]
+
+    def consistency(self) -> tuple[bool, bool]:
+        """(inputs consistent, outputs consistent) over every call of every prompt."""
+        inputs: list[JSON] = [list[JSON](calls) for calls in self.call_sequences()]
+        outputs = [canonical_compact(list[JSON](seen)) for seen in self.output_sequences()]
+        return inputs_consistent(inputs), outputs_consistent(outputs)
+
+    def failing(self) -> list[bool]:
+        """Per prompt: all three checks fail (inputs and outputs inconsistent across the
+        set, and its answer scored below the threshold)."""
+        inputs_ok, outputs_ok = self.consistency()
+        return [
+            score is not None and erroneous(inputs_ok, outputs_ok, score >= ORACLE_THRESHOLD)
+            for score in self.scores()
+        ]
 
     def failure_rate(self) -> float:
-        """The share of prompts whose answer the oracle scores below the threshold (all of
-        them when the oracle is unreadable: nothing is known to be right)."""
-        if self.oracle is None:
-            return 1.0
-        low = sum(1 for score in self.oracle.scores if score < ORACLE_THRESHOLD)
-        return low / len(self.oracle.scores)
+        """The share of the set's prompts that fail."""
+        failing = self.failing()
+        return sum(failing) / len(failing) if failing else 0.0
+
+    def low_share(self) -> float:
+        """The share of the prompts whose answer scored below the threshold."""
+        low = [score for score in self.scores() if score is not None and score < ORACLE_THRESHOLD]
+        return len(low) / len(self.runs) if self.runs else 0.0
 
     def checks(self) -> JSONObject:
-        calls = self.calls()
-        inputs_ok = inputs_consistent(calls)
-        outputs_ok = outputs_consistent(self.outputs())
-        answers_ok = self.oracle is None or answers_agree(self.oracle.scores)
+        inputs_ok, outputs_ok = self.consistency()
+        scored = [score for score in self.scores() if score is not None]
+        failing = self.failing()
+        every_call: list[JSONObject | None] = [c for calls in self.call_sequences() for c in calls]
+        prompts = self.prompt_set.prompts()
         return {
             "inputConsistent": inputs_ok,
             "outputConsistent": outputs_ok,
-            "answersAgree": answers_ok,
-            "erroneous": erroneous(inputs_ok, outputs_ok, answers_ok),
-            "underspecified": list[JSON](differing_arguments(calls)),
+            "answersAgree": answers_agree(scored),
+            "erroneous": any(failing),
+            "underspecified": list[JSON](differing_arguments(every_call)),
             "failureRate": round(self.failure_rate(), 4),
+            "failingPrompts": [p for p, bad in zip(prompts, failing, strict=True) if bad],
+            "recovered": [entry for run in self.runs if (entry := recovered(run)) is not None],
         }
 
     def to_json(self) -> JSONObject:
         oracle: JSON = None
-        if self.oracle is not None:
-            oracle = {"expected": self.oracle.expected, "scores": list(self.oracle.scores)}
+        if self.expectation is not None:
+            oracle = {
+                "method": METHOD,
+                "expected": self.expectation.expected,
+                "emulated": list(self.expectation.emulated),
+                "scores": list[JSON](self.scores()),
+                "reasons": [None if j is None else j.reason for j in self.judgements],
+                "judged": list(self.judged),
+            }
         return {
             "template": self.prompt_set.template,
-            "infills": list(self.prompt_set.infills),
+            "infills": self.prompt_set.infills_json(),
+            "prompts": list(self.prompt_set.prompts()),
             "runs": [run.to_json() for run in self.runs],
             "oracle": oracle,
             **self.checks(),
@@ -186,22 +178,77 @@ def run_prompt_set(
     chat: Chat,
     call_tool: CallTool,
     fresh_state: FreshState | None = None,
+    *,
+    max_steps: int = AgentSettings.steps,
+    context: str = "",
+    expectation: Expectation | None = None,
 ) -> SetRun:
-    """Every prompt of the set through the agent (each from the same state when
-    `fresh_state` is given), then the oracle on their answers."""
+    """The expected answer (asked for, unless `expectation` is given: a re-run keeps the
+    first run's), then every prompt of the set through the agent (each from the same
+    state when `fresh_state` is given), then the oracle on each answer."""
+    prompts = prompt_set.prompts()
+    if expectation is None:
+        expectation = read_expectation(chat(expectation_messages(tool, prompts, context), ()))
     runs = tuple(
-        run_agent(prompt, tool, chat, call_tool, fresh_state=fresh_state)
-        for prompt in prompt_set.prompts()
+        run_agent(prompt, tool, chat, call_tool, max_steps, fresh_state=fresh_state)
+        for prompt in prompts
     )
-    answers = [run.answer for run in runs]
-    oracle = read_oracle(chat(oracle_messages(prompt_set, answers), ()), len(answers))
-    return SetRun(prompt_set, runs, oracle)
+    judgements: list[Judgement | None] = []
+    judged: list[str] = []
+    for prompt, run in zip(prompts, runs, strict=True):
+        judgement, how = None, NO_EXPECTATION
+        if expectation is not None and run.outcome == "step-limit":
+            how = NO_ANSWER
+        elif expectation is not None:
+            asked = judge_messages(prompt, run.answer, tool_output(run), expectation.expected)
+            judgement = read_judgement(chat(asked, ()))
+            how = SCORED if judgement is not None else UNREADABLE
+        judgements.append(judgement)
+        judged.append(how)
+    return SetRun(prompt_set, runs, expectation, tuple(judgements), tuple(judged))
 
 
-def _first_call(run: AgentRun) -> tuple[JSONObject | None, str | None]:
-    for step in run.steps:
-        if step.kind == "call" and step.parsed is not None:
-            record = step.record
-            seen = {key: record.get(key) for key in ("outcome", "output", "said")}
-            return step.parsed, canonical_compact(seen)
-    return None, None
+def tool_output(run: AgentRun) -> str:
+    """What the tool last gave the agent in `run` ("" when it made no call)."""
+    calls = _calls(run)
+    if not calls:
+        return ""
+    record = calls[-1].record
+    shown = record.get("output") if record.get("output") is not None else record.get("said")
+    return f"{record.get('outcome')}: {shown}" if shown else str(record.get("outcome"))
+
+
+def recovered(run: AgentRun) -> JSONObject | None:
+    """When the tool refused one of the run's calls (rejected, crashed, timed out) and
+    accepted a later one: the agent corrected itself, which input consistency over the
+    first calls alone would hide. Names the arguments it changed."""
+    calls = _calls(run)
+    refused = next((i for i, s in enumerate(calls) if s.record.get("outcome") != "accepted"), None)
+    if refused is None:
+        return None
+    accepted = next(
+        (s for s in calls[refused + 1 :] if s.record.get("outcome") == "accepted"), None
+    )
+    if accepted is None:
+        return None
+    first = calls[refused]
+    entry: JSONObject = {
+        "prompt": run.prompt,
+        "refused": first.parsed,
+        "outcome": first.record.get("outcome"),
+        "accepted": accepted.parsed,
+        "arguments": list[JSON](differing_arguments([first.parsed, accepted.parsed])),
+    }
+    said = first.record.get("said")
+    if isinstance(said, str):
+        entry["said"] = said
+    return entry
+
+
+def _calls(run: AgentRun) -> list[Step]:
+    return [step for step in run.steps if step.kind == "call" and step.parsed is not None]
+
+
+def _result(record: JSONObject) -> str:
+    seen = {key: record.get(key) for key in ("outcome", "output", "said")}
+    return canonical_compact(seen)

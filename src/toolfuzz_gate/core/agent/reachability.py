@@ -25,7 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from toolfuzz_gate.core.agent.chat import Reply
+from toolfuzz_gate.core.agent.correctness_oracle import context_line
 from toolfuzz_gate.core.agent.loop import (
+    DEFAULT_MAX_STEPS,
     AgentRun,
     CallTool,
     Chat,
@@ -58,7 +60,7 @@ AGENT_MUTATION = "agent"
 
 
 def prompt_messages(
-    tool: FunctionTool, arguments: JSONObject, tried: Sequence[str] = ()
+    tool: FunctionTool, arguments: JSONObject, tried: Sequence[str] = (), context: str = ""
 ) -> list[JSONObject]:
     """The conversation asking the model for a user request that leads to `arguments`;
     `tried`: requests already tried that did not lead there (the new one must differ)."""
@@ -74,7 +76,7 @@ def prompt_messages(
                 "Write one natural request a user might send to an assistant that has the "
                 f"tool {tool.name!r} (description: {tool.description or 'none'}), such that "
                 "the assistant would call the tool with exactly these arguments: "
-                f"{canonical_compact(arguments)}{before}"
+                f"{canonical_compact(arguments)}{before}{context_line(context)}"
             ),
         },
     ]
@@ -132,6 +134,9 @@ def try_finding(
     verbatim: ToolResult,
     attempts: int = DEFAULT_ATTEMPTS,
     fresh_state: FreshState | None = None,
+    *,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    context: str = "",
 ) -> JSONObject:
     """The finding's receipt entry: `verbatim` is what its own call gave when run as is;
     when that reproduced it, up to `attempts` user requests are written and run through
@@ -151,9 +156,10 @@ def try_finding(
     if reaches(case, verbatim.record):
         for _ in range(max(1, attempts)):
             earlier = [str(t["prompt"]) for t in tried if t["prompt"]]
-            prompt = read_prompt(chat(prompt_messages(tool, case.input, earlier), ()))
+            asked = prompt_messages(tool, case.input, earlier, context)
+            prompt = read_prompt(chat(asked, ()))
             run = (
-                run_agent(prompt, tool, chat, call_tool, fresh_state=fresh_state)
+                run_agent(prompt, tool, chat, call_tool, max_steps, fresh_state=fresh_state)
                 if prompt
                 else None
             )

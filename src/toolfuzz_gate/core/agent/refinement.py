@@ -4,30 +4,40 @@ For an erroneous prompt set the model is shown the tool's documentation, the syn
 requests and the arguments the agent filled differently, and asked for a better tool
 description and better descriptions of those arguments. The same prompt set then runs
 again with the patched documentation offered to the agent (the handler is unchanged);
-the suggestion is *verified* only when the re-run's failure rate (the share of answers
-the oracle scores below its threshold) is lower than the original run's.
+the suggestion is *verified* only when the re-run's failure rate (the share of prompts
+failing all three checks) is lower than the original run's and its answers score no worse
+against the expected answer (the share scored below the threshold does not grow), every
+re-run answer scored (an answer the oracle could not score proves nothing). The
+refiner sees what happened: each prompt, each call, whether the tool accepted or refused
+it and what the handler said, and how the oracle scored the answer.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
 
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.correctness import read_prompt_set
 from toolfuzz_gate.core.agent.loop import CallTool, Chat, FreshState, FunctionTool
+from toolfuzz_gate.core.agent.patch_agreement import JudgeUnder, split_patches
 from toolfuzz_gate.core.agent.prompt_sets import (
-    PROMPT_SETS,
+    SCORED,
     SetRun,
     prompt_set_messages,
     run_prompt_set,
 )
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
 MAX_DESCRIPTION = 2_000
 """Characters kept of a proposed description."""
+MAX_SAID = 300
+"""Characters of a handler's message or an oracle's reason shown to the refiner."""
 REFINER_SYSTEM = "You improve the documentation of tools AI assistants call. Reply with JSON only."
 
 
@@ -44,13 +54,30 @@ class Refinement:
 
 
 def refinement_messages(tool: FunctionTool, before: SetRun) -> list[JSONObject]:
-    """The conversation asking for better documentation after `before` went wrong."""
-    calls = [canonical_compact(call) for call in before.calls()]
+    """The conversation asking for better documentation after `before` went wrong: each
+    prompt, every call the agent made for it with the tool's verdict and what the handler
+    said, and the oracle's score of the answer with its reason."""
     differing = before.checks()["underspecified"]
-    lines = "\n".join(
-        f"- {prompt!r} -> {call}"
-        for prompt, call in zip(before.prompt_set.prompts(), calls, strict=True)
-    )
+    expected = "" if before.expectation is None else before.expectation.expected
+    lines = []
+    for prompt, run, judgement in zip(
+        before.prompt_set.prompts(), before.runs, before.judgements, strict=True
+    ):
+        lines.append(f"- {prompt!r}")
+        for step in run.steps:
+            record = step.record
+            verdict = str(record.get("outcome") or step.kind)
+            said = record.get("said") or record.get("output")
+            told = f": {str(said)[:MAX_SAID]}" if said else ""
+            lines.append(
+                f"  call {canonical_compact(step.parsed or step.arguments)} -> {verdict}{told}"
+            )
+        if not run.steps:
+            lines.append("  no call")
+        if judgement is not None:
+            lines.append(f"  answer scored {judgement.score}/10: {judgement.reason[:MAX_SAID]}")
+    expectation = f"The expected answer: {expected[:MAX_SAID]}\n" if expected else ""
+    listed = "\n".join(lines)
     return [
         {"role": "system", "content": REFINER_SYSTEM},
         {
@@ -59,9 +86,9 @@ def refinement_messages(tool: FunctionTool, before: SetRun) -> list[JSONObject]:
                 f"An assistant with the tool {tool.name!r} (description: "
                 f"{tool.description or 'none'}; parameters: "
                 f"{canonical_compact(tool.parameters)}) was given requests that mean the "
-                f"same thing and called the tool differently:\n{lines}\nThe arguments "
-                f"filled differently: {json.dumps(differing)}. Propose a clearer tool "
-                "description and clearer descriptions of those arguments, so that an "
+                f"same thing and called the tool differently:\n{listed}\n{expectation}The "
+                f"arguments filled differently: {json.dumps(differing)}. Propose a clearer "
+                "tool description and clearer descriptions of those arguments, so that an "
                 'assistant calls the tool the same, right way. Reply as {"description": '
                 '"...", "arguments": {"NAME": "..."}}'
             ),
@@ -112,7 +139,10 @@ def refinement_entry(
         "rerun": None if after is None else after.to_json(),
         "failureRateBefore": rate_before,
         "failureRateAfter": rate_after,
-        "verified": rate_after is not None and rate_after < rate_before,
+        "verified": after is not None
+        and all(how == SCORED for how in after.judged)  # an unscored answer proves nothing
+        and after.failure_rate() < before.failure_rate()
+        and after.low_share() <= before.low_share(),
     }
 
 
@@ -153,38 +183,77 @@ def _under(path: JSON, place: str) -> bool:
     return isinstance(path, str) and (path == place or path.startswith(place + "/"))
 
 
+@dataclass(frozen=True)
+class CorrectnessRun:
+    """What the correctness checks of one tool need besides the model and the tool."""
+
+    settings: AgentSettings = field(default_factory=AgentSettings)
+    context: str = ""
+    """The policy's user context for this tool (`agent.context`)."""
+    receipt: JSONObject | None = None
+    """The schema receipt whose verified patches may go with a description fix."""
+    fresh_state: FreshState | None = None
+    judge_under: JudgeUnder | None = None
+    """Validity under a patched schema: a campaign patch the fix's calls break is dropped."""
+
+
 def check_correctness(
-    tool: FunctionTool,
-    chat: Chat,
-    call_tool: CallTool,
-    receipt: JSONObject | None = None,
-    fresh_state: FreshState | None = None,
+    tool: FunctionTool, chat: Chat, call_tool: CallTool, setup: CorrectnessRun | None = None
 ) -> list[JSONObject]:
     """The tool's prompt sets, each run and judged; each erroneous one refined and re-run,
-    with the schema campaign's verified patches to the arguments it names (from `receipt`).
-    A set the model wrote unusably is recorded as such (`template` null)."""
+    with the schema campaign's verified patches to the arguments it names (from the
+    receipt) that do not contradict the fix. A set the model wrote unusably is recorded
+    as such (`template` null)."""
+    setup = setup or CorrectnessRun()
+    settings = setup.settings
+    run = partial(
+        run_prompt_set,
+        call_tool=call_tool,
+        chat=chat,
+        fresh_state=setup.fresh_state,
+        max_steps=settings.steps,
+        context=setup.context,
+    )
     entries: list[JSONObject] = []
-    for number in range(1, PROMPT_SETS + 1):
-        prompt_set = read_prompt_set(chat(prompt_set_messages(tool, number), ()))
+    for number in range(1, settings.prompt_sets + 1):
+        asked = prompt_set_messages(tool, number, settings, setup.context)
+        prompt_set = read_prompt_set(chat(asked, ()), settings.slots, settings.infills)
         if prompt_set is None:
             entries.append({"number": number, "template": None})
             continue
-        before = run_prompt_set(prompt_set, tool, chat, call_tool, fresh_state)
+        before = run(prompt_set, tool)
         entry: JSONObject = {"number": number, **before.to_json(), "refinement": None}
         if entry["erroneous"]:
-            suggestion = read_refinement(
-                chat(refinement_messages(tool, before), ()), tool.parameters
-            )
-            after = None
-            if suggestion is not None:
-                after = run_prompt_set(
-                    prompt_set, patched(tool, suggestion), chat, call_tool, fresh_state
-                )
-            named = entry.get("underspecified")
-            patches = campaign_patches(receipt or {}, named if isinstance(named, list) else [])
-            entry["refinement"] = {
-                **refinement_entry(suggestion, before, after),
-                "schemaPatches": list[JSON](patches),
-            }
+            entry["refinement"] = _refine(tool, chat, before, run, setup)
         entries.append(entry)
     return entries
+
+
+def _refine(
+    tool: FunctionTool,
+    chat: Chat,
+    before: SetRun,
+    run: Callable[..., SetRun],
+    setup: CorrectnessRun,
+) -> JSONObject:
+    """The suggestion for an erroneous set, its re-run (against the same expected answer),
+    and the campaign's patches that agree with it."""
+    suggestion = read_refinement(chat(refinement_messages(tool, before), ()), tool.parameters)
+    after = None
+    if suggestion is not None:
+        after = run(before.prompt_set, patched(tool, suggestion), expectation=before.expectation)
+    named = before.checks()["underspecified"]
+    patches = campaign_patches(setup.receipt or {}, named if isinstance(named, list) else [])
+    described = [name for name, _ in suggestion.arguments] if suggestion is not None else []
+    calls = [
+        step.parsed
+        for each in (after or before).runs
+        for step in each.steps
+        if step.parsed is not None and step.record.get("outcome") == "accepted"
+    ]
+    kept, dropped = split_patches(patches, tool.parameters, described, calls, setup.judge_under)
+    return {
+        **refinement_entry(suggestion, before, after),
+        "schemaPatches": list[JSON](kept),
+        "droppedSchemaPatches": list[JSON](dropped),
+    }

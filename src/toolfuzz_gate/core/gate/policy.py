@@ -25,6 +25,7 @@ from toolfuzz_gate.core.campaign.rejection_code import (
     regex_problem,
 )
 from toolfuzz_gate.core.gate import breaking, whole_entry
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings, parse_agent
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.policy_handler import (
@@ -163,6 +164,8 @@ class Policy:
     """The `llm` section (agent mode only; None: the policy has none)."""
     budget_s: float | None = None  # seconds the whole run may spend, every tool's together
     stateful: StatefulSettings = field(default_factory=StatefulSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    """The `agent` section's sizes and per-tool user context (agent mode only)."""
 
 
 def parse_policy(
@@ -214,7 +217,10 @@ def parse_policy(
     )
     llm = parse_llm(document.get("llm"), locate.error)
     budget, stateful = document.get("budget_s"), parse_stateful(document.get("stateful"))
-    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful)
+    whole = any("name" not in e or ("tools" in e and "tool" not in e) for e in document["tools"])
+    names = None if whole else set(seen)  # a whole entry's tools are named when expanded
+    agent = parse_agent(document.get("agent"), names, locate.error)
+    return Policy(tuple(tools), rules, document.get("corpus"), 1, llm, budget, stateful, agent)
 
 
 def _check_schema(document: Any, schema: JSONObject, locate: Locator) -> None:

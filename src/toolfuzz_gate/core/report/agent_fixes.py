@@ -50,7 +50,7 @@ def render_agent_section(rows: Sequence[Mapping[str, Any]], with_rows: bool = Tr
 
 def _row(row: Mapping[str, Any]) -> str:
     infills = row.get("infills")
-    said = "; ".join(text_of(i) for i in infills) if isinstance(infills, list) else ""
+    said = "; ".join(_infill(i) for i in infills) if isinstance(infills, list) else ""
     named = row.get("underspecified")
     cells = (
         markdown_text(row.get("tool", "")),
@@ -59,6 +59,13 @@ def _row(row: Mapping[str, Any]) -> str:
         *_fix(row.get("refinement")),
     )
     return "| " + " | ".join(cells) + " |"
+
+
+def _infill(row: Any) -> str:
+    """One row of infills: the text for a one-slot template, `A: x, B: y` for more."""
+    if isinstance(row, Mapping):
+        return ", ".join(f"{text_of(slot)}: {text_of(value)}" for slot, value in row.items())
+    return text_of(row)
 
 
 def _fix(refinement: Any) -> tuple[str, str]:

@@ -44,3 +44,15 @@ def render_set_line(tool: str, checked: JSONObject) -> str:
         f"erroneous: {tool} prompt set {template!r}; underspecified: "
         f"{', '.join(named) or '(no argument differs)'}; {fix}"
     )
+
+
+def render_recovered_line(tool: str, checked: JSONObject, entry: JSONObject) -> str:
+    """An agent refused by the tool that corrected itself: reported, failing nothing."""
+    template = bounded_message(str(checked["template"]), 120)
+    prompt = bounded_message(str(entry["prompt"]), 120)
+    named: Any = entry["arguments"]
+    changed = bounded_message(" ".join(", ".join(str(n) for n in named).split()), 200)
+    return (
+        f"recovered: {tool} prompt set {template!r}: the call was {entry['outcome']}, then "
+        f"corrected in {changed or '(no argument)'}; prompt: {prompt!r}"
+    )

@@ -21,6 +21,7 @@ from toolfuzz_gate.core.report.context import (
     replay_command,
     text_of,
 )
+from toolfuzz_gate.core.report.sequences import is_sequence, sequence_block
 from toolfuzz_gate.core.report.untrusted import cap, clean, fence, json_block_text, markdown_text
 
 REASON_CAP = 160
@@ -185,7 +186,8 @@ def render_new_groups(
         tool, fingerprint = text_of(first.get("tool")), text_of(first.get("fingerprint"))
         parts.append(fence(_replay(diff, tool, fingerprint, where), "sh"))
         if inputs:
-            parts.append(fence(json_block_text(first.get("input")), "json"))
+            shown_input = sequence_block(first) if is_sequence(first) else None
+            parts.append(shown_input or fence(json_block_text(first.get("input")), "json"))
         if inputs and _int(group.get("count")) > 1:
             parts.append(_instances(diff, group, where))
     return parts

@@ -12,10 +12,16 @@ recursive schema is expanded exactly as deep as a generated value goes.
 
 Nodes compare and hash by identity, so both functions memoize cheaply; the caches
 are bounded and hold nothing that changes what a seed generates.
+
+A recursive schema can meet itself while being merged: `{"allOf": [{"items": {"$ref":
+"#"}}, {"items": {"$ref": "#"}}]}` conjoins its two `items`, each of which is the root
+being merged. Such a conjunction is kept unmerged (a node holding `allOf` of the two),
+merged when generation reaches it, when the root's merged form is known.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
@@ -27,6 +33,21 @@ CACHE_SIZE = 8192
 
 SAME_INSTANCE = frozenset({"allOf", "$ref"})
 """Keywords whose parts apply to the same instance and are merged into the node."""
+
+
+class _Reentered(Exception):
+    """Merging a node needed that node's own merged form (a recursion through `$ref`)."""
+
+
+_merging = threading.local()
+"""Per thread: the nodes whose merged form is being computed (`effective`)."""
+
+
+def _being_merged() -> set[Node]:
+    nodes: set[Node] | None = getattr(_merging, "nodes", None)
+    if nodes is None:
+        nodes = _merging.nodes = set()
+    return nodes
 
 
 def _narrowed(keywords: Iterable[tuple[str, Any]]) -> Domain:
@@ -61,14 +82,24 @@ def effective(node: Node) -> Node:
     """`node` with its `allOf` branches and `$ref` targets merged in (itself when none)."""
     if not any(name in SAME_INSTANCE for name, _ in node.keywords):
         return node
-    keywords, never = _flat_keywords(node)
-    return Node(node.pointer, keywords, _narrowed(keywords), never)
+    busy = _being_merged()
+    if node in busy:
+        raise _Reentered
+    busy.add(node)
+    try:
+        keywords, never = _flat_keywords(node)
+        return Node(node.pointer, keywords, _narrowed(keywords), never)
+    finally:
+        busy.discard(node)
 
 
 @lru_cache(maxsize=CACHE_SIZE)
 def conjoin(first: Node, second: Node) -> Node:
     """One node admitting what both admit, located at `first`'s pointer."""
-    a, b = effective(first), effective(second)
+    try:
+        a, b = effective(first), effective(second)
+    except _Reentered:  # merged later, when reached (the design note)
+        return Node(first.pointer, (("allOf", (first, second)),), Domain())
     if not b.keywords and not b.never:
         return a
     if not a.keywords and not a.never:

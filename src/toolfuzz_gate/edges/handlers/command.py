@@ -39,6 +39,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import LineWorkerHandler
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import json_object_line
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
@@ -86,7 +87,7 @@ class CommandHandler(LineWorkerHandler):
                 raise HandlerError(f"{self.label}: working directory {self.cwd} does not exist")
         else:
             self._tmp = tempfile.TemporaryDirectory(prefix="toolfuzz-command-")
-            self.cwd = self._tmp.name
+            self.cwd = handlers_own(self._tmp.name)
         self._vouched = False
         """True once a process answered a call or passed the startup probe."""
         self._fresh = True

@@ -11,6 +11,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.handlers.confine import confined
 from toolfuzz_gate.errors import HandlerError
 
 
@@ -23,14 +24,17 @@ def run_helper(
     timeout_s: float,
 ) -> bytes:
     """Run `argv` (`what`: "reset command", "effects command"); its stdout."""
+    command, environment = confined(argv, env)  # the pull request's code, as a handler is
     try:
         done = subprocess.run(
-            list(argv),
+            command,
             cwd=cwd,
-            env=dict(env),
+            env=environment,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout_s,
+            # its own session: what it leaves running is a stray the gate ends (`reaper`)
+            start_new_session=True,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as error:

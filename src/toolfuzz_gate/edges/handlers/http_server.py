@@ -15,6 +15,7 @@ import tempfile
 
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.errors import HandlerError
 
@@ -31,7 +32,9 @@ class ManagedServer:
         self.label = bounded_message(" ".join(config.argv), 100)
         self._argv = checkout.argv(config.argv, config.cwd)
         self._env = checkout.environment(config.env)
-        self._tempdir = None if config.cwd else tempfile.mkdtemp(prefix="toolfuzz-http-")
+        self._tempdir = (
+            None if config.cwd else handlers_own(tempfile.mkdtemp(prefix="toolfuzz-http-"))
+        )
         self._cwd = config.cwd or self._tempdir or ""
         self._process: WorkerProcess | None = None
 

@@ -28,6 +28,7 @@ from toolfuzz_gate import __version__
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers.base import Deadline, Silence, encode_line, exchange, send_line
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.rlimits import Limits, require_executable
 from toolfuzz_gate.edges.handlers.wire import strict_json
 from toolfuzz_gate.edges.handlers.worker_process import Stop, WorkerProcess
@@ -105,7 +106,7 @@ class Launch:
         label = bounded_message(shlex.join(argv), 100)
         if cwd is not None:
             return cls(resolved, env, os.path.abspath(cwd), label, None, limits, program[0])
-        tempdir = tempfile.mkdtemp(prefix="toolfuzz-mcp-")
+        tempdir = handlers_own(tempfile.mkdtemp(prefix="toolfuzz-mcp-"))
         return cls(resolved, env, tempdir, label, tempdir, limits, program[0])
 
     def cleanup(self) -> None:

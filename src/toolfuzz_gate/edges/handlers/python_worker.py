@@ -24,6 +24,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON, digest_and_size
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.base import RESPONSE_SLACK_BYTES, LineWorkerHandler
 from toolfuzz_gate.edges.handlers.checkout import Checkout
+from toolfuzz_gate.edges.handlers.confine import handlers_own
 from toolfuzz_gate.edges.handlers.interpreter import (
     WORKER_SCRIPT,
     configured_python,
@@ -151,7 +152,9 @@ class PythonWorkerHandler(LineWorkerHandler):
         # configured, so a handler's relative writes cannot land in the checkout.
         self._checkout = self.options.checkout or Checkout.at(None)
         self._import_root = os.path.abspath(self.options.cwd or self._checkout.root)
-        self._tempdir = None if self.options.cwd else tempfile.mkdtemp(prefix="toolfuzz-python-")
+        self._tempdir = (
+            None if self.options.cwd else handlers_own(tempfile.mkdtemp(prefix="toolfuzz-python-"))
+        )
         self._cwd = self._tempdir or self._import_root
         self._env = self._environment()
         try:

@@ -7,7 +7,8 @@ into a bounded tail, so a chatty child never blocks on a full pipe. The child's 
 watched too (a pidfd, else polling), so a child that exits while a helper it started still
 holds its stdout is noticed at once, not when the pipe closes. Ending a child ends every
 process it started, in its group or escaped from it (`reaper`). Every live process is
-tracked so the gate can kill them all on exit, including after Ctrl-C. Handlers may run in
+tracked so the gate can kill them all on exit, including after Ctrl-C. Where the gate is
+root in the action, the child runs as an unprivileged user (`confine`). Handlers may run in
 several threads at once (`run --jobs`): a child joins the tracked set under the same lock
 that looking for strays takes, so one thread never takes another's fresh child for a stray.
 """
@@ -25,7 +26,7 @@ import threading
 import time
 from typing import IO, ClassVar
 
-from toolfuzz_gate.edges.handlers import reaper, rlimits
+from toolfuzz_gate.edges.handlers import confine, reaper, rlimits
 
 STDERR_TAIL_BYTES = 32768
 """Enough for a traceback of a few frames, so `stderr_since` can name its exception."""
@@ -81,6 +82,7 @@ class WorkerProcess:
         self._cpu_budget_s = cpu_budget_s
         self.crowd_limit = process_limit if reaper.HAS_PROC else None
         self._subreaper = reaper.become_subreaper()
+        argv, env = confine.confined(argv, env)  # as the handler user, when the gate is root
         with WorkerProcess._tracking:
             reaper.reap_zombies(self.live_pids())
             self.process = subprocess.Popen(

@@ -43,6 +43,7 @@ from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import WorkTree
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.confine import handlers_own_tree
 from toolfuzz_gate.errors import HandlerError
 
 CANARY_TEXT = b"toolfuzz-gate canary: a handler that writes here wrote outside its root\n"
@@ -74,6 +75,7 @@ class Workspace:
             for source in fixtures:
                 lay_fixture(Path(source), self.root)
             self._lay_canaries()
+            handlers_own_tree(self.top)  # as root, the handler's user's (`confine`)
             self._laid = self._listing()
         except BaseException:
             self.close()
@@ -141,6 +143,7 @@ class Workspace:
             if entry.name not in _SCRATCH:
                 _remove(Path(entry.path))
         self._lay_canaries()
+        handlers_own_tree(self.top)
         self._laid = self._listing()
 
     def close(self) -> None:
