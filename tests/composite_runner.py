@@ -23,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tests.foreign_python import runnable_by
 
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*\Z")
@@ -49,6 +52,10 @@ class Job:
     token: str
     cache_store: Path
     """Where the `actions/cache` emulation keeps its entries (the service's storage)."""
+    as_user: int | None = None
+    """The uid (and gid) the steps run as, owning the workspace, RUNNER_TEMP and HOME, as a
+    hosted runner's steps run as its `runner` user (needs root and `setpriv`); None: as
+    the test runs."""
 
 
 @dataclass
@@ -143,8 +150,13 @@ def _setup_python(
 ) -> tuple[dict[str, str], str]:
     assert given.get("update-environment") == "false", "only update-environment: false"
     python = str(Path(getattr(sys, "_base_executable", sys.executable)).resolve())
-    version = ".".join(str(part) for part in sys.version_info[:3])
-    assert sys.version_info >= (3, 11)
+    if job.as_user is not None:  # one the runner's user can run, as the tool cache's is
+        found = runnable_by(job.as_user, (3, 11))
+        assert found is not None, "no Python >= 3.11 the runner's user can run"
+        python = found
+    asked = [python, "-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"]
+    version = subprocess.run(asked, capture_output=True, text=True, check=True).stdout.strip()
+    assert tuple(int(part) for part in version.split(".")[:2]) >= (3, 11)
     note = f"emulated: no download; {python} ({version}) stands in for the tool cache's Python"
     return {"python-path": python, "python-version": version}, note
 
@@ -156,7 +168,10 @@ def _cache(
     assert re.fullmatch(r"[A-Za-z0-9._-]+", key), key
     stored = job.cache_store / key
     if stored.is_dir():
+        created = [path, *(p for p in path.parents if p.is_relative_to(job.temp))]
+        missing = [directory for directory in created if not directory.exists()]
         shutil.copytree(stored, path, dirs_exist_ok=True)
+        hand_over(job, *missing)  # the runner's user restores it, and owns what it made
         return {"cache-hit": "true"}, f"emulated: restored {key}"
 
     def save() -> None:
@@ -173,6 +188,19 @@ EMULATED: dict[str, Emulator] = {
 }
 
 
+def hand_over(job: Job, *tops: Path) -> None:
+    """`tops` (and everything in them) owned by `job.as_user`, and every directory above
+    them searchable, as a runner's user owns its workspace and temporary directories."""
+    if job.as_user is None:
+        return
+    for top in tops:
+        for path in [top, *top.rglob("*")]:
+            os.chown(path, job.as_user, job.as_user, follow_symlinks=False)
+        for directory in top.parents:
+            if directory.stat().st_uid == os.geteuid():
+                directory.chmod(directory.stat().st_mode | stat.S_IXOTH | stat.S_IROTH)
+
+
 def run_composite(
     job: Job, inputs: Mapping[str, str], *, only: Callable[[dict[str, Any]], bool] | None = None
 ) -> CompositeRun:
@@ -180,6 +208,7 @@ def run_composite(
     chooses the steps to run (the others are skipped as a false `if:` skips them)."""
     action = yaml.safe_load((job.action_path / "action.yml").read_text(encoding="utf-8"))
     assert action["runs"]["using"] == "composite"
+    hand_over(job, job.workspace, job.temp, Path(job.environ["HOME"]))
     github = {"action_path": str(job.action_path), "token": job.token}
     github["workspace"] = str(job.workspace)
     context: dict[str, Any] = {
@@ -271,8 +300,13 @@ def _run_script(
         GITHUB_PATH=str(files["PATH"]),
         GITHUB_STEP_SUMMARY=str(summary),
     )
+    as_user: list[str] = []
+    if job.as_user is not None:
+        hand_over(job, script, summary, *files.values())
+        uid = str(job.as_user)
+        as_user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
     done = subprocess.run(
-        [*_BASH, str(script)],
+        [*as_user, *_BASH, str(script)],
         cwd=job.workspace,
         env=environ,
         stdin=subprocess.DEVNULL,

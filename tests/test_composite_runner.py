@@ -75,7 +75,7 @@ def test_steps_see_earlier_outputs_env_and_path_and_a_failure_ends_the_action(
     (action / "action.yml").write_text(ACTION)
     temp = tmp_path / "temp"
     temp.mkdir()
-    environ = {"PATH": os.environ["PATH"], "RUNNER_TEMP": str(temp)}
+    environ = {"PATH": os.environ["PATH"], "RUNNER_TEMP": str(temp), "HOME": str(temp)}
     job = Job(action, tmp_path, temp, environ, "token", tmp_path / "store")
     done = run_composite(job, {"greeting": "hi"})
     assert done.code == 3

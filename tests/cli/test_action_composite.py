@@ -32,9 +32,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.action_env import searchable_by_others
 from tests.cli_helpers import commit, git, init_repository
 from tests.composite_runner import CompositeRun, Job, describe, run_composite
-from tests.foreign_python import LIBRARY, make_foreign_python
+from tests.foreign_python import LIBRARY, make_foreign_python, runnable_by
 from tests.github_server import Account, FakeGitHub
 from toolfuzz_gate import __version__
 
@@ -45,6 +46,9 @@ NUMBER = 12
 TOKEN = "ghs_compositeSecretToken0123456789"
 MARKER = "<!-- toolfuzz-gate:default -->"
 INSTALL = "toolfuzz-gate: install the gate in its own virtual environment"
+RUNNER_USER = 64930 + 11 if os.geteuid() == 0 else None
+"""A hosted runner's steps run as its ordinary `runner` user: so do these, when the tests
+run as root (otherwise as the test's own user)."""
 
 NODE_SERVER = r"""// An MCP server over stdio in Node, without the SDK: newline-delimited JSON-RPC.
 "use strict";
@@ -168,13 +172,18 @@ def wheelhouse(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
         environ = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
         subprocess.run(argv, check=True, timeout=600, env=environ, capture_output=True)
         (directory / "complete").write_text("")
+    searchable_by_others(directory)
     return directory
 
 
 @pytest.fixture(scope="module")
 def job_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The job's Python: the library installed, toolfuzz-gate not."""
-    python = make_foreign_python(tmp_path_factory.mktemp("job-python"))
+    made_by = None if RUNNER_USER is None else runnable_by(RUNNER_USER)
+    if RUNNER_USER is not None and made_by is None:
+        pytest.skip("no Python an ordinary user can run, to be the job's")
+    python = make_foreign_python(tmp_path_factory.mktemp("job-python"), made_by)
+    searchable_by_others(python.parent)  # the runner's user runs it (RUNNER_USER)
     imports = [str(python), "-c", "import toolfuzz_gate"]
     assert subprocess.run(imports, capture_output=True, check=False).returncode != 0
     return python
@@ -256,7 +265,7 @@ def test_the_composite_action_fuzzes_a_node_server_and_a_job_python_tool_head_an
     }
     event.write_text(json.dumps({"action": "synchronize", "number": NUMBER, "pull_request": pull}))
     environ = job_environment(job_python, wheelhouse, runner, event, github.url)
-    job = Job(ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store")
+    job = Job(ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store", RUNNER_USER)
 
     done = run_composite(job, {})
     trace = describe(done)
@@ -367,6 +376,11 @@ def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_r
     gate step reuses the environment; a cached wheel that does not match the lock is never
     installed, and is downloaded again when the index can be reached."""
     base = Path(getattr(sys, "_base_executable", sys.executable))
+    if RUNNER_USER is not None:
+        runnable = runnable_by(RUNNER_USER, (3, 11))
+        if runnable is None:
+            pytest.skip("no Python >= 3.11 an ordinary user can run, to be the job's")
+        base = Path(runnable)
     job_venv = tmp_path / "job-venv"
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(job_venv)], check=True)
     store = tmp_path / "cache-store"
@@ -377,7 +391,7 @@ def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_r
         (tmp_path / temp).mkdir(exist_ok=True)
         environ = {
             "PATH": os.pathsep.join([str(job_venv / "bin"), "/usr/bin", "/bin"]),
-            "HOME": str(tmp_path),
+            "HOME": str(tmp_path / temp),
             "LANG": "C.UTF-8",
             "RUNNER_TEMP": str(tmp_path / temp),
             "PIP_CONFIG_FILE": os.devnull,
@@ -385,7 +399,7 @@ def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_r
             "PIP_RETRIES": "0",
             "PIP_NO_CACHE_DIR": "1",
         }
-        job = Job(ROOT, tmp_path, tmp_path / temp, environ, TOKEN, store)
+        job = Job(ROOT, tmp_path / temp, tmp_path / temp, environ, TOKEN, store, RUNNER_USER)
         return run_composite(job, {}, only=lambda step: step.get("id") != "gate")
 
     with simple_index(wheelhouse, tmp_path / "index") as index:
