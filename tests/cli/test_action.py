@@ -147,7 +147,7 @@ def test_create_then_update_in_place_then_leave_unchanged(
     [created] = ours(github)
     assert first.outputs["comment-url"] == created["html_url"]
     assert len(github.sent("POST")) == 1 and not github.sent("PATCH")
-    assert "| renderPoster | hostile-accepted | /width |" in created["body"]
+    assert "| 1 | hostile-accepted | renderPoster | 1 | accepted the number 401 " in created["body"]
     assert (
         "| renderPosterCopy | schema.unsupported-keyword | the keyword 'contentSchema' is not "
         "supported | copy.json:"

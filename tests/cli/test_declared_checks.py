@@ -190,6 +190,8 @@ def test_a_policys_rejection_code_codes_what_the_server_says_in_sentences(tmp_pa
     path.write_text(
         "version: 1\n"
         "defaults: {runs: 8, rejection_code: '(?P<code>not found)$'}\n"
+        # no generated name is "a": no valid call gets past, which the policy allows
+        "gate: {fail_on: [invariant, {allow-unreached: true}]}\n"
         "tools:\n"
         f"  - name: find_entity\n    handler: {{mcp: {json.dumps(NOTES_SERVER)}}}\n"
         "    expected_rejections: [not found]\n    strict: true\n",
@@ -208,6 +210,7 @@ def test_a_policys_rejection_code_codes_what_the_server_says_in_sentences(tmp_pa
         "--strict",
         "--expected-rejection",
         "not found",
+        "--allow-unreached",  # no generated name is "a"
     ]
     out = tmp_path / "fuzz"
     code, _, err = invoke("fuzz", "--mcp", *flags, "--out", str(out), "--", *NOTES_SERVER)
@@ -221,6 +224,10 @@ def test_a_policys_rejection_code_codes_what_the_server_says_in_sentences(tmp_pa
     fuzzed = read(out / "find_entity.json")
     assert fuzzed["contract"]["rejectionCode"] == "(?P<code>not found)$"
     assert "--rejection-code" in fuzzed["replayCommand"]
+    flags.remove("--allow-unreached")
+    code, printed, err = invoke("fuzz", "--mcp", *flags, "--out", str(out), "--", *NOTES_SERVER)
+    assert code == 1, err  # no finding, but no valid call got past "not found"
+    assert "unreached: 1 tool(s) no valid call got past: find_entity" in printed
 
 
 def test_fuzz_refuses_a_rejection_code_without_its_code_group(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 import toolfuzz_gate.app.action
-import toolfuzz_gate.cli
+import toolfuzz_gate.app.fuzz
+import toolfuzz_gate.app.lint
+import toolfuzz_gate.app.policy_gate
 from toolfuzz_gate.cli import run
 
 
@@ -28,7 +30,7 @@ def _quoting_bug(*args: Any, **kwargs: Any) -> Any:
 def test_the_traceback_is_written_to_the_output_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(toolfuzz_gate.cli, "gate_policy", _bug)
+    monkeypatch.setattr(toolfuzz_gate.app.policy_gate, "gate_policy", _bug)
     out, err = io.StringIO(), io.StringIO()
     code = run(["run", "--policy", "p.yml", "--out", str(tmp_path / "out")], out, err)
     assert code == 3
@@ -71,7 +73,7 @@ def test_fuzz_without_out_keeps_the_traceback_in_its_receipts_directory(
 ) -> None:
     """Issue 15: `fuzz` writes its receipts to `toolfuzz-receipts/` unless told otherwise, so
     its crash file goes there too (it went to a temporary file), or beside `--receipt`."""
-    monkeypatch.setattr(toolfuzz_gate.cli, "fuzz", _bug)
+    monkeypatch.setattr(toolfuzz_gate.app.fuzz, "fuzz", _bug)
     monkeypatch.chdir(tmp_path)
     schema = ["--schema", "s.json", "--handler", "python:json:dumps"]
     for extra, saved in (
@@ -89,7 +91,7 @@ def test_lint_names_the_temporary_file_it_keeps_the_traceback_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`lint` has no output directory: the traceback goes to a fresh temporary file, named."""
-    monkeypatch.setattr(toolfuzz_gate.cli, "lint", _bug)
+    monkeypatch.setattr(toolfuzz_gate.app.lint, "lint", _bug)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     out, err = io.StringIO(), io.StringIO()
     assert run(["lint", "s.json"], out, err) == 3
@@ -148,7 +150,7 @@ def test_credential_variables_are_masked_in_the_report(
     def _quoting_key(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a planted bug quoting sk-modelKey1234 and hf_readToken99")
 
-    monkeypatch.setattr(toolfuzz_gate.cli, "gate_policy", _quoting_key)
+    monkeypatch.setattr(toolfuzz_gate.app.policy_gate, "gate_policy", _quoting_key)
     out, err = io.StringIO(), io.StringIO()
     environ = {"OPENAI_API_KEY": "sk-modelKey1234", "HF_TOKEN": "hf_readToken99", "LANG": "C"}
     argv = ["run", "--policy", "p.yml", "--out", str(tmp_path / "out")]

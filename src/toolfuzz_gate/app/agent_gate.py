@@ -1,6 +1,7 @@
 """Agent mode as part of the gate: when `gate.fail_on` lists an agent check, `run --policy`,
 `merge` and the action try head's receipts through the agent after the campaign, and the
-agent receipts go to the verdict. Without one, the gate never runs it (nor needs `llm`)."""
+agent receipts go to the verdict. Without one, the gate never runs it (nor needs `llm`, nor
+imports agent mode and its HTTP client)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.agent import AGENT_DIRECTORY, try_receipts
 from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -50,6 +50,8 @@ def agent_for_gate(
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md), or drop "
             f"{listed[0]} from fail_on",
         )
+    from toolfuzz_gate.app.agent import AGENT_DIRECTORY, try_receipts  # the model's client
+
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
     environ = os.environ if environ is None else environ  # the action's holds the key in memory

@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.gate_results import build_summary
 from toolfuzz_gate.app.policy_plan import Written, receipt_name
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.requests import DEFAULT_OUT, FuzzRequest, HandlerFlags
+from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
 from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
 from toolfuzz_gate.core.campaign.interface import (
     NOTHING_DECLARED,
@@ -22,7 +23,7 @@ from toolfuzz_gate.core.campaign.output_schema import read_output_schema
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
-from toolfuzz_gate.core.gate.policy import GateRules
+from toolfuzz_gate.core.gate.policy import ANY_TOOL, GateRules
 from toolfuzz_gate.core.gate.verdict import decide
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.locate import line_index
@@ -299,12 +300,15 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
         render = render_refused_summary if done.refused else render_receipt_summary
         print(render(done.receipt, str(receipt_path)), file=out)
     # The default gate rules: any counterexample fails, and so does any refusal (there is
-    # no base for a refusal to be old against).
-    verdict = decide(GateRules(), [item.receipt for item in written], None)
+    # no base for a refusal to be old against) and a tool no valid call got past.
+    rules = GateRules(allow_unreached=(ANY_TOOL,) if request.allow_unreached else ())
+    verdict = decide(rules, [item.receipt for item in written], None)
     if request.receipt is None:
         summary = build_summary(verdict, written)
         summary["regressions"] = []
         write_document((request.out or DEFAULT_OUT) / "summary.json", summary)
+    for reason in verdict.reasons:  # why it failed (a tool unreached, say), as `run` says
+        print(f"  - {reason}", file=out)
     print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
     return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
 

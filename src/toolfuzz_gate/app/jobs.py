@@ -12,7 +12,6 @@ import contextvars
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from toolfuzz_gate.core.gate.lanes import MAX_JOBS, Stage
@@ -50,6 +49,8 @@ class Jobs:
             if not self.parallel or len(stage) == 1:
                 done.update(self._lane(sorted(i for lane in stage for i in lane), work))
                 continue
+            from concurrent.futures import ThreadPoolExecutor  # only when tools overlap
+
             # each lane in a copy of this thread's context: which side's handlers it starts
             # (`edges.handlers.confine.base_side`) goes with it
             contexts = [contextvars.copy_context() for _ in stage]

@@ -9,13 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
-from toolfuzz_gate.core.gate.sharding import Shard
+from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 
-DEFAULT_OUT = Path("toolfuzz-receipts")
-"""Where receipts go when no `--out` is given."""
+if TYPE_CHECKING:  # named in annotations only: `--version` and `--help` import no engine
+    from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
+    from toolfuzz_gate.core.gate.sharding import Shard
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,8 @@ class FuzzRequest:
     """`--deterministic`: check replay and key order whatever the server declares."""
     strict: bool = False
     """`--strict`: the schema is complete (valid-rejected is a counterexample)."""
+    allow_unreached: bool = False
+    """`--allow-unreached`: a tool no valid call got past does not fail (`unreached`)."""
     receipt: Path | None = None
     out: Path | None = None
     cases: Path | None = None

@@ -76,7 +76,11 @@ def plan_servers(
             continue
         entries = tuple(_entry(item, listings) for item in group)
         name = _unique(server_name(group[0].handler.argv), names)
-        handler = replace(group[0].handler, target="", servers=None)
+        laid: dict[str, str] = {}  # every tool's fixtures; of two with one name, the first
+        for item in group:
+            for path in item.handler.fixtures:
+                laid.setdefault(Path(path).name, path)
+        handler = replace(group[0].handler, target="", servers=None, fixtures=tuple(laid.values()))
         units.append(ServerUnit(name, handler, entries, group[0].unit.seed))
     return units
 
@@ -143,6 +147,11 @@ def run_server(
         handler_label=label,
         replay_command=replay,
         budget=spent if result.stop == "budget" else None,
+        fixtures={
+            entry.spec.name: entry.spec.fixtures_json()
+            for entry in callable_entries
+            if entry.spec.fixtures and entry.spec.name in prepared.tools
+        },
     )
     write_document(directory / file, receipt)
     return Written(receipt, file, False)

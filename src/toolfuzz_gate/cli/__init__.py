@@ -1,7 +1,10 @@
 """The command line: argv -> request -> exit code. Nothing clever lives here.
 
 `parser` holds the grammar; the `commands_*` modules turn parsed flags into the typed
-requests of `app.requests`, and the `app` functions run them.
+requests of `app.requests`, and the `app` functions run them. A command's modules are
+imported when that command runs, not before: `--version` and `--help` start without the
+engine, and only agent mode (`agent`, or a gate whose `fail_on` lists an agent check) and
+`action` load an HTTP client (`tests/cli/test_start.py`).
 """
 
 from __future__ import annotations
@@ -12,37 +15,16 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TextIO, cast
+from typing import TYPE_CHECKING, TextIO, cast
 
-from toolfuzz_gate.app.builtin_run import run_builtin
-from toolfuzz_gate.app.diff import diff
-from toolfuzz_gate.app.fuzz import fuzz
-from toolfuzz_gate.app.lint import lint
-from toolfuzz_gate.app.merge import merge
-from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
-from toolfuzz_gate.app.promote import promote
-from toolfuzz_gate.app.replay import replay
-from toolfuzz_gate.app.requests import (
-    DEFAULT_OUT,
-    ActionRequest,
-    BaselineRequest,
-    BuiltinRunRequest,
-    ShardRequest,
-)
-from toolfuzz_gate.app.shard import run_shard
-from toolfuzz_gate.cli.commands_agent import build_agent_request
-from toolfuzz_gate.cli.commands_lint import build_lint_request
-from toolfuzz_gate.cli.commands_receipts import (
-    build_diff_request,
-    build_merge_request,
-    build_promote_request,
-    build_replay_request,
-)
-from toolfuzz_gate.cli.commands_run import RunRequest, build_fuzz_request, build_run_request
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser, split_tail
 from toolfuzz_gate.errors import LlmError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from toolfuzz_gate.cli.commands_run import RunRequest
 
 __all__ = ["build_parser", "interrupt_on_terminate", "main", "run"]
 
@@ -73,29 +55,51 @@ def _run(
         head, tail = split_tail(argv)
         args = build_parser().parse_args(head)
         if args.command == "fuzz":
+            from toolfuzz_gate.app.fuzz import fuzz
+            from toolfuzz_gate.cli.commands_run import build_fuzz_request
+
             return int(fuzz(build_fuzz_request(args, argv, tail), stdout))
         if tail:
             raise UsageError("`--` ARGV goes with fuzz --command or --mcp")
         if args.command == "lint":
+            from toolfuzz_gate.app.lint import lint
+            from toolfuzz_gate.cli.commands_lint import build_lint_request
+
             return int(lint(build_lint_request(args), stdout))
         if args.command == "diff":
+            from toolfuzz_gate.app.diff import diff
+            from toolfuzz_gate.cli.commands_receipts import build_diff_request
+
             return int(diff(build_diff_request(args), stdout))
         if args.command == "merge":
+            from toolfuzz_gate.app.merge import merge
+            from toolfuzz_gate.cli.commands_receipts import build_merge_request
+
             return int(merge(build_merge_request(args), stdout))
         if args.command == "promote":
+            from toolfuzz_gate.app.promote import promote
+            from toolfuzz_gate.cli.commands_receipts import build_promote_request
+
             return int(promote(build_promote_request(args), stdout))
         if args.command == "replay":
+            from toolfuzz_gate.app.replay import replay
+            from toolfuzz_gate.cli.commands_receipts import build_replay_request
+
             return int(replay(build_replay_request(args), stdout))
         if args.command == "agent":
             from toolfuzz_gate.app.agent import agent  # loads the model's HTTP client: only here
+            from toolfuzz_gate.cli.commands_agent import build_agent_request
 
             env = os.environ if environ is None else environ
             return int(agent(build_agent_request(args, env), stdout))
         if args.command == "action":
             from toolfuzz_gate.app.action import run_action  # loads the HTTP client: only here
+            from toolfuzz_gate.app.requests import ActionRequest
 
             request = ActionRequest(os.environ if environ is None else environ)
             return int(run_action(request, stdout))
+        from toolfuzz_gate.cli.commands_run import build_run_request
+
         return int(_run_command(build_run_request(args, argv), stdout))
     except LlmError as error:
         print(error.render(), file=stderr)
@@ -127,12 +131,20 @@ def _output_directory(args: argparse.Namespace | None) -> Path | None:
 
 
 def _run_command(request: RunRequest, out: TextIO) -> ExitCode:
+    from toolfuzz_gate.app.requests import BaselineRequest, BuiltinRunRequest, ShardRequest
+
     if isinstance(request, ShardRequest):
+        from toolfuzz_gate.app.shard import run_shard
+
         return run_shard(request, out)
+    if isinstance(request, BuiltinRunRequest):
+        from toolfuzz_gate.app.builtin_run import run_builtin
+
+        return run_builtin(request, out)
+    from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
+
     if isinstance(request, BaselineRequest):
         return gate_policy_on_baseline(request, out)
-    if isinstance(request, BuiltinRunRequest):
-        return run_builtin(request, out)
     return gate_policy(request, out)
 
 

@@ -143,6 +143,7 @@ def build_fuzz_request(
         fixed_arguments=tuple(args.fixed_arguments),
         deterministic=args.deterministic,
         strict=args.strict,
+        allow_unreached=args.allow_unreached,
         receipt=args.receipt,
         out=args.out,
         cases=args.cases,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate import __version__
+from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
-from toolfuzz_gate.app.requests import DEFAULT_OUT
 from toolfuzz_gate.cli.commands_agent import add_agent_parser
 from toolfuzz_gate.cli.flags import Once, OnceSwitch, Parser
 from toolfuzz_gate.core.schema.dialects import DIALECTS
@@ -214,6 +214,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the schema is complete: a rejected schema-valid call is a counterexample "
         "(default: an under-specification note)",
+    )
+    one.add_argument(
+        "--allow-unreached",
+        action="store_true",
+        help="pass although no valid call of a tool got past its door (default: that fails, "
+        "as the policy's unreached does)",
     )
     one.add_argument("--timeout-ms", type=int, default=2000, action=Once)
     one.add_argument(

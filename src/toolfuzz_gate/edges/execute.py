@@ -6,7 +6,6 @@ whose handler cannot be reached, gets its refused receipt and the caller goes on
 
 from __future__ import annotations
 
-import platform
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -132,6 +131,8 @@ def execute(
         result.receipt["receiptHash"] = receipt_hash(result.receipt)
     block = result.receipt.get("diagnostics")
     if isinstance(block, dict):
+        import platform  # only for --diagnostics
+
         block["host"] = {"python": platform.python_version(), "system": platform.system()}
         block["profile"] = profile.as_json()
     write_document(receipt_path, result.receipt)

@@ -5,7 +5,9 @@ so what one call leaves, the next one sees. `fresh` drops the process (the next 
 a new one) and runs the server's declared reset (`reset_command` or `reset_tool`, as before
 a tool's campaign): a server that keeps its state in files is fresh only with a reset.
 Outputs are kept as text (`output_text_chars`) so that the campaign can read the values a
-call returned.
+call returned. A server whose handler asks for a workspace (`sandbox`, `fixtures`) runs in
+one for the whole campaign, and `begin` lays its fixtures again before each sequence; its
+writes outside the root are not judged here (each tool's own campaign does).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp import McpHandler
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.handlers.reset import reset
+from toolfuzz_gate.edges.handlers.workspace import placed
 from toolfuzz_gate.errors import TaskRequiredError
 
 OUTPUT_CHARS = 65536
@@ -29,6 +32,7 @@ class McpServerTools:
     """A `core.campaign.stateful.sequence.Server` over one MCP server's tools."""
 
     def __init__(self, config: HandlerConfig, tools: Sequence[str]) -> None:
+        config, self._workspace = placed(config)
         self._config = replace(config, effects=None, reset_tool=config.reset_tool)
         self._servers = McpServers()
         self._handlers: dict[str, McpHandler] = {}
@@ -69,5 +73,14 @@ class McpServerTools:
             break
         reset(self._config, McpHandler)
 
+    def begin(self) -> None:
+        """Before each sequence: the fixtures laid again."""
+        if self._workspace is not None:
+            self._workspace.lay_fixtures_again()
+
     def close(self) -> None:
-        self._servers.close()
+        try:
+            self._servers.close()
+        finally:
+            if self._workspace is not None:
+                self._workspace.close()

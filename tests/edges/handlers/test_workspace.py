@@ -169,7 +169,10 @@ def sheets_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.mark.slow
 def test_a_fixture_reaches_the_bug_behind_file_not_found(sheets_repo: Path) -> None:
     code, bare = run_policy(sheets_repo, sheet_tool(None), "bare")
-    assert code == 0 and bare["counterexamples"] == []
+    # without the fixture no valid call gets past "file not found": unreached, no finding
+    assert code == 1 and bare["counterexamples"] == []
+    summary = json.loads((sheets_repo / "bare" / "summary.json").read_text(encoding="utf-8"))
+    assert [r for r in summary["reasons"] if r.startswith("unreached: 1 tool(s)")]
     assert "file-not-found" in {note["cause"] for note in bare["underSpecified"]}
     assert "fixtures" not in bare
 
@@ -227,3 +230,56 @@ def test_fixture_paths_are_checked(
     (sheets_repo / "policy.yml").write_text(json.dumps(policy), encoding="utf-8")
     code, _printed, err = invoke("run", "--policy", str(sheets_repo / "policy.yml"))
     assert code == 2 and message in err, err
+
+
+# --- the link out of the root -------------------------------------------------------------------
+
+
+def test_a_sandbox_lays_a_link_out_of_the_root_and_sees_writes_through_it() -> None:
+    workspace = Workspace(link=True)
+    try:
+        link = workspace.root / "toolfuzz-link"
+        assert link.is_symlink() and link.resolve() == workspace.top / "outside"
+        (link / "toolfuzz-escape").write_text("through the link")
+        assert workspace.escaped_writes() == ("../../outside/toolfuzz-escape",)
+        assert not (link / "toolfuzz-escape").exists()  # laid out again
+        link.unlink()  # a call that removes the link finds it again at the next call
+        assert workspace.escaped_writes() == ()
+        assert link.is_symlink() and link.resolve() == workspace.top / "outside"
+        link.unlink()
+        link.mkdir()  # a directory the handler made of that name is its own
+        (link / "note").write_text("inside")
+        assert workspace.escaped_writes() == ()
+        assert (link / "note").read_text() == "inside"
+    finally:
+        workspace.close()
+    assert not Workspace(link=False).root.joinpath("toolfuzz-link").exists()
+
+
+def note_tool(function: str) -> dict[str, Any]:
+    handler = {
+        "python": f"linked:{function}",
+        "rejects": ["linked:ToolError"],
+        "sandbox": True,
+        "env": ["PYTHONPATH"],
+    }
+    return {"name": "save_note", "schema": "save_note.json", "handler": handler}
+
+
+@pytest.mark.slow
+def test_a_handler_that_follows_the_link_writes_outside_and_is_found(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(FIXTURES))
+    (repo / "save_note.json").write_bytes((FIXTURES / "save_note.json").read_bytes())
+    code, receipt = run_policy(repo, note_tool("save_note"))
+    assert code == 1
+    escaped = [c for c in receipt["counterexamples"] if c["failure"] == "write-outside-root"]
+    # reached by the traversal value, shrunk to one letter under the link
+    assert [c["input"]["path"] for c in escaped] == ["toolfuzz-link/t"]
+    assert escaped[0]["error"]["written"] == ["../../outside/t"]
+    assert receipt["invariants"]["writes-inside-root"] is False
+
+    code, receipt = run_policy(repo, note_tool("save_note_no_links"), "sound")
+    assert receipt["invariants"]["writes-inside-root"] is True
+    assert code == 0, receipt["counterexamples"]

@@ -4,7 +4,9 @@ Two backends behind one Protocol: `jsonschema-rs` (compiled, ~1 us per
 poster-sized instance: the hot loop's default when installed) and the
 `jsonschema` library (pure Python, ~130 us: the reference every reported
 finding is re-confirmed with). Both report errors as (keyword, instance
-pointer) pairs so a mutant can be checked to fail at exactly its keyword and path.
+pointer) pairs so a mutant can be checked to fail at exactly its keyword and path. Each
+library is imported when its first question is asked: a campaign whose reference is never
+consulted (nothing to confirm) never loads `jsonschema`.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ from collections.abc import Callable
 from functools import cache
 from importlib import metadata
 from typing import Any, Protocol
-
-import jsonschema
 
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON
@@ -54,6 +54,8 @@ def draft_of(document: JSON, options: SchemaOptions) -> str:
 def reference_validator(document: JSON, options: SchemaOptions) -> Any:
     """The `jsonschema` library's validator for `document` under its draft, checking
     formats when `options` assert them (the lint judges `default` and `examples` by it)."""
+    import jsonschema
+
     cls: Any = (
         jsonschema.Draft7Validator
         if draft_of(document, options) == DRAFT_07
@@ -70,7 +72,17 @@ class JsonschemaOracle:
 
     def __init__(self, document: JSON, options: SchemaOptions = DEFAULT_OPTIONS) -> None:
         self.version = installed_version("jsonschema")
-        self._validator = reference_validator(document, options)
+        self._document = document
+        self._options = options
+        self._built: Any = None
+
+    @property
+    def _validator(self) -> Any:
+        """Built at the first question: the library's import and the schema's check cost
+        more than a campaign that confirms nothing needs."""
+        if self._built is None:
+            self._built = reference_validator(self._document, self._options)
+        return self._built
 
     def is_valid(self, instance: JSON) -> bool:
         return bool(self._validator.is_valid(instance))

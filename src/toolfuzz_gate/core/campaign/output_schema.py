@@ -7,17 +7,13 @@ catastrophic one could hang the gate), and the `jsonschema` library can read it;
 the receipt says why it was not, and no call is judged by it. A violation is named in
 stable words (the failing keyword and the instance path of the first error in a fixed
 order), never by the library's message, so shrinking and fingerprints keep to one bug.
+The library is imported only when a tool declares an output schema.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
-import referencing.exceptions
 
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
@@ -47,6 +43,8 @@ class OutputSchema:
             return None
         if not present:
             return MISSING_CAUSE
+        import referencing.exceptions
+
         try:
             errors = list(self._validator.iter_errors(structured))
         except (referencing.exceptions.Unresolvable, RecursionError):
@@ -71,6 +69,10 @@ def read_output_schema(document: JSON, limits: Limits = DEFAULT_LIMITS) -> Outpu
     refused = _refused_pattern(document)
     if refused is not None:
         return OutputSchema(False, refused)
+    import jsonschema
+    import jsonschema.exceptions
+    import jsonschema.validators
+
     cls: Any = jsonschema.validators.validator_for(
         document, default=jsonschema.Draft202012Validator
     )

@@ -68,6 +68,10 @@ TROUBLE_CLASSES: tuple[TroubleClass, ...] = (
 """Quotes, braces, backslash, `!`, `%`, newline, astral, combining, right-to-left, NUL,
 markup (`<`, `>`, `&`) and shell metacharacters (`;`, `|`, `$`, a backtick)."""
 
+SANDBOX_LINK = "toolfuzz-link"
+"""The symbolic link a sandbox lays in the allowed root, pointing out of it (to the watched
+`../../outside`): a handler that follows links where it refuses `..` writes outside."""
+
 TRAVERSALS: tuple[tuple[str, str], ...] = (
     ("dot-dot", "../toolfuzz-escape"),
     ("deep", "../../outside/toolfuzz-escape"),
@@ -75,12 +79,13 @@ TRAVERSALS: tuple[tuple[str, str], ...] = (
     ("sibling", "../root-sibling/toolfuzz-escape"),
     ("absolute", "/tmp/toolfuzz-gate-escape"),
     ("home", "~/toolfuzz-escape"),
-    ("symlink", "toolfuzz-link/toolfuzz-escape"),
+    ("symlink", f"{SANDBOX_LINK}/toolfuzz-escape"),
     ("empty", ""),
 )
 """(id, value): a relative escape one and two levels up, one hidden behind a subdirectory,
 one into the sibling a prefix check lets through, an absolute path, the home directory, a
-name a fixture may lay as a symlink out of the root, and the empty path (the root itself)."""
+name under the link out of the root a sandbox lays (`SANDBOX_LINK`), and the empty path (the
+root itself)."""
 
 PATH_WORDS = frozenset(
     {"path", "paths", "file", "files", "filename", "filepath", "folder", "folders", "dir"}

@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-import jsonschema
-
 from toolfuzz_gate.core.campaign.rejection_code import (
     answer_problem,
     pattern_problem,
@@ -230,6 +228,8 @@ def _check_schema(document: Any, schema: JSONObject, locate: Locator) -> None:
             f"a policy is a YAML mapping, not {kind_of(document)}",
             hint="start with `version: 1`",
         )
+    import jsonschema  # here, not at the top: a run without a policy does not load it
+
     validator = jsonschema.Draft202012Validator(schema)
     found = list(
         dict.fromkeys(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.core.gate.quoting import bounded, shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 def described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:

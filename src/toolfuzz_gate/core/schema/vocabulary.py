@@ -13,8 +13,6 @@ to state is not in the schema, which is what `lint`'s did-you-mean is for.
 
 from __future__ import annotations
 
-import difflib
-
 DEFINED_KEYWORDS = frozenset(
     {
         # draft-04 (`id` is its spelling of `$id`)
@@ -108,6 +106,8 @@ def is_defined(name: str) -> bool:
 
 def nearest_keyword(name: str) -> str | None:
     """The defined keyword `name` most likely misspells (None: none is close enough)."""
+    import difflib  # here: a schema with no unknown keyword never asks
+
     folded = name.casefold()
     matches = difflib.get_close_matches(folded, list(_FOLDED), n=1, cutoff=NEAR_CUTOFF)
     if not matches or _FOLDED[matches[0]] == name:

@@ -7,15 +7,17 @@ run adds (edge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
-from toolfuzz_gate.core.gate.policy import RunOptions
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.checkout import Checkout, WorkTree
-from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.errors import HandlerError
+
+if TYPE_CHECKING:  # annotations only: a run without a policy or MCP loads neither
+    from toolfuzz_gate.core.gate.policy import RunOptions
+    from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 
 
 @dataclass(frozen=True)

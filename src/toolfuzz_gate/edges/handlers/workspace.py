@@ -10,6 +10,7 @@ handler's allowed root lands somewhere the gate looks:
       box/                    watched (`..`)
         canary.txt
         root/                 the allowed root: the handler's cwd, fixtures laid here
+          toolfuzz-link       (sandbox) a symbolic link to RUN/outside
         root-sibling/         watched: `box/root-sibling` starts with `box/root`, the
           canary.txt          place a prefix check (`startswith`) lets a write through
         home/                 HOME (scratch: not watched)
@@ -21,6 +22,11 @@ outside the root, reported on the call's `Outcome.escaped_writes` as paths relat
 allowed root (`../../outside/x`), and the watched part is laid out again for the next
 call. A watched directory whose entries changed with no difference left below it (a
 temporary file written and removed within the call) is named with a trailing `/` (`../`).
+
+The link is the way out of the engine's `symlink` traversal value (`toolfuzz-link/...`): a
+handler that refuses `..` and absolute paths but follows links writes into `outside/`
+through it. A call that removes it or points it elsewhere finds it laid again for the next
+(a file or directory a call puts in its place is the handler's, and is left).
 
 Only the tree around the root is seen: a handler that writes to an absolute path elsewhere
 on the machine is not (HOME and TMPDIR point into the box, so the usual places for scratch
@@ -38,6 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, Replaying
+from toolfuzz_gate.core.engine.trouble import SANDBOX_LINK
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
@@ -65,21 +72,33 @@ _Entry = tuple[str, int, int]
 class Workspace:
     """A fresh per-run root (see the module's note); `close` removes it."""
 
-    def __init__(self, fixtures: Sequence[str] = ()) -> None:
+    def __init__(self, fixtures: Sequence[str] = (), *, link: bool = False) -> None:
+        """`link`: lay `SANDBOX_LINK` in the root (a sandbox does; fixtures alone do not)."""
         self.top = Path(tempfile.mkdtemp(prefix="toolfuzz-sandbox-")).resolve()
         try:
             self.box = self.top / "box"
             self.root = self.box / "root"
             for directory in (self.root, self.box / "home", self.box / "tmp"):
                 directory.mkdir(parents=True)
-            for source in fixtures:
+            self.fixtures = tuple(fixtures)
+            for source in self.fixtures:
                 lay_fixture(Path(source), self.root)
+            self.link = self.root / SANDBOX_LINK if link else None
             self._lay_canaries()
             handlers_own_tree(self.top)  # as root, the handler's user's (`confine`)
             self._laid = self._listing()
         except BaseException:
             self.close()
             raise
+
+    def lay_fixtures_again(self) -> None:
+        """Every fixture laid again as the repository has it (what calls wrote into one is
+        undone); the root's other files stay."""
+        for source in self.fixtures:
+            _remove(self.root / Path(source).name)
+            lay_fixture(Path(source), self.root)
+        if self.fixtures:
+            handlers_own_tree(self.root)  # the copies too are the handler user's (`confine`)
 
     def work_tree(self, confined: bool) -> WorkTree:
         """The workspace as the handler's processes see it; `confined`: HOME and TMPDIR
@@ -92,6 +111,22 @@ class Workspace:
         for folder in (self.top, self.top / "outside", self.box, self.box / "root-sibling"):
             folder.mkdir(exist_ok=True)
             (folder / "canary.txt").write_bytes(CANARY_TEXT)
+        self._keep_link()
+
+    def _keep_link(self) -> None:
+        """The link to `outside/` where it belongs, laid again when a call removed it or
+        pointed it elsewhere (a file or directory of that name is left alone)."""
+        if self.link is None:
+            return
+        target = str(self.top / "outside")
+        try:
+            if os.readlink(self.link) == target:
+                return
+        except OSError:
+            pass
+        if self.link.is_symlink() or not self.link.exists():
+            self.link.unlink(missing_ok=True)
+            self.link.symlink_to(target, target_is_directory=True)
 
     def _listing(self) -> dict[str, _Entry]:
         """Every watched entry, by its path relative to the allowed root."""
@@ -129,6 +164,7 @@ class Workspace:
         layout is restored when there are any."""
         now = self._listing()
         if now == self._laid:
+            self._keep_link()
             return ()
         laid = self._laid
         changed = {path for path in now.keys() | laid.keys() if now.get(path) != laid.get(path)}
@@ -156,7 +192,7 @@ def placed(config: HandlerConfig) -> tuple[HandlerConfig, Workspace | None]:
     tool or listing started from it makes no other), its server of its own; else as it is."""
     if config.work_tree is not None or not (config.sandbox or config.fixtures):
         return config, None
-    workspace = Workspace(config.fixtures)
+    workspace = Workspace(config.fixtures, link=config.sandbox)
     moved = replace(
         config,
         cwd=str(workspace.root),

@@ -44,6 +44,9 @@ class InProcess:
         self.store = NOTES.Store(self.bug)
         self.fresh_starts += 1
 
+    def begin(self) -> None:
+        """No fixtures: nothing to lay."""
+
     def call(self, tool: str, arguments: JSONObject) -> Outcome:
         self.calls += 1
         try:

@@ -34,11 +34,14 @@ QUERY_WORDS = frozenset(("query", "q", "search", "text", "keyword", "term", "pat
 
 
 class Server(Protocol):
-    """The tools of one server: call one, or start again from a fresh state."""
+    """The tools of one server: call one, start again from a fresh state, or lay what every
+    sequence starts with (`begin`: the tools' fixtures laid again; nothing else changes)."""
 
     def call(self, tool: str, arguments: JSONObject) -> Outcome: ...
 
     def fresh(self) -> None: ...
+
+    def begin(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,9 @@ class Context:
 
 
 def run_sequence(server: Server, calls: Sequence[Call], context: Context) -> list[Step]:
-    """Run `calls` in order on `server` as it is (the caller makes it fresh)."""
+    """Run `calls` in order on `server` as it is (the caller makes it fresh), after
+    `server.begin()`: each sequence's calls see the tools' fixtures as the policy laid them."""
+    server.begin()
     steps: list[Step] = []
     for call in calls:
         made = _bound(call, steps, context)

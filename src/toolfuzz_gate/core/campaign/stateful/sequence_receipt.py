@@ -58,7 +58,10 @@ def stateful_receipt(
     handler_label: JSONObject,
     replay_command: str,
     budget: JSONObject | None = None,
+    fixtures: JSONObject | None = None,
 ) -> JSONObject:
+    """`fixtures`: per tool with fixtures, what its own receipt records (laid again before
+    each sequence); None or empty: the receipt has no `fixtures` member."""
     name = receipt_name(server)
     schemas = {
         t: {"input": dict(tool.input_schema), "output": tool.output_schema}
@@ -97,6 +100,8 @@ def stateful_receipt(
     }
     if budget is not None:
         body["budget"] = budget
+    if fixtures:
+        body["fixtures"] = fixtures
     return seal(body)
 
 

@@ -1,8 +1,9 @@
 """A server's tools made ready for a stateful campaign: shapes, links, argument makers (pure).
 
 Each tool's schema is compiled once; its arguments for a sequence's call are the engine's
-valid value for (seed, index), with the tool's fixed arguments set, so the same seed gives
-the same sequences. A tool whose schema the engine refuses, or whose arguments are not an
+valid value for (seed, index), with the tool's fixed arguments set and its fixture arguments
+naming its fixtures in turn by index (as in its own campaign), so the same seed gives the
+same sequences. A tool whose schema the engine refuses, or whose arguments are not an
 object, takes no part (its own campaign says why).
 """
 
@@ -75,7 +76,8 @@ class PreparedTools:
 
     def make(self, tool: str, index: int) -> JSONObject:
         value = generate(self._compiled[tool], self.seed, index, self.limits)
-        value = self._specs[tool].with_fixed(value)
+        spec = self._specs[tool]
+        value = spec.with_fixed(spec.with_fixtures(value, index))
         return value if isinstance(value, dict) else {}
 
     def admits(self, tool: str, arguments: JSONObject) -> bool:
