@@ -1,4 +1,6 @@
-# The toolfuzz-gate GitHub Action image (action.yml: runs.using docker, image Dockerfile).
+# The toolfuzz-gate image: the containerized `toolfuzz-gate action` entrypoint, for GitHub jobs
+# with `container:`, GitLab CI and `docker run` (docs/action.md). The GitHub Action itself
+# (action.yml) is a composite action that runs on the runner, in the job's toolchain.
 #
 # Base: python:3.12-slim-bookworm, pinned by its multi-platform index digest so a tag move
 # cannot change Python or Debian under the action; bump the digest deliberately, in its own
@@ -14,8 +16,8 @@ COPY pyproject.toml README.md ./
 COPY src/ src/
 RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /dist .
 
-# --- the action image ---------------------------------------------------------------------
-# No WORKDIR and no USER: the runner mounts the workspace as the container's working
+# --- the image ---------------------------------------------------------------------
+# No WORKDIR and no USER: a job container has the workspace mounted as the container's working
 # directory (/github/workspace) and expects root. The workspace is owned by the runner's user,
 # not root, so git would refuse it ("dubious ownership"): the entrypoint (toolfuzz-gate action)
 # sets git's safe.directory for the workspace itself, for its own git calls, rather than the
@@ -42,4 +44,8 @@ COPY --from=build /dist/ /tmp/toolfuzz-gate/dist/
 RUN pip install --no-cache-dir --require-hashes -r /tmp/toolfuzz-gate/requirements.lock \
     && pip install --no-cache-dir --no-deps /tmp/toolfuzz-gate/dist/toolfuzz_gate-*.whl \
     && rm -rf /tmp/toolfuzz-gate
-ENTRYPOINT ["toolfuzz-gate", "action"]
+# `docker run IMAGE` runs the Action's entrypoint (`toolfuzz-gate action`); any other
+# arguments are a toolfuzz-gate command: `docker run --rm -v "$PWD:/src" -w /src IMAGE run
+# --policy toolfuzz-gate.yml`.
+ENTRYPOINT ["toolfuzz-gate"]
+CMD ["action"]

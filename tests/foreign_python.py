@@ -72,15 +72,33 @@ def old_interpreter() -> str | None:
     return _found(("python3.8", "python3.7", "python3.6", "python2.7"))
 
 
-def make_foreign_python(where: Path) -> Path:
-    """A virtual environment under `where` with the library and without toolfuzz-gate;
-    its interpreter's path."""
+def runnable_by(uid: int, minimum: tuple[int, int] = (3, 9)) -> str | None:
+    """A Python of at least `minimum` that user `uid` can run (root's pyenv is out of an
+    ordinary user's reach): the tests' own interpreter, else the system's; None if neither."""
+    own = str(getattr(sys, "_base_executable", sys.executable))
+    as_user = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
+    check = f"import sys; sys.exit(sys.version_info < {minimum})"
+    for candidate in (own, "/usr/bin/python3", "/usr/local/bin/python3"):
+        # executable as the shell sees it (PATH lookup), and new enough
+        probes = ([*as_user, "test", "-x", candidate], [*as_user, candidate, "-c", check])
+        if all(
+            subprocess.run(probe, capture_output=True, check=False, timeout=60).returncode == 0
+            for probe in probes
+        ):
+            return candidate
+    return None
+
+
+def make_foreign_python(where: Path, interpreter: str | None = None) -> Path:
+    """A virtual environment under `where` with the library and without toolfuzz-gate,
+    made by `interpreter` (default: `base_interpreter()`); its interpreter's path."""
     source = where / "foreign-lib-src"
     source.mkdir(parents=True)
     (source / f"{LIBRARY}.py").write_text(_SOURCE, encoding="utf-8")
     (source / "setup.py").write_text(_SETUP, encoding="utf-8")
     venv = where / "job-venv"
-    subprocess.run([base_interpreter(), "-m", "venv", str(venv)], check=True, timeout=120)
+    made_by = interpreter or base_interpreter()
+    subprocess.run([made_by, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     subprocess.run(
         [

