@@ -77,9 +77,8 @@ class Campaign:
     dictionary: dict[str, int] = field(default_factory=dict)
     """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
     suspects: dict[tuple[str, int], Case] = field(default_factory=dict)
-    """For a case whose call cost the handler its process: the call answered just before
-    it (`core.campaign.blame` decides which of the two is at fault)."""
-    _answered: Case | None = None
+    """For a call that cost the handler its process: the one answered before (`blame`)."""
+    _previous: Observation | None = None  # the call before: a suspect when the next dies
     hangs: Hangs = field(default_factory=Hangs)
     """Its timeouts: which held, slow or hung, and the breaker (`core.campaign.hangs`)."""
     dismissed_timeouts: int = 0
@@ -112,10 +111,11 @@ class Campaign:
         obs = observe(case, self.handler, self.tool.checks, again=replay_due(case))
         self.replays["replayed"] += obs.replay is not None
         self.replays["reordered"] += obs.reordered is not None
-        if obs.outcome is not None and obs.outcome.ended and self._answered is not None:
-            self.suspects[(case.stream, case.index)] = self._answered
+        if obs.outcome is not None and obs.outcome.ended and self._previous is not None:
+            if (answered := last_answered(self._previous)) is not None:  # only now: it reorders
+                self.suspects[(case.stream, case.index)] = answered
         self._record(obs)
-        self._answered = last_answered(obs)
+        self._previous = obs
         return obs
 
     def _record(self, obs: Observation) -> None:
