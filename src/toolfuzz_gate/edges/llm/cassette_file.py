@@ -9,7 +9,8 @@ from pathlib import Path
 from toolfuzz_gate.core.agent.cassette import Cassette, parse_cassette
 from toolfuzz_gate.core.agent.session import ModelSession
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
-from toolfuzz_gate.edges.files import load_json, write_document
+from toolfuzz_gate.core.jsonutil.canonical import canonical_document
+from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.edges.llm.chat_client import ChatClient, Retries
 from toolfuzz_gate.errors import InputFileError, LlmError
 
@@ -32,10 +33,20 @@ def load_cassette(path: Path) -> Cassette:
     return parse_cassette(document, str(path))
 
 
-def write_cassette(path: Path, cassette: Cassette) -> None:
-    """The cassette, written atomically in canonical form."""
+def write_cassette(path: Path, cassette: Cassette, limit: int = MAX_CASSETTE_BYTES) -> None:
+    """The cassette, written atomically in canonical form; one a replay would refuse (more
+    than `limit` bytes) is not written, so a record run never leaves what replay rejects."""
+    data = canonical_document(cassette.document())
+    if len(data) > limit:
+        raise LlmError(
+            f"the recorded cassette would be {len(data):,} bytes, more than the {limit:,} a "
+            f"replay reads; {path} was not written",
+            code="llm.cassette-invalid",
+            hint="record fewer exchanges: lower llm.max_requests, agent.prompt_sets or "
+            "agent.probes",
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_document(path, cassette.document())
+    write_atomic(path, data)
 
 
 def open_session(
