@@ -35,9 +35,8 @@ from toolfuzz_gate.core.campaign.outcome import (
     Handler,
     Outcome,
     OutcomeKind,
+    PassesThrough,
     Replaying,
-    ping_through,
-    start_fresh_through,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
@@ -192,7 +191,7 @@ def recoding(
     if pattern is None and answer is None:
         return handler
     if isinstance(handler, Replaying):
-        return _RecodingReplaying(handler, handler, pattern, answer)
+        return _RecodingReplaying(handler, pattern, answer)
     return _Recoding(handler, pattern, answer)
 
 
@@ -207,25 +206,5 @@ class _Recoding:
         return recode(outcome, self.pattern)
 
 
-class _RecodingReplaying(_Recoding):
-    def __init__(
-        self,
-        inner: Handler,
-        replaying: Replaying,
-        pattern: re.Pattern[str] | None,
-        answer: re.Pattern[str] | None,
-    ) -> None:
-        super().__init__(inner, pattern, answer)
-        self.replaying = replaying
-
-    def restart(self) -> None:
-        self.replaying.restart()
-
-    def scale_timeout(self, factor: float) -> None:
-        self.replaying.scale_timeout(factor)
-
-    def start_fresh(self) -> None:
-        start_fresh_through(self.replaying)
-
-    def ping(self) -> Outcome | None:
-        return ping_through(self.replaying)
+class _RecodingReplaying(PassesThrough, _Recoding):
+    """A recoding handler over one that replays (`Replaying` and the rest passed on)."""

@@ -28,7 +28,7 @@ from toolfuzz_gate.core.engine.trouble import (
     is_path_like,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.values import ALL_TYPES, is_integer, json_equal
+from toolfuzz_gate.core.jsonutil.values import ALL_TYPES, json_equal, json_type
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 
@@ -195,17 +195,9 @@ def _type_hits(node: Node, value: JSON) -> Iterator[str]:
 
 
 def _kind(value: JSON, names: tuple[str, ...]) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "integer" if "integer" in names and is_integer(value) else "number"
+    """`value`'s JSON type, an integral number counted `integer` only where `names` has it."""
+    kind = json_type(value)
+    return "number" if kind == "integer" and "integer" not in names else kind
 
 
 def _branch_edges(node: Node, limits: Limits) -> Iterator[tuple[str, Steer]]:

@@ -20,9 +20,8 @@ from toolfuzz_gate.core.campaign.outcome import (
     Handler,
     Outcome,
     OutcomeKind,
+    PassesThrough,
     Replaying,
-    ping_through,
-    start_fresh_through,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
@@ -103,20 +102,8 @@ class _Timed:
         return outcome
 
 
-class _TimedReplaying(_Timed):
-    def restart(self) -> None:
-        assert isinstance(self.inner, Replaying)
-        self.inner.restart()
-
-    def scale_timeout(self, factor: float) -> None:
-        assert isinstance(self.inner, Replaying)
-        self.inner.scale_timeout(factor)
-
-    def start_fresh(self) -> None:
-        start_fresh_through(self.inner)
-
-    def ping(self) -> Outcome | None:
-        return ping_through(self.inner)
+class _TimedReplaying(PassesThrough, _Timed):
+    """A timed handler over one that replays (`Replaying` and the rest passed on)."""
 
 
 def timed(handler: Handler) -> Handler:
