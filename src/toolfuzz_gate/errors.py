@@ -157,6 +157,14 @@ class ReceiptError(ToolfuzzError):
     code = "receipt.invalid"
 
 
+class ReceiptShapeError(ReceiptError):
+    """A sound receipt (its hash matches) whose shape is none this version reads: a member
+    of the wrong type, or a counterexample without a fingerprint (`core.campaign.receipt_read`
+    lists the older shapes it accepts)."""
+
+    code = "receipt.unreadable"
+
+
 class InputFileError(ToolfuzzError):
     """A file the user named cannot be read, is too large or is not JSON."""
 

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tests.profiles import examples
+from tests.receipts import sealed
 from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.app.fuzz import fuzz
 from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
-from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, marker, render_markdown
@@ -97,8 +97,8 @@ def test_a_forged_receipt_is_refused_or_rendered_inert(
     results = tmp_path / "results"
     shutil.rmtree(results, ignore_errors=True)
     (results / "base").mkdir(parents=True)
-    write_document(results / "renderPoster.json", genuine if as_base else seal(forged))
-    write_document(results / "base" / "renderPoster.json", seal(forged) if as_base else genuine)
+    write_document(results / "renderPoster.json", genuine if as_base else sealed(forged))
+    write_document(results / "base" / "renderPoster.json", sealed(forged) if as_base else genuine)
     try:
         document = report_document(results, HEAD_SHA)
     except ToolfuzzError:

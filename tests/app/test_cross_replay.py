@@ -5,14 +5,15 @@ from __future__ import annotations
 import io
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from tests.cli_helpers import commit, git, init_repository
+from tests.receipts import sealed
 from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
 from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
-from toolfuzz_gate.core.campaign.receipt import seal
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -57,7 +58,7 @@ def _moved(directory: Path) -> None:
     receipt: dict[str, Any] = json.loads(path.read_text())
     body = {key: value for key, value in receipt.items() if key != "receiptHash"}
     body["counterexamples"][0]["fingerprint"] = OTHER_FINGERPRINT
-    path.write_text(json.dumps(seal(body), indent=2) + "\n")
+    path.write_text(json.dumps(sealed(body), indent=2) + "\n")
 
 
 def test_only_a_side_that_fails_the_input_reproduces_it(tmp_path: Path) -> None:
@@ -67,10 +68,10 @@ def test_only_a_side_that_fails_the_input_reproduces_it(tmp_path: Path) -> None:
     assert _gate(buggy, tmp_path / "out")[0] == 1
     found = load_receipts(tmp_path / "out")
     (receipt,) = found.receipts.values()
-    clean = ReceiptSet({"list_items": {**receipt, "counterexamples": []}})
+    clean = ReceiptSet({"list_items": replace(receipt, counterexamples=())})
     wanted = unmatched(found, clean)
-    assert [cx["path"] for cx in wanted["list_items"]] == ["/limit"]
-    fingerprint = str(wanted["list_items"][0]["fingerprint"])
+    assert [cx.path for cx in wanted["list_items"]] == ["/limit"]
+    fingerprint = wanted["list_items"][0].fingerprint
     on_buggy = reproduced_on(load_policy(buggy / "toolfuzz.yml"), {}, found, wanted)
     on_correct = reproduced_on(load_policy(correct / "toolfuzz.yml"), {}, found, wanted)
     assert on_buggy == {("list_items", fingerprint)}

@@ -8,6 +8,7 @@ from typing import TextIO, cast
 
 import pytest
 
+from tests.receipts import fingerprint_of, typed
 from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.cli.output import CommandGuard
 
@@ -18,7 +19,10 @@ def test_a_tool_is_told_as_it_starts_and_as_it_ends() -> None:
     out = io.StringIO()
     progress = Progress(out, side="base", grouped=False)
     progress.start("search", 41, 24)
-    progress.done("search", {"cases": {"valid": 24, "hostile": 20}, "counterexamples": [{}]})
+    found = [{"fingerprint": fingerprint_of("a")}]
+    progress.done(
+        "search", typed({"cases": {"valid": 24, "hostile": 20}, "counterexamples": found})
+    )
     lines = out.getvalue().splitlines()
     assert lines[0] == "[base] search: seed 41, 24 runs ..."
     assert re.fullmatch(r"\[base\] search: 44 cases, 1 findings, \d+\.\d s", lines[1])
@@ -30,7 +34,7 @@ def test_a_hostile_tool_name_never_becomes_a_workflow_command(grouped: bool) -> 
     guard = CommandGuard(out)  # what `run` prints through
     progress = Progress(cast(TextIO, guard), grouped=grouped)
     progress.start(HOSTILE, 41, 24)
-    progress.done(HOSTILE, {"refused": True})
+    progress.done(HOSTILE, typed({"refused": {"code": "schema.limit-enum"}}))
     guard.flush()
     lines = out.getvalue().splitlines()
     assert "##[" not in out.getvalue()  # the legacy form works anywhere in a line

@@ -8,15 +8,17 @@ from typing import Any
 
 import pytest
 
+from tests.receipts import typed
 from toolfuzz_gate.app.replay import handler_from_receipt, spec_from_receipt
 from toolfuzz_gate.cli.commands_run import read_command
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.errors import ReceiptError
 
 
 def test_the_handler_is_rebuilt_from_the_replay_command_and_checked_against_the_label() -> None:
-    def receipt(command: str, label: dict[str, Any]) -> dict[str, Any]:
-        return {"replayCommand": command, "handler": label}
+    def receipt(command: str, label: dict[str, Any]) -> Receipt:
+        return typed({"replayCommand": command, "handler": label})
 
     builtin = handler_from_receipt(
         receipt("toolfuzz-gate run --seed 3", {"spec": BUILTIN_SPEC}), read_command
@@ -47,10 +49,10 @@ def test_the_handler_is_rebuilt_from_the_replay_command_and_checked_against_the_
 
 def test_the_contract_is_read_back_with_its_rejection_code_checked() -> None:
     contract: dict[str, Any] = {"expectedRejections": ["not found"], "errorCodes": None}
-    assert spec_from_receipt({"tool": "t", "contract": contract}).rejection_code is None
+    assert spec_from_receipt(typed({"tool": "t", "contract": contract})).rejection_code is None
     contract["rejectionCode"] = "(?P<code>not found)$"
-    spec = spec_from_receipt({"tool": "t", "contract": contract})
+    spec = spec_from_receipt(typed({"tool": "t", "contract": contract}))
     assert spec.rejection_code == "(?P<code>not found)$" and spec.rejection_pattern is not None
     contract["rejectionCode"] = "(not found)"
     with pytest.raises(ReceiptError, match="contract/rejectionCode: has no group named 'code'"):
-        spec_from_receipt({"tool": "t", "contract": contract})
+        spec_from_receipt(typed({"tool": "t", "contract": contract}))

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import POSTER_CONTRACT, invoke
-from toolfuzz_gate.core.campaign.receipt import seal
+from tests.receipts import sealed
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.git import Git, git_environment, temporary_worktree
@@ -64,14 +64,14 @@ def fuzz_poster(module: str, out: Path, schema: Path = FAULTS / "poster_schema.j
 
 def refused_receipt(tool: str, schema: JSONObject, unsupported: list[JSONObject]) -> JSONObject:
     """What a refused tool's receipt looks like (the policy slice writes these for real)."""
-    return seal(
+    return sealed(
         {
             "tool": tool,
             "seed": 41,
             "runs": 24,
             "schemaDigest": digest(schema),
             "handler": {"spec": f"python:{tool}:{tool}"},
-            "engine": {"name": "toolfuzz-gate"},
+            "engine": {"name": "toolfuzz-gate", "version": "0.6.0"},
             "limits": {},
             "coverage": {},
             "mutationCounts": {},

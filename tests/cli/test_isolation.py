@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import POSTER_CONTRACT, invoke, poster_repository
-from toolfuzz_gate.core.campaign.receipt import problems
+from toolfuzz_gate.core.campaign.receipt_read import problems
 
 MCP = Path(__file__).parents[1] / "fixtures" / "mcp_tool"
 POSTER_REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'

@@ -19,7 +19,7 @@ import pytest
 
 from tests.cli_helpers import invoke, poster_repository
 from toolfuzz_gate.app.reports import REPORT_FILES
-from toolfuzz_gate.core.campaign.receipt import problems
+from toolfuzz_gate.core.campaign.receipt_read import problems
 from toolfuzz_gate.core.jsonutil.canonical import digest
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
 

@@ -44,7 +44,7 @@ def run_fuzz(config: HandlerConfig) -> dict[str, Any]:
             handler_label=config.label(),
             replay_command="test",
         )
-    return result.receipt
+    return result.receipt.document()
 
 
 def failures(receipt: dict[str, Any]) -> set[str]:

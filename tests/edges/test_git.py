@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.receipts import typed
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.edges.git import (
     FETCH_DEPTH_HINT,
@@ -236,7 +237,7 @@ def test_baseline_receipts_runs_the_callback_at_the_base(
     history: tuple[Path, dict[str, str]],
 ) -> None:
     repo, shas = history
-    found = ReceiptSet({"t": {"tool": "t"}}, {"t": "t.json"})
+    found = ReceiptSet({"t": typed({"tool": "t"})}, {"t": "t.json"})
     roots: list[Path] = []
 
     def run_policy_at(root: Path) -> ReceiptSet:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.core.campaign.test_receipt import run_fuzz
+from tests.receipts import sealed
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.handlers.builtin import BuiltinPosterHandler
@@ -19,7 +20,7 @@ from toolfuzz_gate.errors import InputFileError, ReceiptError
 
 @pytest.fixture(scope="module")
 def poster_receipt() -> JSONObject:
-    return run_fuzz(BuiltinPosterHandler(), 41).receipt
+    return run_fuzz(BuiltinPosterHandler(), 41).receipt.document()
 
 
 def test_receipts_are_read_by_tool_and_everything_else_is_skipped(
@@ -33,7 +34,7 @@ def test_receipts_are_read_by_tool_and_everything_else_is_skipped(
     (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
     (tmp_path / "nested.json").mkdir()
     loaded = load_receipts(tmp_path)
-    assert dict(loaded.receipts) == {"renderPoster": poster_receipt}
+    assert {k: r.document() for k, r in loaded.receipts.items()} == {"renderPoster": poster_receipt}
     assert dict(loaded.files) == {"renderPoster": "renderPoster.json"}
 
 
@@ -58,6 +59,17 @@ def test_a_truncated_receipt_is_an_error_naming_the_file(
         load_receipts(tmp_path)
     assert raised.value.code == "receipt.invalid"
     assert str(tmp_path / "renderPoster.json") in raised.value.message
+
+
+def test_a_sound_receipt_of_no_known_shape_is_unreadable_naming_the_file(
+    tmp_path: Path, poster_receipt: JSONObject
+) -> None:
+    body = {k: v for k, v in poster_receipt.items() if k != "receiptHash"}
+    write_document(tmp_path / "t.json", sealed({**body, "coverage": {"type": 1}}))
+    with pytest.raises(ReceiptError) as raised:
+        load_receipts(tmp_path)
+    assert raised.value.code == "receipt.unreadable"
+    assert str(tmp_path / "t.json") in raised.value.message
 
 
 def test_a_receipt_missing_members_is_an_error(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from toolfuzz_gate.core.agent.reachability import (
 )
 from toolfuzz_gate.core.agent.refinement import CorrectnessRun, check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -110,7 +111,7 @@ class AgentTried:
 
 def try_receipts(
     loaded: LoadedPolicy,
-    pairs: Sequence[tuple[str, JSONObject]],
+    pairs: Sequence[tuple[str, Receipt]],
     directory: Path,
     environ: Mapping[str, str],
     sleep: Callable[[float], None],
@@ -135,11 +136,11 @@ def try_receipts(
     try:
         for index in sorted(range(len(pairs)), key=keys.__getitem__):
             file, receipt = pairs[index]
-            tool = _policy_tool(loaded, str(receipt["tool"]))
+            tool = _policy_tool(loaded, receipt.tool)
             if tool is None:
-                print(f"skipped: {file}: the policy has no tool {receipt['tool']!r}", file=out)
+                print(f"skipped: {file}: the policy has no tool {receipt.tool!r}", file=out)
                 continue
-            if isinstance(receipt.get("refused"), dict):
+            if receipt.refused is not None:
                 print(f"skipped: {file}: the tool was refused, not fuzzed", file=out)
                 continue
             probe = tool.name not in probed  # once per tool, not per seed
@@ -247,7 +248,7 @@ def _try_tool(
     session: ModelSession,
     loaded: LoadedPolicy,
     tool: ToolPolicy,
-    receipt: JSONObject,
+    receipt: Receipt,
     file: str,
     probe: bool,
     tried_from: dict[tuple[str, str], str],
@@ -314,7 +315,7 @@ def _try_tool(
         "requests": after["requests"] - before["requests"],
         "tokens": after["tokens"] - before["tokens"],
     }
-    source: JSONObject = {"file": file, "receiptHash": receipt.get("receiptHash")}
+    source: JSONObject = {"file": file, "receiptHash": receipt.receipt_hash}
     health = model_health(
         findings,
         probes,

@@ -24,6 +24,7 @@ from toolfuzz_gate.app.policy_plan import Written, override_values, receipt_set
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -196,8 +197,8 @@ def _chosen(base: ReceiptSet, overrides: RunOverrides) -> ReceiptSet:
     if not overrides.tools and not overrides.exclude_tools:
         return base
 
-    def kept(receipt: JSONObject) -> bool:
-        name = str(receipt.get("tool"))
+    def kept(receipt: Receipt) -> bool:
+        name = receipt.tool
         picked = name in overrides.tools if overrides.tools else True
         return picked and name not in overrides.exclude_tools
 

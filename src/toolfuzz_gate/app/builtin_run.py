@@ -9,7 +9,7 @@ from toolfuzz_gate.app.requests import BuiltinRunRequest
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.report.terminal import render_receipt_summary
 from toolfuzz_gate.edges.execute import ToolRun, execute
 from toolfuzz_gate.edges.files import write_document
@@ -48,9 +48,9 @@ def run_builtin(request: BuiltinRunRequest, out: TextIO) -> ExitCode:
             {
                 "tool": tool_run.tool.name,
                 "receipt": receipt_path.name,
-                "receiptHash": result.receipt["receiptHash"],
+                "receiptHash": result.receipt.receipt_hash,
                 "counterexamples": len(result.counterexamples),
-                "coverage": result.receipt["coverage"],
+                "coverage": dict[str, JSON](result.receipt.coverage),
             }
         ],
     }

@@ -17,6 +17,7 @@ from typing import Any
 
 from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup
+from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.core.gate.regression import (
     STILL_FAILING,
@@ -24,12 +25,11 @@ from toolfuzz_gate.core.gate.regression import (
     build_case,
     parse_case,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import ToolfuzzError
 
-Unmatched = dict[str, list[JSONObject]]
+Unmatched = dict[str, list[RecordedCounterexample]]
 """Counterexamples by receipt key."""
 
 
@@ -39,10 +39,10 @@ def unmatched(ours: ReceiptSet, theirs: ReceiptSet) -> Unmatched:
     found: Unmatched = {}
     for key, receipt in ours.receipts.items():
         other = theirs.receipts.get(key)
-        if other is None or _refused(receipt) or _refused(other):
+        if other is None or receipt.refused or other.refused:
             continue
-        known = {str(cx.get("fingerprint")) for cx in _examples(other)}
-        mine = [cx for cx in _examples(receipt) if str(cx.get("fingerprint")) not in known]
+        known = {cx.fingerprint for cx in other.counterexamples}
+        mine = [cx for cx in receipt.counterexamples if cx.fingerprint not in known]
         if mine:
             found[key] = mine
     return found
@@ -61,7 +61,7 @@ def reproduced_on(
     listings: Listings = {}
     for key, examples in sorted(wanted.items()):
         receipt = receipts.receipts[key]
-        tool = tools.get(str(receipt.get("tool")))
+        tool = tools.get(receipt.tool)
         cases = [case for case in (_case(receipt, cx) for cx in examples) if case is not None]
         if tool is None or not cases:
             continue
@@ -74,17 +74,8 @@ def reproduced_on(
     return frozenset(failing)
 
 
-def _case(receipt: JSONObject, example: JSONObject) -> RegressionCase | None:
+def _case(receipt: Receipt, example: RecordedCounterexample) -> RegressionCase | None:
     try:
         return parse_case(build_case(receipt, example))
     except (ToolfuzzError, ValueError):
         return None
-
-
-def _refused(receipt: JSONObject) -> bool:
-    return bool(receipt.get("refused")) or not isinstance(receipt.get("counterexamples"), list)
-
-
-def _examples(receipt: JSONObject) -> list[JSONObject]:
-    listed: Any = receipt.get("counterexamples")
-    return [cx for cx in listed if isinstance(cx, dict)] if isinstance(listed, list) else []

@@ -21,7 +21,7 @@ def diff(request: DiffRequest, out: TextIO) -> ExitCode:
         out.write(canonical_document(document).decode("utf-8"))
     else:
         # the same body the PR comment has (`core.report.markdown`), verdict from the diff alone
-        seeds = tuple(sorted({int(str(r["seed"])) for r in head.receipts.values()}))
+        seeds = tuple(sorted({r.seed for r in head.receipts.values()}))
         context = ReportContext(failed=gate_failed(document), seeds=seeds)
         out.write(render_markdown(document, context))
     return ExitCode.FAILED if gate_failed(document) else ExitCode.PASSED

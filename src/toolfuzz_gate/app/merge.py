@@ -58,7 +58,7 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
         if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
             sources[item.unit.tool] = schema_source(tool, loaded)
         source = sources[item.unit.tool]
-        written.append(Written(receipt, item.unit.receipt, "refused" in receipt, source))
+        written.append(Written(receipt, item.unit.receipt, receipt.refused is not None, source))
         blobs.append(raw)
     for done, raw in zip(written, blobs, strict=True):
         write_atomic(request.out / done.file, raw)

@@ -11,9 +11,9 @@ from typing import Any
 from toolfuzz_gate.app.requests import RunOverrides
 from toolfuzz_gate.app.tool_setup import Listings
 from toolfuzz_gate.app.whole_entries import expanded
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import PolicyError, UsageError
@@ -21,7 +21,7 @@ from toolfuzz_gate.errors import PolicyError, UsageError
 
 @dataclass(frozen=True)
 class Written:
-    receipt: JSONObject
+    receipt: Receipt
     file: str
     refused: bool
     source: SchemaSource | None = None

@@ -12,11 +12,10 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TextIO
 
 from toolfuzz_gate.app.emit import emit
-from toolfuzz_gate.core.campaign.refusal import skipped
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
 _PRINTING = threading.Lock()
@@ -61,18 +60,14 @@ class Progress:
                 emit(self.out, f"::group::{workflow_data(title)}")
             say(self.out, f"{clean(title)} ...")
 
-    def done(self, tool: str, receipt: JSONObject) -> None:
+    def done(self, tool: str, receipt: Receipt) -> None:
         if self.out is None:
             return
         seconds = time.monotonic() - getattr(self._started, "at", time.monotonic())
-        cases: Any = receipt.get("cases")
-        examples: Any = receipt.get("counterexamples")
-        total = (
-            sum(v for v in cases.values() if isinstance(v, int)) if isinstance(cases, dict) else 0
-        )
-        found = len(examples) if isinstance(examples, list) else 0
-        state = "refused" if receipt.get("refused") else f"{total} cases, {found} findings"
-        state = "skipped" if skipped(receipt) else state
+        total = sum((receipt.cases or {}).values())
+        found = len(receipt.counterexamples)
+        state = "refused" if receipt.refused else f"{total} cases, {found} findings"
+        state = "skipped" if receipt.skipped else state
         line = f"{clean(self._label(tool))}: {state}, {seconds:.1f} s"
         if not self.grouped:
             say(self.out, line)

@@ -27,6 +27,7 @@ from toolfuzz_gate.app.requests import (
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
@@ -37,7 +38,7 @@ from toolfuzz_gate.core.gate.regression import (
     render_replayed,
     select,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
@@ -76,11 +77,11 @@ def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
 
 
 def replay_handler(
-    request: ReplayRequest, receipt: JSONObject
+    request: ReplayRequest, receipt: Receipt
 ) -> tuple[HandlerConfig, ToolSpec, Callable[[JSON], bool] | None]:
     """The handler, the contract and (with a policy) the judge of validity under the
     tool's current schema, which marks inputs that changed sides `stale`."""
-    name = str(receipt["tool"])
+    name = receipt.tool
     if request.policy is None:
         if request.root is not None:
             raise UsageError("--root goes with --policy")
@@ -88,7 +89,7 @@ def replay_handler(
             handler_from_receipt(receipt, request.read_command),
             spec_from_receipt(receipt),
         )
-        if isinstance(receipt.get("outputSchema"), dict):
+        if receipt.output_schema is not None:
             # The receipt says whether one was applied, not the schema: the server says it.
             spec = replace(spec, output_schema=server_output_schema(handler))
         return handler, spec, None
@@ -103,10 +104,10 @@ def replay_handler(
     raise UsageError(f"the policy {request.policy} has no tool {name!r}; it has: {known}")
 
 
-def handler_from_receipt(receipt: JSONObject, read_command: CommandReader) -> HandlerConfig:
+def handler_from_receipt(receipt: Receipt, read_command: CommandReader) -> HandlerConfig:
     """The handler the receipt's `replayCommand` started, checked against its label;
     `read_command` reads the words after `toolfuzz-gate` into their request."""
-    command = str(receipt["replayCommand"])
+    command = receipt.replay_command
     try:
         words = shlex.split(command)
     except ValueError:
@@ -140,7 +141,7 @@ def handler_from_receipt(receipt: JSONObject, read_command: CommandReader) -> Ha
             f"the receipt's replayCommand cannot be read back: {error.message}",
             hint=NEEDS_POLICY,
         ) from None
-    label: Any = receipt["handler"]
+    label: Any = receipt.handler
     if config.kind == "mcp" and isinstance(label.get("mcp"), dict):
         config = replace(config, target=str(label["mcp"].get("tool", "")))
     if config.label() != label:
@@ -151,10 +152,10 @@ def handler_from_receipt(receipt: JSONObject, read_command: CommandReader) -> Ha
     return config
 
 
-def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
+def spec_from_receipt(receipt: Receipt) -> ToolSpec:
     """The contract the receipt was judged under (`contract`, the output ceiling)."""
-    contract: Any = receipt.get("contract") or {}
-    limits: Any = receipt.get("limits") or {}
+    contract: Any = receipt.contract or {}
+    limits: Any = receipt.limits
     rejections = contract.get("expectedRejections") or []
     codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
     ceiling = limits.get("maxOutputBytes")
@@ -169,12 +170,12 @@ def spec_from_receipt(receipt: JSONObject) -> ToolSpec:
         if problem is not None:
             raise ReceiptError(f"the receipt's contract/{key}: {problem}")
     return ToolSpec(
-        str(receipt["tool"]),
+        receipt.tool,
         expected_rejections=tuple(str(code) for code in rejections),
         error_codes=codes if isinstance(codes, str) else None,
         rejection_code=recoding if isinstance(recoding, str) else None,
         rejection_answer=answer if isinstance(answer, str) else None,
         dry_run=dry_run if isinstance(dry_run, str) else None,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
-        checks=checks_from_json(receipt.get("checks")),
+        checks=checks_from_json(receipt.checks),
     )

@@ -70,7 +70,7 @@ def build_report_context(
         reasons=tuple(verdict.reasons),
         head_sha=_sha(document.get("head")),
         base_sha=_sha(document.get("base")),
-        seeds=tuple(sorted({int(str(item.receipt["seed"])) for item in written})),
+        seeds=tuple(sorted({item.receipt.seed for item in written})),
         key=key,
         replay_from=replay_from or ReplayFrom(),
         sources={

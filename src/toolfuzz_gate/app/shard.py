@@ -48,7 +48,7 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
         shard=shard,
         plan=[_unit(item) for item in planned],
         receipts=[
-            (_unit(item), str(done.receipt["receiptHash"]))
+            (_unit(item), done.receipt.receipt_hash)
             for item, done in zip(mine, written, strict=True)
         ],
         costs=costs,

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.stateful_run import server_name
 from toolfuzz_gate.app.tool_setup import build_policy_handler
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.stateful.sequence import Context, run_sequence
 from toolfuzz_gate.core.campaign.stateful.sequence_checks import Graph, check_sequence
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import PREFIX, calls_of
@@ -20,7 +21,6 @@ from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import select
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil import pointer as jp
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.sequences import sequence_lines
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp import list_tools
@@ -30,12 +30,12 @@ from toolfuzz_gate.errors import ReceiptError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def is_stateful(receipt: JSONObject) -> bool:
-    return isinstance(receipt.get("stateful"), dict) and str(receipt.get("tool")).startswith(PREFIX)
+def is_stateful(receipt: Receipt) -> bool:
+    return receipt.stateful is not None and receipt.tool.startswith(PREFIX)
 
 
 def replay_sequences(
-    receipt: JSONObject,
+    receipt: Receipt,
     fingerprints: tuple[str, ...],
     policy: Path | None,
     root: Path | None,
@@ -46,7 +46,7 @@ def replay_sequences(
         print("no counterexamples to replay", file=out)
         return ExitCode.PASSED
     handler, settings = _server(receipt, policy, root)
-    label: Any = receipt.get("handler") or {}
+    label: Any = receipt.handler
     wanted = [str(t) for t in (label.get("mcp") or {}).get("tools") or []]
     listed = {str(item.get("name")): item for item in list_tools(handler)}
     entries = [
@@ -59,10 +59,7 @@ def replay_sequences(
         for name in wanted
         if name in listed
     ]
-    seed = receipt.get("seed")
-    prepared = PreparedTools(
-        entries, dict(settings.kinds), settings.links, seed if isinstance(seed, int) else 0
-    )
+    prepared = PreparedTools(entries, dict(settings.kinds), settings.links, receipt.seed)
     graph = Graph(prepared.tools, prepared.links)
     server = McpServerTools(handler, sorted(prepared.tools))
     failing = 0
@@ -70,18 +67,18 @@ def replay_sequences(
         for example in examples:
             calls = calls_of(example)
             if calls is None:
-                print(f"skipped {example.get('fingerprint')}: not replayable", file=out)
+                print(f"skipped {example.fingerprint}: not replayable", file=out)
                 continue
             server.fresh()
             steps = run_sequence(server, calls, Context(prepared.tools))
-            tool = (jp.split(str(example.get("path"))) or [""])[0]
-            wanted_identity = (str(example.get("failure")), tool, str(example.get("cause")))
+            tool = (jp.split(example.path) or [""])[0]
+            wanted_identity = (example.failure, tool, example.cause)
             found = check_sequence(steps, graph, settings.checks)
             still = any(f.identity == wanted_identity for f in found)
             failing += still
             verdict = "still fails" if still else "passes"
             print(
-                f"{example.get('fingerprint')} {example.get('failure')} at {tool}: {verdict}",
+                f"{example.fingerprint} {example.failure} at {tool}: {verdict}",
                 file=out,
             )
             shown = {"sequence": [s.as_json(None, i) for i, s in enumerate(steps)]}
@@ -94,16 +91,16 @@ def replay_sequences(
 
 
 def _server(
-    receipt: JSONObject, policy: Path | None, root: Path | None
+    receipt: Receipt, policy: Path | None, root: Path | None
 ) -> tuple[HandlerConfig, StatefulSettings]:
-    label: Any = receipt.get("handler") or {}
+    label: Any = receipt.handler
     command = (label.get("mcp") or {}).get("command")
     if policy is None:
         if not isinstance(command, list) or not all(isinstance(w, str) for w in command):
             raise ReceiptError("the stateful receipt's handler names no server command")
         return HandlerConfig("mcp", "", argv=tuple(command)), StatefulSettings()
     loaded = load_policy(policy, root)
-    name = str(receipt["tool"])[len(PREFIX) :]
+    name = receipt.tool[len(PREFIX) :]
     for tool in loaded.policy.tools:
         if tool.handler.kind == "mcp" and server_name(tool.handler.argv) == name:
             handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)

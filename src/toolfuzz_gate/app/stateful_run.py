@@ -27,7 +27,7 @@ from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.options import SchemaOptions
-from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.execute import write_receipt
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp import server_key
 from toolfuzz_gate.edges.stateful_server import McpServerTools
@@ -153,7 +153,7 @@ def run_server(
             if entry.spec.fixtures and entry.spec.name in prepared.tools
         },
     )
-    write_document(directory / file, receipt)
+    write_receipt(directory / file, receipt)
     return Written(receipt, file, False)
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from toolfuzz_gate.core.campaign.receipt import receipt_hash
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal, schema_refusals
 from toolfuzz_gate.core.campaign.time_budget import earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -56,7 +56,7 @@ class Attempt:
     """One tool's outcome: its receipt, whether it was refused, and the fuzz result when
     it ran."""
 
-    receipt: JSONObject
+    receipt: Receipt
     refused: bool
     result: FuzzResult | None = None
 
@@ -94,7 +94,7 @@ def refuse(run: ToolRun, receipt_path: Path, reasons: tuple[Refusal, ...]) -> At
         handler_label=run.handler.label(),
         replay_command=run.replay_command,
     )
-    write_document(receipt_path, receipt)
+    write_receipt(receipt_path, receipt)
     return Attempt(receipt, True)
 
 
@@ -125,15 +125,20 @@ def execute(
     finally:
         if sink is not None:
             sink.close()
+    receipt = result.receipt
     notes = handler.notes()
     if notes:
-        result.receipt["handlerNotes"] = notes
-        result.receipt["receiptHash"] = receipt_hash(result.receipt)
-    block = result.receipt.get("diagnostics")
-    if isinstance(block, dict):
+        receipt = receipt.with_notes(notes)
+    if receipt.diagnostics is not None:
         import platform  # only for --diagnostics
 
-        block["host"] = {"python": platform.python_version(), "system": platform.system()}
-        block["profile"] = profile.as_json()
-    write_document(receipt_path, result.receipt)
-    return result
+        host: JSONObject = {"python": platform.python_version(), "system": platform.system()}
+        block = {**receipt.diagnostics, "host": host, "profile": profile.as_json()}
+        receipt = receipt.with_diagnostics(block)
+    write_receipt(receipt_path, receipt)
+    return replace(result, receipt=receipt)
+
+
+def write_receipt(path: Path, receipt: Receipt) -> None:
+    """Write `receipt`'s canonical bytes to `path`."""
+    write_document(path, receipt.document())

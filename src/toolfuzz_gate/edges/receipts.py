@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolfuzz_gate.core.campaign.receipt import FORMAT, problems
+from toolfuzz_gate.core.campaign.receipt import FORMAT, Receipt
+from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.files import MAX_JSON_FILE_BYTES, load_json
-from toolfuzz_gate.errors import InputFileError, ReceiptError
+from toolfuzz_gate.errors import InputFileError, ReceiptError, ReceiptShapeError
 
 MAX_ENTRIES = 10_000
 """Directory entries looked at, of any kind: a bound on the listing itself."""
@@ -39,7 +39,7 @@ def load_receipts(directory: Path) -> ReceiptSet:
             entries.append(entry)
     except OSError as error:
         raise InputFileError(f"cannot list receipts directory {directory}: {error}") from None
-    found: list[tuple[JSONObject, str]] = []
+    found: list[tuple[Receipt, str]] = []
     total = 0
     for path in sorted(entries):
         if path.suffix != ".json" or path.name in SKIPPED_NAMES or not path.is_file():
@@ -53,18 +53,16 @@ def load_receipts(directory: Path) -> ReceiptSet:
         receipt = _load_one(path)
         if receipt is None:
             continue
-        if not isinstance(receipt["tool"], str):
-            raise ReceiptError(f"receipt {path}: `tool` is not a string")
         if len(found) >= MAX_RECEIPTS:
             raise InputFileError(f"receipts directory {directory} holds over {MAX_RECEIPTS}")
         found.append((receipt, path.name))
-    receipts: dict[str, JSONObject] = {}
+    receipts: dict[str, Receipt] = {}
     files: dict[str, str] = {}
     for key, (receipt, name) in zip(receipt_keys([r for r, _ in found]), found, strict=True):
         if key in receipts:
             raise ReceiptError(
                 f"receipts {directory / files[key]} and {directory / name} are both for "
-                f"tool {receipt['tool']!r} with seed {receipt.get('seed')}",
+                f"tool {receipt.tool!r} with seed {receipt.seed}",
                 hint="keep one receipt per tool and seed in a directory",
             )
         receipts[key] = receipt
@@ -72,7 +70,7 @@ def load_receipts(directory: Path) -> ReceiptSet:
     return ReceiptSet(receipts, files)
 
 
-def _load_one(path: Path) -> JSONObject | None:
+def _load_one(path: Path) -> Receipt | None:
     """The receipt in `path`; None when the file is JSON but not a receipt."""
     try:
         document = load_json(path, max_bytes=MAX_JSON_FILE_BYTES, what="receipt")
@@ -88,10 +86,13 @@ def _load_one(path: Path) -> JSONObject | None:
             f"receipt {path} is not sound: {'; '.join(found)}",
             hint="regenerate it with toolfuzz-gate; receipts are not edited by hand",
         )
-    return document
+    try:
+        return read_receipt(document)
+    except ReceiptShapeError as error:
+        raise ReceiptShapeError(f"{path}: {error.message}", hint=error.hint) from None
 
 
-def load_receipt(path: Path) -> JSONObject:
+def load_receipt(path: Path) -> Receipt:
     """The one sound receipt in `path`; `ReceiptError` for anything else."""
     receipt = _load_one(path)
     if receipt is None:

@@ -1,7 +1,7 @@
 """Shard outputs on disk: the policy's digest, `shard.json`, and receipts read for `merge` (edge).
 
 Receipts are read with their exact bytes, so `merge` copies them unchanged; each must be
-sound (`core.campaign.receipt.problems`) and be the one its manifest names (tool, seed, hash).
+sound (`core.campaign.receipt_read.problems`) and be the one its manifest names (tool, seed, hash).
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import hashlib
 from pathlib import Path
 
 from toolfuzz_gate.core.campaign.receipt import FORMAT as RECEIPT_FORMAT
-from toolfuzz_gate.core.campaign.receipt import problems
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Located, ShardManifest, read_manifest
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.files import MAX_JSON_FILE_BYTES, load_json, load_json_bytes
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
-from toolfuzz_gate.errors import InputFileError, PolicyError, ShardError
+from toolfuzz_gate.errors import InputFileError, PolicyError, ReceiptShapeError, ShardError
 
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 
@@ -54,7 +54,7 @@ def load_shard(directory: Path) -> ShardManifest:
     return read_manifest(document, str(path))
 
 
-def load_shard_receipt(directory: Path, located: Located) -> tuple[JSONObject, bytes]:
+def load_shard_receipt(directory: Path, located: Located) -> tuple[Receipt, bytes]:
     """The receipt `located` names in `directory`, and its bytes; `ShardError` unless it is
     sound and is the receipt the manifest recorded."""
     unit = located.unit
@@ -68,7 +68,11 @@ def load_shard_receipt(directory: Path, located: Located) -> tuple[JSONObject, b
     found = problems(document)
     if found:
         raise ShardError(f"receipt {path} is not sound: {'; '.join(found[:5])}")
-    if (document.get("tool"), document.get("seed"), document.get("receiptHash")) != (
+    try:
+        receipt = read_receipt(document)
+    except ReceiptShapeError as error:
+        raise ShardError(f"receipt {path}: {error.message}", hint=error.hint) from None
+    if (receipt.tool, receipt.seed, receipt.receipt_hash) != (
         unit.tool,
         unit.seed,
         located.receipt_hash,
@@ -78,4 +82,4 @@ def load_shard_receipt(directory: Path, located: Located) -> tuple[JSONObject, b
             f"{unit.seed}, receiptHash {located.receipt_hash[:12]}...)",
             hint="receipts are not edited or swapped between shards",
         )
-    return document, raw
+    return receipt, raw

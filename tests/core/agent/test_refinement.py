@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
+from tests.receipts import fingerprint_of, typed
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt
 from toolfuzz_gate.core.agent.chat import Reply, ToolCall
 from toolfuzz_gate.core.agent.correctness import PromptSet
@@ -232,29 +233,32 @@ def test_the_campaigns_verified_patches_for_the_named_argument_go_with_the_set()
     def counterexample(fingerprint: str, path: str, verified: bool) -> JSONObject:
         patch: JSON = [{"op": "remove", "path": path}]
         return {
-            "fingerprint": fingerprint,
+            "fingerprint": fingerprint_of(fingerprint),
             "suggestion": {"patch": patch, "sentence": "s", "verified": verified},
         }
 
-    receipt: JSONObject = {
-        "counterexamples": [
-            counterexample("a", "/properties/country", True),
-            counterexample("b", "/properties/country/enum", False),  # not proven
-            counterexample("c", "/properties/city", True),  # another argument
-            counterexample("d", "/properties/countryCode", True),  # a longer name
-        ],
-        "underSpecified": [counterexample("e", "/properties/country/minLength", True)],
-    }
-    assert [p["fingerprint"] for p in campaign_patches(receipt, ["country"])] == ["a", "e"]
-    assert campaign_patches(receipt, []) == [] and campaign_patches({}, ["country"]) == []
+    a, e = fingerprint_of("a"), fingerprint_of("e")
+    receipt = typed(
+        {
+            "counterexamples": [
+                counterexample("a", "/properties/country", True),
+                counterexample("b", "/properties/country/enum", False),  # not proven
+                counterexample("c", "/properties/city", True),  # another argument
+                counterexample("d", "/properties/countryCode", True),  # a longer name
+            ],
+            "underSpecified": [counterexample("e", "/properties/country/minLength", True)],
+        }
+    )
+    assert [p["fingerprint"] for p in campaign_patches(receipt, ["country"])] == [a, e]
+    assert campaign_patches(receipt, []) == [] and campaign_patches(None, ["country"]) == []
     model = Model([PARIS_SET], FIX)
     entry = check_correctness(TOOL, model, call_tool, CorrectnessRun(receipt=receipt))[0]
     refinement: Any = entry["refinement"]
     assert entry["underspecified"] == ["country"]
     # "a" removes the argument the fix tells the agent to always give: dropped, with why
-    assert [p["fingerprint"] for p in refinement["schemaPatches"]] == ["e"]
+    assert [p["fingerprint"] for p in refinement["schemaPatches"]] == [e]
     (dropped,) = refinement["droppedSchemaPatches"]
-    assert dropped["fingerprint"] == "a"
+    assert dropped["fingerprint"] == a
     assert dropped["reason"] == (
         "it removes country, which the proposed description tells the agent to give"
     )
@@ -265,20 +269,26 @@ def test_a_campaign_patch_the_fixed_agents_accepted_calls_break_is_dropped() -> 
     `France`, which the tool accepted: under the patch that call would be invalid."""
     narrow: JSON = [{"op": "add", "path": "/properties/country/maxLength", "value": 2}]
     wide: JSON = [{"op": "add", "path": "/properties/country/maxLength", "value": 60}]
-    receipt: JSONObject = {
-        "counterexamples": [
-            {"fingerprint": f, "suggestion": {"patch": p, "sentence": "s", "verified": True}}
-            for f, p in (("narrow", narrow), ("wide", wide))
-        ]
-    }
+    suggested = (("narrow", narrow), ("wide", wide))
+    receipt = typed(
+        {
+            "counterexamples": [
+                {
+                    "fingerprint": fingerprint_of(f),
+                    "suggestion": {"patch": p, "sentence": "s", "verified": True},
+                }
+                for f, p in suggested
+            ]
+        }
+    )
     judge_under = partial(schema_judge, options=SchemaOptions(), dialect=None)
     setup = CorrectnessRun(receipt=receipt, judge_under=judge_under)
     entry = check_correctness(TOOL, Model([PARIS_SET], FIX), call_tool, setup)[0]
     refinement: Any = entry["refinement"]
     assert refinement["verified"] is True
-    assert [p["fingerprint"] for p in refinement["schemaPatches"]] == ["wide"]
+    assert [p["fingerprint"] for p in refinement["schemaPatches"]] == [fingerprint_of("wide")]
     (dropped,) = refinement["droppedSchemaPatches"]
-    assert dropped["fingerprint"] == "narrow"
+    assert dropped["fingerprint"] == fingerprint_of("narrow")
     assert dropped["reason"].startswith('under it the call {"city":"Paris","country":"France"}')
     # without a judge (the engine refused the schema) the patch cannot be checked: kept
     setup = CorrectnessRun(receipt=receipt)

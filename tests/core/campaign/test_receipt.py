@@ -8,6 +8,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,7 +19,8 @@ from tests.profiles import examples
 from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.receipt import problems, receipt_hash, seal
+from toolfuzz_gate.core.campaign.receipt import receipt_hash
+from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document, digest_and_size
@@ -84,25 +86,25 @@ def _independent_hash(receipt: dict[str, Any]) -> str:
 
 @pytest.fixture(scope="module")
 def builtin_receipt() -> JSONObject:
-    return run_fuzz(BuiltinPosterHandler(), 41).receipt
+    return run_fuzz(BuiltinPosterHandler(), 41).receipt.document()
 
 
 def test_same_seed_gives_a_byte_identical_receipt(builtin_receipt: JSONObject) -> None:
-    again = run_fuzz(BuiltinPosterHandler(), 41).receipt
+    again = run_fuzz(BuiltinPosterHandler(), 41).receipt.document()
     assert again["receiptHash"] == builtin_receipt["receiptHash"]
     assert canonical_document(again) == canonical_document(builtin_receipt)
 
 
 def test_a_lax_handler_gives_a_byte_identical_receipt_too() -> None:
     """Counterexamples, shrinking and all: nothing depends on anything but the seed."""
-    first = run_fuzz(AcceptAll(), 7).receipt
-    second = run_fuzz(AcceptAll(), 7).receipt
+    first = run_fuzz(AcceptAll(), 7).receipt.document()
+    second = run_fuzz(AcceptAll(), 7).receipt.document()
     assert first["counterexamples"], "the lax handler should have counterexamples"
     assert canonical_document(first) == canonical_document(second)
 
 
 def test_a_different_seed_changes_the_cases(builtin_receipt: JSONObject) -> None:
-    other = run_fuzz(BuiltinPosterHandler(), 42).receipt
+    other = run_fuzz(BuiltinPosterHandler(), 42).receipt.document()
     assert other["casesDigest"] != builtin_receipt["casesDigest"]
     assert other["receiptHash"] != builtin_receipt["receiptHash"]
 
@@ -123,7 +125,7 @@ def test_receipt_hash_is_the_sha256_of_the_canonical_body(builtin_receipt: JSONO
 
 def test_diagnostics_are_outside_the_hash(builtin_receipt: JSONObject) -> None:
     ticks = iter([100.0, 101.0, 102.5, 103.25])  # start, settling, settled, end
-    timed = run_fuzz(BuiltinPosterHandler(), 41, clock=lambda: next(ticks)).receipt
+    timed = run_fuzz(BuiltinPosterHandler(), 41, clock=lambda: next(ticks)).receipt.document()
     assert timed["diagnostics"] == {"durationSeconds": 3.25, "settleSeconds": 1.5}
     assert timed["receiptHash"] == builtin_receipt["receiptHash"]
     edited = copy.deepcopy(timed)
@@ -131,13 +133,20 @@ def test_diagnostics_are_outside_the_hash(builtin_receipt: JSONObject) -> None:
     assert problems(edited) == []
 
 
-def test_seal_adds_format_and_hash() -> None:
-    body: JSONObject = {"tool": "t", "seed": 1, "text": "é\U0001f600"}
-    sealed = seal(body, {"durationSeconds": 1.5})
-    assert sealed["format"] == "toolfuzz-receipt/1"
-    assert sealed["receiptHash"] == _independent_hash(sealed)
-    assert sealed["receiptHash"] == seal(body)["receiptHash"]
-    assert "diagnostics" not in seal(body)
+def test_the_document_adds_format_hash_and_diagnostics(builtin_receipt: JSONObject) -> None:
+    receipt = read_receipt(builtin_receipt)
+    named = replace(receipt, tool="é\U0001f600")
+    document = named.with_diagnostics({"durationSeconds": 1.5}).document()
+    assert document["format"] == "toolfuzz-receipt/1"
+    assert document["receiptHash"] == _independent_hash(document)
+    assert document["diagnostics"] == {"durationSeconds": 1.5}
+    assert "diagnostics" not in named.document()
+    assert named.document()["receiptHash"] == document["receiptHash"]
+
+
+def test_a_read_receipt_writes_the_bytes_it_was_read_from(builtin_receipt: JSONObject) -> None:
+    """The typed tree holds every member: reading and writing again changes nothing."""
+    assert read_receipt(builtin_receipt).encoded() == canonical_document(builtin_receipt)
 
 
 def _set(path: tuple[Any, ...], value: Any) -> Callable[[Any], None]:
@@ -189,10 +198,11 @@ def test_random_schemas_give_the_same_receipt_for_the_same_seed(
     schema: dict[str, Any], seed: int
 ) -> None:
     tool = ToolSpec("random")
-    first = run_fuzz(AcceptAll(), seed, runs=3, document=schema, tool=tool).receipt
-    second = run_fuzz(AcceptAll(), seed, runs=3, document=schema, tool=tool).receipt
+    first = run_fuzz(AcceptAll(), seed, runs=3, document=schema, tool=tool).receipt.document()
+    second = run_fuzz(AcceptAll(), seed, runs=3, document=schema, tool=tool).receipt.document()
     assert first["receiptHash"] == second["receiptHash"]
     assert canonical_document(first) == canonical_document(second)
     assert problems(first) == []
     assert first["receiptHash"] == _independent_hash(first)
+    assert read_receipt(first).encoded() == canonical_document(first)
     canonical_document(first).decode("utf-8")  # strict UTF-8: no lone surrogates recorded

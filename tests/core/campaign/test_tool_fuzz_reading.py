@@ -8,6 +8,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_read import read_receipt
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.gate.policy import GateRules
@@ -49,7 +50,7 @@ def run(schema: Any) -> dict[str, Any]:
         replay_command="test",
     )
     assert result.counterexamples == []
-    return dict(result.receipt)
+    return result.receipt.document()
 
 
 def test_ignored_names_are_listed_in_the_schema_reading_not_as_unsupported() -> None:
@@ -70,5 +71,5 @@ def test_the_member_is_absent_when_nothing_is_ignored() -> None:
 
 
 def test_an_ignored_name_never_fails_the_unsupported_keyword_rule() -> None:
-    verdict = decide(GateRules(("unsupported-keyword", "invariant")), [run(COOKBOOK)])
+    verdict = decide(GateRules(("unsupported-keyword", "invariant")), [read_receipt(run(COOKBOOK))])
     assert not verdict.failed, verdict

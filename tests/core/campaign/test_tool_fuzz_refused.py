@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
+from tests.receipts import sealed
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.campaign.receipt import REQUIRED, problems
-from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of, schema_refusals
+from toolfuzz_gate.core.campaign.receipt_read import REQUIRED, problems, read_receipt
+from toolfuzz_gate.core.campaign.refusal import schema_refusals
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, refusal, refused_receipt
 from toolfuzz_gate.core.jsonutil.canonical import digest
@@ -85,10 +86,9 @@ def test_reasons_carry_code_pointer_line_message_and_hint() -> None:
     reasons = schema_refusals(refusal(schema, CONFIG), line_index(text))
     receipt: dict[str, Any] = refused_receipt(
         schema, reasons, TOOL, CONFIG, handler_label={}, replay_command="toolfuzz-gate"
-    )
+    ).document()
     assert problems(receipt) == []
-    recorded = reasons_of(receipt)
-    assert [Refusal.from_json(r) for r in recorded] == list(reasons)
+    assert read_receipt(receipt).reasons == reasons
     assert receipt["refused"]["code"] == reasons[0].code
     lines = text.splitlines()
     assert all(reason.hint == schema_hint(reason.code) for reason in reasons)
@@ -113,9 +113,11 @@ def test_a_receipt_from_before_reasons_reads_as_unsupported_keywords() -> None:
         CONFIG,
         handler_label={},
         replay_command="toolfuzz-gate",
-    )
+    ).document()
     del receipt["refused"]["reasons"]
-    assert sorted((r["code"], r["pointer"]) for r in reasons_of(receipt)) == [
+    del receipt["receiptHash"]
+    read = read_receipt(sealed(receipt))
+    assert sorted((r.code, r.pointer) for r in read.reasons) == [
         ("schema.unsupported-keyword", "/contentSchema"),
         ("schema.unsupported-keyword", "/properties/title/contentSchema"),
     ]
@@ -130,7 +132,7 @@ def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None
         CONFIG,
         handler_label={"spec": "python:m:f"},
         replay_command="toolfuzz-gate run --policy p.yml",
-    )
+    ).document()
     assert problems(receipt) == []
     assert set(REQUIRED) <= set(receipt)
     assert receipt["unsupported"] == [
@@ -153,4 +155,4 @@ def test_the_refused_receipt_is_sound_and_claims_nothing_it_did_not_do() -> None
         handler_label={"spec": "python:m:f"},
         replay_command="toolfuzz-gate run --policy p.yml",
     )
-    assert again == receipt
+    assert again.document() == receipt

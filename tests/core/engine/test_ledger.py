@@ -26,7 +26,7 @@ from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate_traced
 from toolfuzz_gate.core.engine.ledger import MAX_TRIES, Ledger, aims_at
 from toolfuzz_gate.core.engine.trouble import TRAVERSALS, TROUBLE_CLASSES, is_path_like
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document, digest_and_size
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 
 SEEDS = (41, 1, 2, 3)
@@ -108,7 +108,7 @@ def test_an_empty_array_under_anyof_ref_null_is_reached_in_a_default_run(seed: i
     crashes = [c for c in result.counterexamples if c.finding.failure.value == "crash"]
     minimal: list[Any] = [c.minimal for c in crashes]
     assert any(m["filters"]["tags"] == [] for m in minimal)
-    boundaries: Any = result.receipt["boundaries"]
+    boundaries: Any = result.receipt.document()["boundaries"]
     assert boundaries["unhit"] == 0
 
 
@@ -192,7 +192,7 @@ def test_path_like_names(pointer: str, formats: tuple[str, ...], expected: bool)
 def test_receipts_with_aimed_cases_are_byte_identical_between_runs() -> None:
     first, _ = _run(SEARCH, 7, handler=CrashOnNoTags())
     second, _ = _run(SEARCH, 7, handler=CrashOnNoTags())
-    assert canonical_document(first.receipt) == canonical_document(second.receipt)
+    assert first.receipt.encoded() == second.receipt.encoded()
 
 
 def test_an_edge_no_value_can_reach_is_listed_unhit_and_stops_holding_the_stream() -> None:
@@ -202,10 +202,10 @@ def test_an_edge_no_value_can_reach_is_listed_unhit_and_stops_holding_the_stream
         "required": ["n"],
     }
     result, _ = _run(schema, 41, runs=200)
-    boundaries: Any = result.receipt["boundaries"]
+    boundaries: Any = result.receipt.document()["boundaries"]
     assert boundaries["unhitEdges"] == [{"pointer": "/properties/n", "edge": "anyOf/1"}]
     assert boundaries["unhit"] == 1 and boundaries["hit"] == boundaries["edges"] - 1
-    saturation: Any = result.receipt["saturation"]
+    saturation: Any = result.receipt.document()["saturation"]
     assert saturation["valid"]["saturated"] is True
 
 
@@ -249,7 +249,7 @@ def test_aimed_values_are_valid_under_jsonschema(schema: dict[str, Any], seed: i
 
 _RECEIPT_HASH = """
 from tests.core.engine.test_ledger import SEARCH, CrashOnNoTags, _run
-print(_run(SEARCH, 41, handler=CrashOnNoTags())[0].receipt["receiptHash"])
+print(_run(SEARCH, 41, handler=CrashOnNoTags())[0].receipt.receipt_hash)
 """
 
 

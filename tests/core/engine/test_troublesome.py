@@ -179,7 +179,7 @@ def test_the_receipt_lists_the_entries_used_and_is_deterministic() -> None:
             FuzzConfig(41, 100),
             handler_label={"spec": "test"},
             replay_command="test",
-        ).receipt
+        ).receipt.document()
         for _ in range(2)
     ]
     used = receipts[0]["dictionary"]

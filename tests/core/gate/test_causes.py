@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.receipts import typed
 from toolfuzz_gate.core.campaign.reach import error_worded
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.causes import change_of, group_diff
 from toolfuzz_gate.core.gate.reach_verdict import answering, entries_of, server_of, unreached
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
@@ -32,22 +34,24 @@ def cx(fp: str, path: str = "/n", answer: str = "") -> dict[str, Any]:
 
 
 def receipt(
-    tool: str, *found: dict[str, Any], reach: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    return {
-        "tool": tool,
-        "seed": 41,
-        "handler": SERVER,
-        "counterexamples": list(found),
-        "unsupported": [],
-        "coverage": {},
-        "invariants": {},
-        "schemaDigest": "d",
-        **({"reach": reach} if reach else {}),
-    }
+    tool: str,
+    *found: dict[str, Any],
+    reach: dict[str, Any] | None = None,
+    handler: dict[str, Any] = SERVER,
+) -> Receipt:
+    return typed(
+        {
+            "tool": tool,
+            "seed": 41,
+            "handler": handler,
+            "counterexamples": list(found),
+            "schemaDigest": "d",
+            **({"reach": reach} if reach else {}),
+        }
+    )
 
 
-def grouped(base: dict[str, Any], head: dict[str, Any], each: bool = False) -> Any:
+def grouped(base: dict[str, Receipt], head: dict[str, Receipt], each: bool = False) -> Any:
     return group_diff(diff_receipts(base, head), head, each=each)
 
 
@@ -61,10 +65,7 @@ def test_one_change_in_many_tools_is_one_group() -> None:
 
 
 def test_the_server_and_the_words_tell_groups_apart() -> None:
-    other = {
-        **receipt("u", cx("b")),
-        "handler": {"mcp": {"command": ["node", "x.js"], "tool": "u"}},
-    }
+    other = receipt("u", cx("b"), handler={"mcp": {"command": ["node", "x.js"], "tool": "u"}})
     worded = {**cx("c"), "failure": "crash", "cause": "TypeError"}
     head = {"t": receipt("t", cx("a"), worded), "u": other}
     document = grouped({}, head)
@@ -90,7 +91,7 @@ def test_change_of_cases_without_an_operator() -> None:
 
 def test_server_of_drops_directories_and_the_tool() -> None:
     assert server_of(receipt("t")) == "mcp python srv.py"
-    assert server_of({"handler": {"spec": "python:pkg.mod:run"}}) == "python:pkg.mod"
+    assert server_of(typed({"handler": {"spec": "python:pkg.mod:run"}})) == "python:pkg.mod"
 
 
 def _reach(valid: dict[str, int], hostile: dict[str, int], said: str = "") -> dict[str, Any]:

@@ -8,7 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.receipts import typed
 from toolfuzz_gate.core.campaign.interface import DeclaredInterface, interface_json
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.interface_diff import CHANGES, diff_interfaces, diff_tool
 
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
@@ -21,13 +23,13 @@ def receipt(
     support: str | None = None,
     description: str = "Find.",
     schema: Any = SCHEMA,
-) -> dict[str, Any]:
+) -> Receipt:
     declared = DeclaredInterface(description, output, support)
     face = interface_json(schema, declared, dict(hints or {}))
-    return {"tool": "t", "seed": 41, "cases": {"valid": 20}, "interface": face}
+    return typed({"tool": "t", "seed": 41, "cases": {"valid": 20}, "interface": face})
 
 
-def changes(base: dict[str, Any], head: dict[str, Any]) -> set[tuple[Any, Any, Any]]:
+def changes(base: Receipt, head: Receipt) -> set[tuple[Any, Any, Any]]:
     return {(e["pointer"], e["change"], e["breaking"]) for e in diff_tool("t", base, head)}
 
 
@@ -92,7 +94,7 @@ def test_description_and_default_changes_are_named_and_not_breaking() -> None:
 
 
 def test_receipts_without_an_interface_say_nothing_and_the_same_interface_nothing() -> None:
-    old = {"tool": "t", "seed": 41}
+    old = typed({"tool": "t", "seed": 41})
     assert diff_tool("t", old, receipt()) == [] and diff_tool("t", receipt(), old) == []
     assert diff_tool("t", receipt(), receipt()) == []
     assert diff_interfaces({"t": receipt()}, {}) == [

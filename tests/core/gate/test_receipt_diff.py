@@ -15,18 +15,29 @@ from hypothesis import strategies as st
 
 from tests.documents import doc
 from tests.profiles import examples
+from tests.receipts import typed
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS as REGISTRY
 from toolfuzz_gate.core.gate.receipt_diff import (
     FORMAT,
     TOTALS,
     Revision,
-    diff_receipts,
     gate_failed,
 )
+from toolfuzz_gate.core.gate.receipt_diff import diff_receipts as diff_typed
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document
 from toolfuzz_gate.errors import ReceiptError
 
 SETTINGS = settings(max_examples=examples(80), suppress_health_check=[HealthCheck.too_slow])
+
+
+def diff_receipts(
+    base: dict[str, JSONObject], head: dict[str, JSONObject], **given: Any
+) -> JSONObject:
+    """The diff of hand-written receipts, each read as a `Receipt` first."""
+    return diff_typed(
+        {k: typed(v) for k, v in base.items()}, {k: typed(v) for k, v in head.items()}, **given
+    )
+
 
 FAMILIES = ("type", "enum", "bounds", "length", "required")
 STATES = ("tested", "not-applicable", "unsupported")
@@ -48,6 +59,9 @@ def counterexample(label: str, width: int = 401, path: str = "/width") -> JSONOb
         },
         "failure": "hostile-accepted",
         "fingerprint": fingerprint_of(label),
+        "cause": "",
+        "flaky": False,
+        "suggestion": None,
         "input": {"width": width},
         "inputKind": "hostile",
         "keyword": "maximum",
@@ -318,14 +332,14 @@ def test_a_family_leaving_tested_is_a_drop_and_one_reaching_it_is_not() -> None:
 @pytest.mark.parametrize(
     ("member", "value", "named"),
     [
-        ("counterexamples", {"f": 1}, "`counterexamples` is not a list"),
-        ("counterexamples", [{"fingerprint": 3}], "counterexample 0 has no `fingerprint` of 24"),
+        ("counterexamples", {"f": 1}, "`counterexamples` is not a list of objects"),
+        ("counterexamples", [{"fingerprint": 3}], "`counterexamples/0` has no `fingerprint` of 24"),
         (
             "counterexamples",
             [{"fingerprint": "<!-- toolfuzz-gate:default -->"}],
-            "counterexample 0 has no `fingerprint` of 24 hex digits",
+            "`counterexamples/0` has no `fingerprint` of 24 hex digits",
         ),
-        ("unsupported", [{"keyword": "if"}], "unsupported entry 0"),
+        ("unsupported", [{"keyword": "if"}], "`unsupported/0/path` is not a string"),
         ("coverage", {"enum": True}, "`coverage` is not an object of str values"),
         ("invariants", {"no-crash": "yes"}, "`invariants` is not an object of bool values"),
     ],

@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 from tests.documents import doc
 from tests.profiles import examples
+from tests.receipts import typed
 from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt import RecordedCounterexample
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     CHANGED,
@@ -24,14 +26,14 @@ from toolfuzz_gate.core.gate.regression import (
     FORMAT,
     STALE,
     STILL_FAILING,
-    build_case,
     case_location,
     gate_on_regressions,
     parse_case,
     replay_case,
     schema_judge,
-    select,
 )
+from toolfuzz_gate.core.gate.regression import build_case as build_typed
+from toolfuzz_gate.core.gate.regression import select as select_typed
 from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.core.jsonutil.redact import is_complete, present
@@ -83,6 +85,18 @@ def receipt(*examples: dict[str, Any], probes: list[Any] | None = None) -> JSONO
     }
 
 
+def build_case(document: JSONObject, example: dict[str, Any]) -> JSONObject:
+    """The case file of `example`, one of the hand-written receipt's counterexamples, both
+    read as the typed receipt has them."""
+    read = typed(document)
+    [found] = [cx for cx in read.counterexamples if cx.fingerprint == example["fingerprint"]]
+    return build_typed(read, found)
+
+
+def select(document: JSONObject, fingerprints: list[str]) -> list[RecordedCounterexample]:
+    return select_typed(typed(document), fingerprints)
+
+
 class Scripted:
     """A handler answering every call with `answer(arguments)`; it records the calls."""
 
@@ -122,7 +136,7 @@ def test_a_hostile_case_file_records_input_expectation_and_provenance() -> None:
         "input": {"title": "a", "width": 401},
         "expected": {"outcome": "rejected", "inputValid": False, "invariant": "hostile-rejected"},
         "provenance": {
-            "receiptHash": "cd" * 32,
+            "receiptHash": typed(receipt(HOSTILE)).receipt_hash,
             "seed": 41,
             "runs": 24,
             "stream": "hostile",
@@ -182,12 +196,12 @@ def test_a_seam_crash_takes_its_validity_from_the_error() -> None:
 
 def test_select_keeps_the_order_given_and_names_the_known_fingerprints() -> None:
     document = receipt(HOSTILE, CRASH)
-    assert [c["fingerprint"] for c in select(document, [])] == [
+    assert [c.fingerprint for c in select(document, [])] == [
         HOSTILE["fingerprint"],
         CRASH["fingerprint"],
     ]
     chosen = select(document, [CRASH["fingerprint"], CRASH["fingerprint"]])
-    assert [c["fingerprint"] for c in chosen] == [CRASH["fingerprint"]]
+    assert [c.fingerprint for c in chosen] == [CRASH["fingerprint"]]
     with pytest.raises(UsageError) as caught:
         select(document, ["feedface"])
     assert HOSTILE["fingerprint"] in caught.value.hint and CRASH["fingerprint"] in caught.value.hint

@@ -3,11 +3,14 @@ balanced by measured costs."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.profiles import examples
+from tests.receipts import typed
 from toolfuzz_gate.core.gate.sharding import (
     MAX_SHARDS,
     Shard,
@@ -17,7 +20,6 @@ from toolfuzz_gate.core.gate.sharding import (
     shard_of,
     unit_costs,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.errors import UsageError
 
 SETTINGS = settings(max_examples=examples(80))
@@ -116,7 +118,7 @@ def test_balanced_shards_cover_the_plan_and_equal_costs_are_round_robin(
 
 
 def test_unit_costs_come_from_the_receipts_diagnostics_else_the_median() -> None:
-    measured: dict[str, JSON] = {
+    measured: dict[str, Any] = {
         "a.json": {"diagnostics": {"profile": {"wallSeconds": 30.25}, "durationSeconds": 29}},
         "b.json": {"diagnostics": {"durationSeconds": 1.5}},
         "c.json": {"diagnostics": {"durationSeconds": 2}},
@@ -125,5 +127,6 @@ def test_unit_costs_come_from_the_receipts_diagnostics_else_the_median() -> None
         "f.json": {"diagnostics": {"durationSeconds": -1}},
     }
     files = ["a.json", "b.json", "c.json", "d.json", "e.json", "f.json", "new.json"]
-    assert unit_costs(files, measured) == [30_250, 1_500, 2_000] + [2_000] * 4
+    read = {name: typed(partial) for name, partial in measured.items()}
+    assert unit_costs(files, read) == [30_250, 1_500, 2_000] + [2_000] * 4
     assert unit_costs(["x.json", "y.json"], {}) == [1_000, 1_000]

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from tests.receipts import fingerprint_of, typed
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules
 from toolfuzz_gate.core.gate.reach_verdict import UNREACHED
-from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, Verdict, decide
+from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS, CHECKS, Verdict
+from toolfuzz_gate.core.gate.verdict import decide as decide_typed
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 
 DIFFS = Path(__file__).resolve().parents[2] / "fixtures" / "diffs"
@@ -20,6 +23,20 @@ DIFFS = Path(__file__).resolve().parents[2] / "fixtures" / "diffs"
 def diff(name: str) -> dict[str, Any]:
     document: dict[str, Any] = json.loads((DIFFS / f"{name}.json").read_text(encoding="utf-8"))
     return document
+
+
+def decide(rules: GateRules, head: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Verdict:
+    """The verdict over hand-written head receipts, each read as a `Receipt` (a test's short
+    fingerprint label made one of the engine's form)."""
+    return decide_typed(rules, [_typed(r) for r in head], *args, **kwargs)
+
+
+def _typed(partial: dict[str, Any]) -> Receipt:
+    examples = [
+        {**cx, "fingerprint": fingerprint_of(cx["fingerprint"])}
+        for cx in partial.get("counterexamples", [])
+    ]
+    return typed({**partial, "counterexamples": examples})
 
 
 def receipt(

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from tests.core.report import scenario
 from tests.core.report.hostile import SETTINGS, contexts, diffs, hostile_text
+from tests.receipts import typed
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
@@ -261,7 +262,9 @@ def test_refused_tools_share_the_unsupported_table_and_lost_counterexamples_are_
         "lax": _refused("lax", ("schema.unsupported-keyword", "/properties/w/not", 4)),
         "countries": _refused("countries", ("schema.limit-enum", "/properties/c/enum", 9)),
     }
-    document = diff_receipts(base, head)
+    document = diff_receipts(
+        {k: typed(v) for k, v in base.items()}, {k: typed(v) for k, v in head.items()}
+    )
     context = scenario.context(
         sources={"countries": SchemaSource("tools.json", {}, "/tools/1/inputSchema")}
     )

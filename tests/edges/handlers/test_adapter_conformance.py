@@ -183,7 +183,7 @@ def test_adapter_finds_the_planted_fault(
                 )
     finally:
         configs.close()
-    examples: list[Any] = result.receipt["counterexamples"]  # type: ignore[assignment]
+    examples: list[Any] = result.receipt.document()["counterexamples"]  # type: ignore[assignment]
     expected = None if (adapter, fault) in IMMUNE else EXPECTED[fault]
     if expected is None:
         assert examples == []

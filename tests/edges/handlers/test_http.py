@@ -513,19 +513,19 @@ def test_engine_finds_nothing_in_the_correct_server(
     config = HandlerConfig("http", correct.url(), headers=(("Authorization", "POSTER_TOKEN"),))
     with HttpHandler(config) as handler:
         result = run_engine(handler, config)
-    assert result.receipt["counterexamples"] == []
-    assert result.receipt["handler"] == {
+    assert result.receipt.document()["counterexamples"] == []
+    assert result.receipt.document()["handler"] == {
         "http": correct.url(),
         "headers": {"Authorization": "$POSTER_TOKEN"},
     }
-    assert "s3cret" not in json.dumps(result.receipt)
+    assert "s3cret" not in json.dumps(result.receipt.document())
 
 
 def test_engine_finds_the_lax_width(servers: Servers) -> None:
     config = HandlerConfig("http", servers.start("lax").url())
     with HttpHandler(config) as handler:
         result = run_engine(handler, config)
-    examples: list[Any] = result.receipt["counterexamples"]  # type: ignore[assignment]
+    examples: list[Any] = result.receipt.document()["counterexamples"]  # type: ignore[assignment]
     found = {(c["failure"], c["path"]) for c in examples}
     assert found == {("hostile-accepted", "/width")}
     assert [c["input"]["width"] for c in examples] == [401]
@@ -535,7 +535,7 @@ def test_engine_shrinks_the_crash_to_a_one_character_title(servers: Servers) -> 
     config = HandlerConfig("http", servers.start("crash").url())
     with HttpHandler(config) as handler:
         result = run_engine(handler, config)
-    examples: list[Any] = result.receipt["counterexamples"]  # type: ignore[assignment]
+    examples: list[Any] = result.receipt.document()["counterexamples"]  # type: ignore[assignment]
     valid = [c for c in examples if c["inputKind"] == "valid"]
     assert valid, examples
     assert {c["failure"] for c in valid} == {"crash"}

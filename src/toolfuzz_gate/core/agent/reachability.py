@@ -37,6 +37,7 @@ from toolfuzz_gate.core.agent.loop import (
     run_agent,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 from toolfuzz_gate.errors import ReceiptError
@@ -202,21 +203,15 @@ def _failures(record: JSONObject) -> list[str]:
     return [str(item) for item in failures] if isinstance(failures, list) else []
 
 
-def receipt_cases(receipt: JSONObject) -> tuple[list[RegressionCase], list[JSONObject]]:
+def receipt_cases(receipt: Receipt) -> tuple[list[RegressionCase], list[JSONObject]]:
     """The receipt's counterexamples and under-specification notes as cases (in that
     order), and those that cannot be replayed, why."""
     cases: list[RegressionCase] = []
     skipped: list[JSONObject] = []
-    examples: list[JSON] = []
-    for member in ("counterexamples", "underSpecified"):
-        listed = receipt.get(member)
-        examples += listed if isinstance(listed, list) else []
-    for example in examples:
-        if not isinstance(example, dict):
-            continue
+    for example in (*receipt.counterexamples, *receipt.under_specified):
         try:
             cases.append(parse_case(build_case(receipt, example)))
         except (ReceiptError, ValueError) as error:
             reason = error.message if isinstance(error, ReceiptError) else str(error)
-            skipped.append({"fingerprint": example.get("fingerprint"), "reason": reason})
+            skipped.append({"fingerprint": example.fingerprint, "reason": reason})
     return cases, skipped

@@ -30,6 +30,7 @@ from toolfuzz_gate.core.agent.prompt_sets import (
     prompt_set_messages,
     run_prompt_set,
 )
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
@@ -151,31 +152,29 @@ def _properties(parameters: JSON) -> dict[str, JSON]:
     return properties if isinstance(properties, dict) else {}
 
 
-def campaign_patches(receipt: JSONObject, arguments: list[JSON]) -> list[JSONObject]:
+def campaign_patches(receipt: Receipt | None, arguments: list[JSON]) -> list[JSONObject]:
     """The schema campaign's verified patches (its counterexamples' and notes' suggestions
     whose re-run proved them) that change one of `arguments` (`/properties/NAME` or below):
     the schema fix that goes with a description fix for the same argument."""
     places = [jp.join("/properties", name) for name in arguments if isinstance(name, str)]
     found: list[JSONObject] = []
-    for member in ("counterexamples", "underSpecified"):
-        entries = receipt.get(member)
-        for entry in entries if isinstance(entries, list) else ():
-            if not isinstance(entry, dict):
-                continue
-            suggestion = entry.get("suggestion")
-            if not isinstance(suggestion, dict) or suggestion.get("verified") is not True:
-                continue
-            patch = suggestion.get("patch")
-            operations = patch if isinstance(patch, list) else []
-            paths = [op["path"] for op in operations if isinstance(op, dict) and "path" in op]
-            if any(_under(path, place) for path in paths for place in places):
-                found.append(
-                    {
-                        "fingerprint": entry.get("fingerprint"),
-                        "patch": patch,
-                        "sentence": suggestion.get("sentence"),
-                    }
-                )
+    if receipt is None:
+        return found
+    for entry in (*receipt.counterexamples, *receipt.under_specified):
+        suggestion = entry.suggestion
+        if not isinstance(suggestion, dict) or suggestion.get("verified") is not True:
+            continue
+        patch = suggestion.get("patch")
+        operations = patch if isinstance(patch, list) else []
+        paths = [op["path"] for op in operations if isinstance(op, dict) and "path" in op]
+        if any(_under(path, place) for path in paths for place in places):
+            found.append(
+                {
+                    "fingerprint": entry.fingerprint,
+                    "patch": patch,
+                    "sentence": suggestion.get("sentence"),
+                }
+            )
     return found
 
 
@@ -190,7 +189,7 @@ class CorrectnessRun:
     settings: AgentSettings = field(default_factory=AgentSettings)
     context: str = ""
     """The policy's user context for this tool (`agent.context`)."""
-    receipt: JSONObject | None = None
+    receipt: Receipt | None = None
     """The schema receipt whose verified patches may go with a description fix."""
     fresh_state: FreshState | None = None
     judge_under: JudgeUnder | None = None
@@ -243,7 +242,7 @@ def _refine(
     if suggestion is not None:
         after = run(before.prompt_set, patched(tool, suggestion), expectation=before.expectation)
     named = before.checks()["underspecified"]
-    patches = campaign_patches(setup.receipt or {}, named if isinstance(named, list) else [])
+    patches = campaign_patches(setup.receipt, named if isinstance(named, list) else [])
     described = [name for name, _ in suggestion.arguments] if suggestion is not None else []
     calls = [
         step.parsed

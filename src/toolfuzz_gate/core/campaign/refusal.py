@@ -3,8 +3,9 @@
 A tool whose schema the engine refuses (any `SchemaError`: unsupported keywords, limits,
 contradictions, references, patterns, drafts), or whose handler cannot be reached, is not
 a reason to stop the run: it gets a refused receipt listing these reasons, and the other
-tools run. `reasons_of` reads them back from a receipt, including the receipts written
-before reasons were recorded (those were refused for unsupported keywords only).
+tools run. `core.campaign.receipt_read` reads them back from a receipt, including the
+receipts written before reasons were recorded (those were refused for unsupported keywords
+only).
 
 A few reasons are skips, not refusals (`SKIPS`): the tool says it must not be called the
 way the gate calls tools, so not fuzzing it is the right thing, not lost coverage. A
@@ -101,34 +102,6 @@ def error_refusal(error: ToolfuzzError) -> Refusal:
     return Refusal(error.code, "", error.message, hint=error.hint)
 
 
-def reasons_of(receipt: Mapping[str, Any]) -> list[JSONObject]:
-    """The refusal entries of a receipt (empty: it was fuzzed)."""
-    refused = receipt.get("refused")
-    if not isinstance(refused, Mapping):
-        return []
-    reasons = refused.get("reasons")
-    if isinstance(reasons, list):
-        return [dict(r) for r in reasons if isinstance(r, Mapping)]
-    listed = receipt.get("unsupported")  # a receipt from before reasons were recorded
-    return [
-        Refusal(UNSUPPORTED_KEYWORD, str(item.get("path", "")), "unsupported keyword").as_json()
-        | {"keyword": str(item.get("keyword", ""))}
-        for item in (listed if isinstance(listed, list) else [])
-        if isinstance(item, Mapping)
-    ]
-
-
 def is_skip(code: object) -> bool:
     """Whether a reason's code skips the tool (`SKIPS`) rather than refuses it."""
     return code in SKIPS
-
-
-def skipped(receipt: Mapping[str, Any]) -> bool:
-    """Whether the receipt is of a skipped tool: not fuzzed, and for skips only."""
-    codes = codes_of(receipt)
-    return bool(codes) and all(is_skip(code) for code in codes)
-
-
-def codes_of(receipt: Mapping[str, Any]) -> list[str]:
-    """The distinct refusal codes of a receipt, sorted (empty: it was fuzzed)."""
-    return sorted({str(reason.get("code", "")) for reason in reasons_of(receipt)})

@@ -6,7 +6,7 @@ Pure over the `Handler` seam: all I/O happens behind it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,16 @@ from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
-from toolfuzz_gate.core.campaign.receipt import seal
+from toolfuzz_gate.core.campaign.receipt import (
+    CampaignRecord,
+    Component,
+    Engine,
+    Receipt,
+    RecordedCounterexample,
+    Refused,
+    Replay,
+    Unsupported,
+)
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.saturation import window_for
@@ -72,7 +81,7 @@ class FuzzConfig:
 
 @dataclass(frozen=True)
 class FuzzResult:
-    receipt: JSONObject
+    receipt: Receipt
     counterexamples: list[Counterexample]
     counts: dict[str, int]
 
@@ -116,50 +125,51 @@ def fuzz(
     counterexamples = [
         c for c in counterexamples if c.finding.failure is not Failure.UNDER_SPECIFIED
     ]
-    body: dict[str, Any] = {
-        "tool": tool.name,
-        "seed": config.seed,
-        "runs": config.runs,
-        "schemaDigest": schema.digest,
-        "handler": handler_label,
-        "engine": {
-            "name": ENGINE_NAME,
-            "version": __version__,
-            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
-            "oracle": {"name": oracle.name, "version": oracle.version},
-            "reference": {"name": reference.name, "version": reference.version},
-        },
-        "limits": _limits(config, tool),
-        "schemaReading": _reading(schema),
-        "contract": _contract(tool),
-        "cases": dict(campaign.counts),
-        "reach": campaign.reach.as_json(),
-        "saturation": campaign.saturation.as_json(),
-        "replaySample": {**replay_sample(), **campaign.replays},
-        "casesDigest": campaign.cases_digest(),
-        "coverage": campaign.coverage(),
-        "boundaries": campaign.ledger.as_json() if campaign.ledger else None,
-        "mutationCounts": campaign.mutation_counts,
-        "probes": campaign.probes,
-        "dictionary": campaign.dictionary_use(),
-        "checks": tool.checks.as_json(),
-        "invariants": invariant_ledger(
+    record = CampaignRecord(
+        schema_reading=_reading(schema),
+        reach=campaign.reach.as_json(),
+        saturation=campaign.saturation.as_json(),
+        replay_sample={**replay_sample(), **campaign.replays},
+        cases_digest=campaign.cases_digest(),
+        boundaries=campaign.ledger.as_json() if campaign.ledger else None,
+        probes=list[JSON](campaign.probes),
+        dictionary=campaign.dictionary_use(),
+    )
+    receipt = Receipt(
+        tool=tool.name,
+        seed=config.seed,
+        runs=config.runs,
+        schema_digest=schema.digest,
+        handler=handler_label,
+        engine=Engine(
+            ENGINE_NAME,
+            __version__,
+            Component(GENERATOR_NAME, GENERATOR_VERSION),
+            Component(oracle.name, oracle.version),
+            Component(reference.name, reference.version),
+        ),
+        limits=_limits(config, tool),
+        coverage=campaign.coverage(),
+        mutation_counts={f: dict[str, JSON](n) for f, n in campaign.mutation_counts.items()},
+        invariants=invariant_ledger(
             {c.finding.failure for c in counterexamples}, tool.skipped_invariants()
         ),
-        "unsupported": [],
-        "counterexamples": [_describe(c, config) for c in counterexamples],
-        "underSpecified": [_describe(c, config) for c in notes],
-        "replayCommand": replay_command,
-        "interface": interface_json(document, tool.interface, tool.annotations_json()),
-    }
-    body.update(_declared(tool))
-    breaker = campaign.breaker_json()
-    if breaker is not None:
-        body["breaker"] = breaker
-    if budget is not None:
-        body["budget"] = budget_json(budget, campaign.budget_stop, campaign.not_run())
-    if config.dialect is not None:
-        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
+        unsupported=(),
+        counterexamples=tuple(_describe(c, config) for c in counterexamples),
+        under_specified=tuple(_describe(c, config) for c in notes),
+        replay_command=replay_command,
+        campaign=record,
+        contract=_contract(tool),
+        checks=tool.checks.as_json(),
+        cases=dict(campaign.counts),
+        interface=interface_json(document, tool.interface, tool.annotations_json()),
+        breaker=campaign.breaker_json(),
+        budget=None
+        if budget is None
+        else budget_json(budget, campaign.budget_stop, campaign.not_run()),
+        dialect=_dialect(config, rewrites),
+        **_declared(tool),
+    )
     diagnostics: JSONObject | None = None
     if clock is not None:
         diagnostics = {
@@ -170,7 +180,7 @@ def fuzz(
         if campaign.dismissed_timeouts:
             # They depend on the machine's load, so they stay out of the hash.
             diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
-    return FuzzResult(seal(body, diagnostics), counterexamples, dict(campaign.counts))
+    return FuzzResult(receipt.with_diagnostics(diagnostics), counterexamples, dict(campaign.counts))
 
 
 def refusal(document: JSON, config: FuzzConfig) -> tuple[SchemaProblem, ...]:
@@ -218,8 +228,8 @@ def refused_receipt(
     *,
     handler_label: JSONObject,
     replay_command: str,
-) -> JSONObject:
-    """The sealed receipt of a tool not fuzzed, for the `reasons` (at least one).
+) -> Receipt:
+    """The receipt of a tool not fuzzed, for the `reasons` (at least one).
 
     Nothing ran: no cases, no counterexamples, every family `unsupported`, and an empty
     invariant ledger (none was checked, so none is claimed to hold). `refused.reasons`
@@ -237,39 +247,36 @@ def refused_receipt(
             if r.code == UNSUPPORTED_KEYWORD
         }
     )
-    body: dict[str, Any] = {
-        "tool": tool.name,
-        "seed": config.seed,
-        "runs": config.runs,
-        "schemaDigest": digest(normalized),
-        "handler": handler_label,
-        "engine": {
-            "name": ENGINE_NAME,
-            "version": __version__,
-            "generator": {"name": GENERATOR_NAME, "version": GENERATOR_VERSION},
-        },
-        "limits": _limits(config, tool),
-        "refused": {
-            "code": reasons[0].code,
-            "problems": [_rendered(r) for r in reasons],
-            "reasons": [r.as_json() for r in reasons],
-        },
-        "contract": _contract(tool),
-        "checks": tool.checks.as_json(),
-        "cases": {},
-        "coverage": dict.fromkeys(FAMILIES, "unsupported"),
-        "mutationCounts": {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES},
-        "invariants": {},
-        "unsupported": [{"keyword": keyword, "path": path} for path, keyword in unsupported],
-        "counterexamples": [],
-        "underSpecified": [],
-        "replayCommand": replay_command,
-        "interface": interface_json(normalized, tool.interface, tool.annotations_json()),
-    }
-    body.update(_declared(tool))
-    if config.dialect is not None:
-        body["dialect"] = {"name": config.dialect, "rewrites": list[JSON](rewrites)}
-    return seal(body)
+    return Receipt(
+        tool=tool.name,
+        seed=config.seed,
+        runs=config.runs,
+        schema_digest=digest(normalized),
+        handler=handler_label,
+        engine=Engine(ENGINE_NAME, __version__, Component(GENERATOR_NAME, GENERATOR_VERSION)),
+        limits=_limits(config, tool),
+        coverage=dict.fromkeys(FAMILIES, "unsupported"),
+        mutation_counts={f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES},
+        invariants={},
+        unsupported=tuple(Unsupported(keyword, path) for path, keyword in unsupported),
+        counterexamples=(),
+        under_specified=(),
+        replay_command=replay_command,
+        refused=Refused(reasons[0].code, tuple(_rendered(r) for r in reasons), reasons),
+        contract=_contract(tool),
+        checks=tool.checks.as_json(),
+        cases={},
+        interface=interface_json(normalized, tool.interface, tool.annotations_json()),
+        dialect=_dialect(config, rewrites),
+        **_declared(tool),
+    )
+
+
+def _dialect(config: FuzzConfig, rewrites: Sequence[JSON]) -> JSONObject | None:
+    """The dialect the schema was read in and what it rewrote (None: standard only)."""
+    if config.dialect is None:
+        return None
+    return {"name": config.dialect, "rewrites": list(rewrites)}
 
 
 def _rendered(reason: Refusal) -> str:
@@ -303,7 +310,7 @@ def _reading(schema: CompiledSchema) -> JSONObject:
     return reading
 
 
-def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
+def _describe(example: Counterexample, config: FuzzConfig) -> RecordedCounterexample:
     found, case = example.finding, example.case
     error: JSONObject = {}
     for name, value in found.error.items():
@@ -312,39 +319,34 @@ def _describe(example: Counterexample, config: FuzzConfig) -> JSONObject:
     if found.failure is Failure.HOSTILE_ACCEPTED and isinstance(required, str):
         sent = value_at(example.minimal, found.path)
         error["reason"] = accepted_reason(found.keyword, required, found.path, sent)
-    described: JSONObject = {
-        "fingerprint": example.fingerprint,
-        "failure": found.failure.value,
-        "cause": found.cause,
-        "path": found.path,
-        "mutation": found.mutation,
-        "keyword": found.keyword,
-        "inputKind": found.input_kind.value,
-        "operator": case.label,
-        "input": present(example.minimal),
-        "originalInput": present(case.input),
-        "sizes": list[JSON](example.sizes),
-        "error": error,
-        "flaky": example.reproduced is not None
-        and example.reproduced.flaky
-        and not (example.state_dependent is not None and found.failure in HANGS),
-        "suggestion": example.suggestion,
-        "replay": {
-            "seed": config.seed,
-            "runs": config.runs,
-            "stream": case.stream,
-            "case": case.index,
-        },
-    }
-    if example.reproduced is not None:
-        described["reproduced"] = example.reproduced.as_json()
+    state_dependent: JSONObject | None = None
     if example.state_dependent is not None:
-        described["stateDependent"] = {
+        state_dependent = {
             "fresh": example.state_dependent.as_json(),
             "note": "failed on the state the campaign's own calls had left; a handler "
             "started afresh never failed on this input",
         }
-    return described
+    return RecordedCounterexample(
+        fingerprint=example.fingerprint,
+        failure=found.failure.value,
+        cause=found.cause,
+        path=found.path,
+        mutation=found.mutation,
+        keyword=found.keyword,
+        input_kind=found.input_kind.value,
+        operator=case.label,
+        input=present(example.minimal),
+        original_input=present(case.input),
+        sizes=tuple[JSON, ...](example.sizes),
+        error=error,
+        flaky=example.reproduced is not None
+        and example.reproduced.flaky
+        and not (example.state_dependent is not None and found.failure in HANGS),
+        suggestion=example.suggestion,
+        replay=Replay(config.seed, config.runs, case.stream, case.index),
+        reproduced=example.reproduced.as_json() if example.reproduced is not None else None,
+        state_dependent=state_dependent,
+    )
 
 
 def _contract(tool: ToolSpec) -> JSONObject:
@@ -364,19 +366,15 @@ def _contract(tool: ToolSpec) -> JSONObject:
     return contract
 
 
-def _declared(tool: ToolSpec) -> JSONObject:
+def _declared(tool: ToolSpec) -> dict[str, Any]:
     """What the tool declares beyond its contract, only where it declares it (so receipts of
     tools without it keep their bytes): pinned arguments, an output schema, MCP hints."""
-    members: JSONObject = {}
-    if tool.fixed:
-        members["fixedArguments"] = tool.fixed_json()
-    if tool.fixtures:
-        members["fixtures"] = tool.fixtures_json()
-    if tool.output_schema is not None:
-        members["outputSchema"] = tool.output_schema.as_json()
-    if tool.annotations:
-        members["annotations"] = tool.annotations_json()
-    return members
+    return {
+        "fixed_arguments": tool.fixed_json() if tool.fixed else None,
+        "fixtures": tool.fixtures_json() if tool.fixtures else None,
+        "output_schema": None if tool.output_schema is None else tool.output_schema.as_json(),
+        "annotations": tool.annotations_json() if tool.annotations else None,
+    }
 
 
 def _limits(config: FuzzConfig, tool: ToolSpec) -> JSONObject:

@@ -26,6 +26,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import FINGERPRINT_LENGTH
 from toolfuzz_gate.core.campaign.reach import error_worded
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.reach_verdict import (
     answering,
     entries_of,
@@ -94,7 +95,7 @@ class _Sides:
     """What grouping needs of each side: each tool's server, the servers answering their
     rejections as successes, and the tools answering every call alike."""
 
-    def __init__(self, receipts: Iterable[Mapping[str, Any]], keys: Iterable[str]) -> None:
+    def __init__(self, receipts: Iterable[Receipt], keys: Iterable[str]) -> None:
         listed = list(receipts)
         self.servers = {key: server_of(r) for key, r in zip(keys, listed, strict=True)}
         entries = entries_of(listed)
@@ -112,7 +113,7 @@ def _alike(reach: Mapping[str, Any]) -> bool:
 
 
 def group_diff(
-    document: JSONObject, head: Mapping[str, JSONObject], *, each: bool = False
+    document: JSONObject, head: Mapping[str, Receipt], *, each: bool = False
 ) -> JSONObject:
     """`document` (a `toolfuzz-diff/1` of `head`'s receipts, by receipt key) with every
     counterexample's `group` and `change`, each tool's `server` and head `reach`, the
@@ -146,7 +147,7 @@ def group_diff(
                 **entry,
                 "counterexamples": {**lists, **marked},
                 "server": sides.servers.get(name, ""),
-                "reach": receipt.get("reach") if receipt is not None else None,
+                "reach": receipt.reach if receipt is not None else None,
             }
         )
     head_entries = entries_of(head.values())

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.gate.interface_evidence import (
     base_calls,
@@ -88,7 +89,7 @@ PROMISES = {
 """The value of each hint that promises something an agent may rely on; leaving it breaks."""
 
 
-def diff_interfaces(base: Mapping[str, JSONObject], head: Mapping[str, JSONObject]) -> list[JSON]:
+def diff_interfaces(base: Mapping[str, Receipt], head: Mapping[str, Receipt]) -> list[JSON]:
     """The `interface` entries of two receipt sets (keyed as `receipt_keys` keys them),
     breaking ones first, then by tool, pointer and code."""
     base_by_tool, head_by_tool = _by_tool(base), _by_tool(head)
@@ -101,9 +102,7 @@ def diff_interfaces(base: Mapping[str, JSONObject], head: Mapping[str, JSONObjec
     return list[JSON](entries)
 
 
-def diff_tool(
-    tool: str, base: Mapping[str, Any] | None, head: Mapping[str, Any] | None
-) -> list[JSONObject]:
+def diff_tool(tool: str, base: Receipt | None, head: Receipt | None) -> list[JSONObject]:
     """The interface entries of one tool (none when a side's receipt predates them)."""
     base_face = _interface(base)
     head_face = _interface(head)
@@ -125,20 +124,17 @@ def diff_tool(
     return entries
 
 
-def _interface(receipt: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    found = receipt.get("interface") if receipt is not None else None
-    return found if isinstance(found, dict) else None
+def _interface(receipt: Receipt | None) -> JSONObject | None:
+    return receipt.interface if receipt is not None else None
 
 
-def _by_tool(receipts: Mapping[str, JSONObject]) -> dict[str, Mapping[str, Any]]:
+def _by_tool(receipts: Mapping[str, Receipt]) -> dict[str, Receipt]:
     """One receipt per tool (its lowest seed's: every seed records the same interface)."""
-    chosen: dict[str, Mapping[str, Any]] = {}
+    chosen: dict[str, Receipt] = {}
     for receipt in receipts.values():
-        tool = str(receipt.get("tool"))
-        seed = receipt.get("seed")
-        held = chosen.get(tool)
-        if held is None or (isinstance(seed, int) and seed < int(str(held.get("seed")))):
-            chosen[tool] = receipt
+        held = chosen.get(receipt.tool)
+        if held is None or receipt.seed < held.seed:
+            chosen[receipt.tool] = receipt
     return chosen
 
 
@@ -173,8 +169,8 @@ def _compiled(document: JSON, options: SchemaOptions) -> CompiledSchema | None:
 
 def _input(
     tool: str,
-    base: Mapping[str, Any],
-    head: Mapping[str, Any],
+    base: Receipt,
+    head: Receipt,
     base_face: Mapping[str, Any],
     head_face: Mapping[str, Any],
 ) -> list[JSONObject]:

@@ -10,11 +10,12 @@ refuses it for that change, so the example is as small as the shrinker can make 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from toolfuzz_gate.core.campaign.oracle import ErrorSite, JsonschemaOracle
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.shrink import shrink
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate
@@ -39,11 +40,11 @@ class Judge:
     errors: Callable[[JSON], list[ErrorSite]]
 
 
-def reading_of(receipt: Mapping[str, Any]) -> SchemaOptions:
+def reading_of(receipt: Receipt) -> SchemaOptions:
     """The draft and format reading the receipt's campaign used (the defaults when it
     records none, as a refused receipt does)."""
-    reading = receipt.get("schemaReading")
-    if not isinstance(reading, dict):
+    reading = receipt.campaign.schema_reading if receipt.campaign is not None else None
+    if reading is None:
         return SchemaOptions()
     return SchemaOptions(
         str(reading.get("draft", "2020-12")), reading.get("formatAssertion") is True
@@ -60,22 +61,20 @@ def judge_of(document: JSON, options: SchemaOptions) -> Judge | None:
     return Judge(oracle.is_valid, oracle.errors)
 
 
-def base_calls(receipt: Mapping[str, Any], judge: Judge) -> list[JSON]:
+def base_calls(receipt: Receipt, judge: Judge) -> list[JSON]:
     """The valid calls the receipt's campaign made, made again from its seed and schema
     (empty when the engine refuses the schema: nothing was run)."""
-    interface = receipt.get("interface")
-    document = interface.get("inputSchema") if isinstance(interface, dict) else None
-    cases = receipt.get("cases")
-    count = cases.get("valid", 0) if isinstance(cases, dict) else 0
-    seed = receipt.get("seed")
-    if document is None or not isinstance(count, int) or not isinstance(seed, int):
+    interface = receipt.interface
+    document = interface.get("inputSchema") if interface is not None else None
+    count = (receipt.cases or {}).get("valid", 0)
+    seed = receipt.seed
+    if document is None or not isinstance(count, int):
         return []
     try:
         compiled = compile_schema(document, options=reading_of(receipt))
     except SchemaError:
         return []
-    fixed = receipt.get("fixedArguments")
-    pinned = sorted(fixed.items()) if isinstance(fixed, dict) else []
+    pinned = sorted((receipt.fixed_arguments or {}).items())
     calls: list[JSON] = []
     for index in range(min(count, MAX_CASES)):
         value: JSON = generate(compiled, seed, index, DEFAULT_LIMITS)

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolfuzz_gate.core.campaign.receipt import Receipt
+
 UNREACHED = "unreached"
 """The `fail_on` value of the check below (`unreached_check`)."""
 MIN_CALLS = 3
@@ -30,12 +32,12 @@ DOOR = ("rejected", "errorAnswers", "answeredAlike")
 timed out is not unreached (those are counterexamples of their own)."""
 
 
-def server_of(receipt: Mapping[str, Any] | None) -> str:
+def server_of(receipt: Receipt | None) -> str:
     """The server (or module, or command) a receipt's handler is: its kind and the base
     names of its command, without the tool."""
-    label = receipt.get("handler") if receipt is not None else None
-    if not isinstance(label, Mapping):
+    if receipt is None:
         return ""
+    label: Any = receipt.handler
     if isinstance(label.get("mcp"), Mapping):
         return "mcp " + _names(label["mcp"].get("command"))
     if "command" in label:
@@ -104,14 +106,13 @@ Entry = tuple[str, str, Mapping[str, Any]]
 """(tool, server, reach ledger)."""
 
 
-def entries_of(receipts: Iterable[Mapping[str, Any]]) -> list[Entry]:
+def entries_of(receipts: Iterable[Receipt]) -> list[Entry]:
     """(tool, server, reach) of every receipt that has a reach ledger."""
-    found = []
-    for receipt in receipts:
-        reach = receipt.get("reach")
-        if isinstance(reach, Mapping):
-            found.append((str(receipt.get("tool")), server_of(receipt), reach))
-    return found
+    return [
+        (receipt.tool, server_of(receipt), receipt.reach)
+        for receipt in receipts
+        if receipt.reach is not None
+    ]
 
 
 def _int(ledger: Mapping[str, Any], stream: str, name: str) -> int:

@@ -26,12 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfuzz_gate.core.campaign.findings import is_fingerprint
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.refusal import is_skip, reasons_of
+from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.refusal import is_skip
 from toolfuzz_gate.core.gate.interface_diff import diff_interfaces
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.errors import ReceiptError
 
 FORMAT = "toolfuzz-diff/1"
 TOTALS = (
@@ -65,7 +64,7 @@ class Revision:
 class ReceiptSet:
     """Receipts by tool name, and the file each was read from (by tool name too)."""
 
-    receipts: Mapping[str, JSONObject]
+    receipts: Mapping[str, Receipt]
     files: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -78,19 +77,19 @@ class Reproduced:
     on_head: frozenset[tuple[str, str]] = frozenset()
 
 
-def receipt_keys(receipts: Sequence[Mapping[str, Any]]) -> list[str]:
+def receipt_keys(receipts: Sequence[Receipt]) -> list[str]:
     """What each receipt is matched by across base and head: its tool's name, or, for a tool
     run with several seeds, the name and the seed (each seed meets the same seed)."""
-    tools = [str(receipt.get("tool")) for receipt in receipts]
+    tools = [receipt.tool for receipt in receipts]
     return [
-        tool if tools.count(tool) == 1 else f"{tool} (seed {receipt.get('seed')})"
+        tool if tools.count(tool) == 1 else f"{tool} (seed {receipt.seed})"
         for tool, receipt in zip(tools, receipts, strict=True)
     ]
 
 
 def diff_receipts(
-    base: Mapping[str, JSONObject],
-    head: Mapping[str, JSONObject],
+    base: Mapping[str, Receipt],
+    head: Mapping[str, Receipt],
     *,
     base_ref: Revision = Revision(),
     head_ref: Revision = Revision(),
@@ -150,14 +149,14 @@ def gate_failed(document: Mapping[str, Any]) -> bool:
 
 
 def _diff_tool(
-    name: str, base: JSONObject | None, head: JSONObject | None, reproduced: Reproduced
+    name: str, base: Receipt | None, head: Receipt | None, reproduced: Reproduced
 ) -> JSONObject:
-    base_cx = _counterexamples(name, base)
-    head_cx = _counterexamples(name, head)
-    base_un = _unsupported(name, base)
-    head_un = _unsupported(name, head)
+    base_cx = _counterexamples(base)
+    head_cx = _counterexamples(head)
+    base_un = _unsupported(base)
+    head_un = _unsupported(head)
     refused = _refused(base, head)
-    lost = base is not None and not reasons_of(base) and (head is None or bool(reasons_of(head)))
+    lost = base is not None and not base.reasons and (head is None or bool(head.reasons))
     only_head = sorted(head_cx.keys() - base_cx.keys())
     only_base = sorted(base_cx.keys() - head_cx.keys())
     on_base = [f for f in only_head if (name, f) in reproduced.on_base]
@@ -186,14 +185,12 @@ def _diff_tool(
         "removed": [_entry(k) for k in sorted(base_un - head_un)],
         "still": [_entry(k) for k in sorted(base_un & head_un)],
     }
-    coverage = _changed(_states(name, base, "coverage", str), _states(name, head, "coverage", str))
+    coverage = _changed(dict(base.coverage) if base else {}, dict(head.coverage) if head else {})
     invariants = _changed(
-        _states(name, base, "invariants", bool), _states(name, head, "invariants", bool)
+        dict(base.invariants) if base else {}, dict(head.invariants) if head else {}
     )
     digest_changed = (
-        base is not None
-        and head is not None
-        and base.get("schemaDigest") != head.get("schemaDigest")
+        base is not None and head is not None and base.schema_digest != head.schema_digest
     )
     if base is None:
         status = "added"
@@ -227,13 +224,13 @@ def _diff_tool(
     }
 
 
-def _refused(base: JSONObject | None, head: JSONObject | None) -> JSONObject:
+def _refused(base: Receipt | None, head: Receipt | None) -> JSONObject:
     """Either side's refusal reasons, the codes head refuses for that base did not, and
     the state: `new`, `still`, `skipped`, `lifted` or null (neither side refused the tool)."""
-    base_reasons = reasons_of(base) if base is not None else []
-    head_reasons = reasons_of(head) if head is not None else []
-    base_codes = {str(r.get("code")) for r in base_reasons}
-    head_codes = {str(r.get("code")) for r in head_reasons}
+    base_reasons = base.reasons if base is not None else ()
+    head_reasons = head.reasons if head is not None else ()
+    base_codes = {r.code for r in base_reasons}
+    head_codes = {r.code for r in head_reasons}
     added = sorted({code for code in head_codes - base_codes if not is_skip(code)})
     state: str | None
     if head_reasons and all(is_skip(code) for code in head_codes):
@@ -245,8 +242,8 @@ def _refused(base: JSONObject | None, head: JSONObject | None) -> JSONObject:
     return {
         "state": state,
         "added": list[JSON](added),
-        "base": list[JSON](base_reasons),
-        "head": list[JSON](head_reasons),
+        "base": [r.as_json() for r in base_reasons],
+        "head": [r.as_json() for r in head_reasons],
     }
 
 
@@ -283,93 +280,49 @@ def _as_list(value: JSON) -> list[JSON]:
     return value
 
 
-def _bad(tool: str, what: str) -> ReceiptError:
-    return ReceiptError(
-        f"the receipt of tool {tool!r}: {what}",
-        hint="regenerate the receipt with toolfuzz-gate; receipts are not edited by hand",
-    )
-
-
-def _counterexamples(tool: str, receipt: JSONObject | None) -> dict[str, JSONObject]:
+def _counterexamples(receipt: Receipt | None) -> dict[str, RecordedCounterexample]:
     """Counterexamples by fingerprint; the first of a repeated fingerprint is kept."""
-    if receipt is None:
-        return {}
-    listed = receipt.get("counterexamples")
-    if not isinstance(listed, list):
-        raise _bad(tool, "`counterexamples` is not a list")
-    found: dict[str, JSONObject] = {}
-    for index, item in enumerate(listed):
-        if not isinstance(item, dict) or not is_fingerprint(item.get("fingerprint")):
-            raise _bad(tool, f"counterexample {index} has no `fingerprint` of 24 hex digits")
-        found.setdefault(str(item["fingerprint"]), item)
+    found: dict[str, RecordedCounterexample] = {}
+    for item in receipt.counterexamples if receipt is not None else ():
+        found.setdefault(item.fingerprint, item)
     return found
 
 
-def _cause(counterexample: JSONObject) -> tuple[str, str]:
-    return str(counterexample.get("failure")), str(counterexample.get("path"))
+def _cause(counterexample: RecordedCounterexample) -> tuple[str, str]:
+    return counterexample.failure, counterexample.path
 
 
-def _notes(tool: str, receipt: JSONObject | None) -> list[JSON]:
+def _notes(tool: str, receipt: Receipt | None) -> list[JSON]:
     """Head's under-specification notes (not counterexamples, so not diffed: each is
-    shown as head has it; none in a receipt from before they were kept)."""
-    listed = receipt.get("underSpecified") if receipt is not None else None
-    notes: list[JSONObject] = [
-        _tagged(tool, item)
-        for item in (listed if isinstance(listed, list) else [])
-        if isinstance(item, dict) and is_fingerprint(item.get("fingerprint"))
-    ]
-    notes.sort(key=lambda note: str(note.get("fingerprint")))
-    return list[JSON](notes)
+    shown as head has it)."""
+    notes = sorted(receipt.under_specified if receipt is not None else (), key=_by_fingerprint)
+    return [_tagged(tool, note) for note in notes]
 
 
-def _not_checked(receipt: JSONObject | None) -> list[JSON]:
+def _by_fingerprint(counterexample: RecordedCounterexample) -> str:
+    return counterexample.fingerprint
+
+
+def _not_checked(receipt: Receipt | None) -> list[JSON]:
     """The invariants head's campaign did not check: contract checks the tool did not
     declare, left out of its `invariants` ledger (none for a refused or missing tool, and
     none for a receipt from before the ledger could leave one out)."""
-    if receipt is None:
+    if receipt is None or not receipt.invariants or receipt.reasons:
         return []
-    ledger = receipt.get("invariants")
-    if not isinstance(ledger, dict) or not ledger or reasons_of(receipt):
-        return []
-    return [inv.name for inv in INVARIANTS if inv.name not in ledger]
+    return [inv.name for inv in INVARIANTS if inv.name not in receipt.invariants]
 
 
-def _tagged(tool: str, counterexample: JSONObject) -> JSONObject:
-    return {**counterexample, "tool": tool}
+def _tagged(tool: str, counterexample: RecordedCounterexample) -> JSONObject:
+    return counterexample.tagged(tool)
 
 
-def _unsupported(tool: str, receipt: JSONObject | None) -> set[tuple[str, str]]:
-    if receipt is None:
-        return set()
-    listed = receipt.get("unsupported")
-    if not isinstance(listed, list):
-        raise _bad(tool, "`unsupported` is not a list")
-    found = set()
-    for index, item in enumerate(listed):
-        if not (
-            isinstance(item, dict)
-            and isinstance(item.get("keyword"), str)
-            and isinstance(item.get("path"), str)
-        ):
-            raise _bad(tool, f"unsupported entry {index} is not {{keyword, path}} strings")
-        found.add((str(item["path"]), str(item["keyword"])))
-    return found
+def _unsupported(receipt: Receipt | None) -> set[tuple[str, str]]:
+    return {(item.path, item.keyword) for item in receipt.unsupported} if receipt else set()
 
 
 def _entry(key: tuple[str, str]) -> JSONObject:
     path, keyword = key
     return {"keyword": keyword, "path": path}
-
-
-def _states(tool: str, receipt: JSONObject | None, member: str, kind: type) -> dict[str, Any]:
-    if receipt is None:
-        return {}
-    states = receipt.get(member)
-    if not isinstance(states, dict) or not all(
-        isinstance(value, kind) for value in states.values()
-    ):
-        raise _bad(tool, f"`{member}` is not an object of {kind.__name__} values")
-    return dict(states)
 
 
 def _changed(base: dict[str, Any], head: dict[str, Any]) -> list[tuple[str, Any, Any]]:

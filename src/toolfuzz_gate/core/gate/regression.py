@@ -27,6 +27,7 @@ from toolfuzz_gate.core.campaign.findings import (
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
+from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
 from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -110,11 +111,10 @@ def case_location(tool: str, fingerprint: str) -> tuple[str, str]:
     return safe, f"{fingerprint}.json"
 
 
-def select(receipt: JSONObject, fingerprints: Sequence[str]) -> list[JSONObject]:
+def select(receipt: Receipt, fingerprints: Sequence[str]) -> list[RecordedCounterexample]:
     """The receipt's counterexamples with those fingerprints, in the order given (all of
     them, in receipt order, for none); an unknown fingerprint is a `UsageError`."""
-    examples: Any = receipt["counterexamples"]
-    by_fingerprint = {str(cx.get("fingerprint")): cx for cx in examples if isinstance(cx, dict)}
+    by_fingerprint = {cx.fingerprint: cx for cx in receipt.counterexamples}
     if not fingerprints:
         return list(by_fingerprint.values())
     unknown = [f for f in fingerprints if f not in by_fingerprint]
@@ -127,58 +127,55 @@ def select(receipt: JSONObject, fingerprints: Sequence[str]) -> list[JSONObject]
     return [by_fingerprint[f] for f in dict.fromkeys(fingerprints)]
 
 
-def build_case(receipt: JSONObject, example: JSONObject) -> JSONObject:
+def build_case(receipt: Receipt, cx: RecordedCounterexample) -> JSONObject:
     """The case file promoting `example`, one counterexample of the sound `receipt`.
 
     Raises `ReceiptError` when it cannot be replayed faithfully: its input was elided in
     the receipt, it is an engine disagreement rather than a handler failure, or the
     receipt does not say whether the input is schema-valid.
     """
-    cx: dict[str, Any] = example
-    fingerprint = str(cx.get("fingerprint"))
-    failure = cx.get("failure")
+    fingerprint = cx.fingerprint
+    failure = cx.failure
     if failure == Failure.ORACLE_DISAGREEMENT.value:
         raise ReceiptError(
             f"counterexample {fingerprint} is an oracle disagreement (a bug in the engine's "
             "validators, not in the handler): there is nothing to replay against the handler"
         )
-    if not isinstance(cx.get("input"), dict) or not is_complete(cx["input"]):
-        replay = cx.get("replay") or {}
+    replay = cx.replay
+    if not isinstance(cx.input, dict) or not is_complete(cx.input):
         raise ReceiptError(
             f"counterexample {fingerprint}: the receipt elides part of its input (strings over "
             "256 characters are stored as length, sha256 and head), so it cannot be promoted",
             hint="regenerate the full input from its replay coordinates (seed "
-            f"{replay.get('seed')}, runs {replay.get('runs')}, stream {replay.get('stream')}, "
-            f"case {replay.get('case')}): re-run the receipt's replayCommand with --cases FILE",
+            f"{replay.seed}, runs {replay.runs}, stream {replay.stream}, "
+            f"case {replay.case}): re-run the receipt's replayCommand with --cases FILE",
         )
     valid = _validity(receipt, cx)
-    replay = cx.get("replay") or {}
-    engine: Any = receipt.get("engine") or {}
     return {
         "format": FORMAT,
-        "tool": receipt["tool"],
+        "tool": receipt.tool,
         "fingerprint": fingerprint,
         "failure": failure,
-        "inputKind": cx.get("inputKind"),
-        "path": cx.get("path"),
-        "keyword": cx.get("keyword"),
-        "mutation": cx.get("mutation"),
-        "operator": cx.get("operator"),
-        **({"cause": cx["cause"]} if isinstance(cx.get("cause"), str) and cx["cause"] else {}),
-        "input": cx["input"],
+        "inputKind": cx.input_kind,
+        "path": cx.path,
+        "keyword": cx.keyword,
+        "mutation": cx.mutation,
+        "operator": cx.operator,
+        **({"cause": cx.cause} if cx.cause else {}),
+        "input": cx.input,
         "expected": {
             "outcome": "accepted" if valid else "rejected",
             "inputValid": valid,
             "invariant": _invariant_of(str(failure)),
         },
         "provenance": {
-            "receiptHash": receipt["receiptHash"],
-            "seed": replay.get("seed"),
-            "runs": replay.get("runs"),
-            "stream": replay.get("stream"),
-            "case": replay.get("case"),
-            "engineVersion": engine.get("version"),
-            "schemaDigest": receipt["schemaDigest"],
+            "receiptHash": receipt.receipt_hash,
+            "seed": replay.seed,
+            "runs": replay.runs,
+            "stream": replay.stream,
+            "case": replay.case,
+            "engineVersion": receipt.engine.version,
+            "schemaDigest": receipt.schema_digest,
         },
     }
 
@@ -190,31 +187,31 @@ def _invariant_of(failure: str) -> str | None:
     return None
 
 
-def _validity(receipt: JSONObject, cx: dict[str, Any]) -> bool:
+def _validity(receipt: Receipt, cx: RecordedCounterexample) -> bool:
     """Was the input schema-valid? The kind says so for valid and hostile cases; a seam
     probe's validity comes from its failure class, its error, or the receipt's probes."""
-    kind, failure = cx.get("inputKind"), cx.get("failure")
+    kind, failure = cx.input_kind, cx.failure
     if kind == InputKind.VALID.value:
         return True
     if kind == InputKind.HOSTILE.value or failure == Failure.HOSTILE_ACCEPTED.value:
         return False
     if failure in {f.value for f in _VALID_ONLY}:
         return True
-    error = cx.get("error")
-    if isinstance(error, dict) and isinstance(error.get("inputValid"), bool):
-        return bool(error["inputValid"])
-    probes: Any = receipt.get("probes") or []
+    valid = cx.error.get("inputValid")
+    if isinstance(valid, bool):
+        return valid
+    probes: Any = receipt.probes or []
     seen = {
         probe.get("valid")
         for probe in probes
         if isinstance(probe, dict)
-        and probe.get("name") == cx.get("operator")
-        and probe.get("path") == cx.get("path")
+        and probe.get("name") == cx.operator
+        and probe.get("path") == cx.path
     }
     if len(seen) == 1 and isinstance(next(iter(seen)), bool):
         return bool(seen.pop())
     raise ReceiptError(
-        f"counterexample {cx.get('fingerprint')}: the receipt does not say whether its input "
+        f"counterexample {cx.fingerprint}: the receipt does not say whether its input "
         "is schema-valid, so the expected outcome is unknown and it cannot be promoted"
     )
 

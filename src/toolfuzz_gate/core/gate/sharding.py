@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.errors import UsageError
 
 MAX_SHARDS = 256
@@ -83,7 +83,7 @@ def balanced(costs: Sequence[int], count: int) -> list[int]:
     return owners
 
 
-def unit_costs(files: Sequence[str], measured: Mapping[str, JSON]) -> list[int]:
+def unit_costs(files: Sequence[str], measured: Mapping[str, Receipt]) -> list[int]:
     """Each unit's cost in milliseconds, by its receipt file name, from `measured` (file name
     -> a previous run's receipt): the tool's whole time (`diagnostics.profile.wallSeconds`,
     else `durationSeconds`); a unit without one (new, or run without `--diagnostics`) costs
@@ -94,9 +94,9 @@ def unit_costs(files: Sequence[str], measured: Mapping[str, JSON]) -> list[int]:
     return [known.get(name, typical) for name in files]
 
 
-def _cost(receipt: JSON) -> int | None:
-    block = receipt.get("diagnostics") if isinstance(receipt, dict) else None
-    if not isinstance(block, dict):
+def _cost(receipt: Receipt | None) -> int | None:
+    block = receipt.diagnostics if receipt is not None else None
+    if block is None:
         return None
     profile = block.get("profile")
     seconds = profile.get("wallSeconds") if isinstance(profile, dict) else None

@@ -21,11 +21,12 @@ leaves unrun still fail `not-run-on-head` unless `allow-refused` names its code.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
-from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, is_skip
 from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
 from toolfuzz_gate.core.gate.reach_verdict import UNREACHED, entries_of, unreached_check
@@ -34,7 +35,9 @@ from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
 """The order of a family's coverage states, for `min_coverage` floors."""
 
-Receipts = Sequence[dict[str, Any]]
+Receipts = Sequence[Receipt]
+AgentReceipts = Sequence[dict[str, Any]]
+"""`toolfuzz-agent/1` documents (`core.agent.agent_receipt`)."""
 Outcome = tuple[list[str], list[str]]
 """(reasons the gate fails, notes)."""
 
@@ -50,7 +53,7 @@ def decide(
     rules: GateRules,
     head: Receipts,
     diff: dict[str, Any] | None = None,
-    agent: Receipts = (),
+    agent: AgentReceipts = (),
     *,
     agent_unavailable: str | None = None,
 ) -> Verdict:
@@ -94,12 +97,12 @@ def _cut(head: Receipts) -> list[str]:
     budgets: list[str] = []
     breakers: list[str] = []
     for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
-        budget = receipt.get("budget")
-        if isinstance(budget, dict) and budget.get("exhausted") is True:
+        budget = receipt.budget
+        if budget is not None and budget.get("exhausted") is True:
             seconds = budget.get("seconds" if budget.get("scope") == "tool" else "runSeconds")
             budgets.append(f"{key} ({budget.get('scope')}'s {seconds} s; {_not_run(budget)})")
-        breaker = receipt.get("breaker")
-        if isinstance(breaker, dict):
+        breaker = receipt.breaker
+        if breaker is not None:
             breakers.append(f"{key} ({breaker.get('stream')} stream; {_not_run(breaker)})")
     notes = []
     if budgets:
@@ -128,12 +131,12 @@ def _refused(rules: GateRules, head: Receipts, diff: dict[str, Any] | None) -> O
     allowed: list[str] = []
     skips: list[str] = []
     for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
-        codes = codes_of(receipt)
+        codes = receipt.refusal_codes
         if any(is_skip(c) for c in codes):
             skips.append(f"{key} ({', '.join(c for c in codes if is_skip(c))})")
         codes = [c for c in codes if not is_skip(c)]
         fresh = [c for c in codes if c not in base_codes.get(key, set())]
-        blocking = [c for c in fresh if not rules.allows(receipt["tool"], c)]
+        blocking = [c for c in fresh if not rules.allows(receipt.tool, c)]
         if blocking:
             new.append(f"{key} ({', '.join(blocking)})")
         elif fresh:
@@ -199,25 +202,33 @@ def _without_state_dependent(
     return head, diff, [note] if count else []
 
 
-def _state_dependent_hang(cx: dict[str, Any]) -> bool:
-    hangs = {failure.value for failure in HANGS}
-    return isinstance(cx.get("stateDependent"), dict) and cx.get("failure") in hangs
+_HANGS = frozenset(failure.value for failure in HANGS)
 
 
-def _flaky(cx: dict[str, Any]) -> bool:
-    return cx.get("flaky") is True
+def _state_dependent_hang(cx: RecordedCounterexample | dict[str, Any]) -> bool:
+    if isinstance(cx, RecordedCounterexample):
+        return cx.state_dependent is not None and cx.failure in _HANGS
+    return isinstance(cx.get("stateDependent"), dict) and cx.get("failure") in _HANGS
+
+
+def _flaky(cx: RecordedCounterexample | dict[str, Any]) -> bool:
+    return cx.flaky if isinstance(cx, RecordedCounterexample) else cx.get("flaky") is True
 
 
 def _without(
-    head: Receipts, diff: dict[str, Any] | None, noted: Callable[[dict[str, Any]], bool]
+    head: Receipts,
+    diff: dict[str, Any] | None,
+    noted: Callable[[RecordedCounterexample | dict[str, Any]], bool],
 ) -> tuple[Receipts, dict[str, Any] | None, int]:
-    """Head and diff without the counterexamples `noted` picks, and how many head had."""
+    """Head and diff (its entries are the diff document's) without the counterexamples
+    `noted` picks, and how many head had."""
 
     def steady(examples: list[Any]) -> list[Any]:
         return [c for c in examples if not (isinstance(c, dict) and noted(c))]
 
-    count = sum(len(r["counterexamples"]) - len(steady(r["counterexamples"])) for r in head)
-    head = [{**r, "counterexamples": steady(r["counterexamples"])} for r in head]
+    kept = [tuple(c for c in r.counterexamples if not noted(c)) for r in head]
+    count = sum(len(r.counterexamples) - len(k) for r, k in zip(head, kept, strict=True))
+    head = [replace(r, counterexamples=k) for r, k in zip(head, kept, strict=True)]
     if diff is not None:
         tools = [
             {
@@ -248,7 +259,7 @@ def _tally(items: Sequence[tuple[str, int]]) -> dict[str, int]:
 
 
 def _invariant(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
-    per_tool = _tally([(r["tool"], len(r["counterexamples"])) for r in head])
+    per_tool = _tally([(r.tool, len(r.counterexamples)) for r in head])
     if not per_tool:
         return [], []
     return [_counted("invariant: counterexamples on head", per_tool)], []
@@ -256,7 +267,7 @@ def _invariant(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
 
 def _new_counterexample(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
     if diff is None:
-        per_tool = _tally([(r["tool"], len(r["counterexamples"])) for r in head])
+        per_tool = _tally([(r.tool, len(r.counterexamples)) for r in head])
         note = "new-counterexample: no baseline, so every counterexample on head counts as new"
         failed = [_counted("new-counterexample: not on base", per_tool)] if per_tool else []
         return failed, [note]
@@ -267,7 +278,7 @@ def _new_counterexample(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
 
 
 def _unsupported_keyword(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
-    per_tool = _tally([(r["tool"], len(r["unsupported"])) for r in head])
+    per_tool = _tally([(r.tool, len(r.unsupported)) for r in head])
     if not per_tool:
         return [], []
     return [_counted("unsupported-keyword: keywords the engine refuses", per_tool)], []
@@ -289,14 +300,14 @@ def _coverage_drop(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
 
 def _floors(floors: Sequence[tuple[str, str]], head: Receipts) -> list[str]:
     below = []
-    for receipt in sorted(head, key=lambda r: (r["tool"], r["seed"])):
-        if skipped(receipt):
+    for receipt in sorted(head, key=lambda r: (r.tool, r.seed)):
+        if receipt.skipped:
             continue  # not fuzzed by design: it has no coverage to hold to a floor
-        coverage = receipt["coverage"]
+        coverage = receipt.coverage
         for family, floor in floors:
             state = coverage.get(family, "unsupported")
             if COVERAGE_RANK.get(state, 0) < COVERAGE_RANK[floor]:
-                below.append(f"{receipt['tool']} (seed {receipt['seed']}) {family} is {state}")
+                below.append(f"{receipt.tool} (seed {receipt.seed}) {family} is {state}")
     if not below:
         return []
     return [f"min_coverage: {len(below)} below the floor: {'; '.join(below)}"]
@@ -305,7 +316,7 @@ def _floors(floors: Sequence[tuple[str, str]], head: Receipts) -> list[str]:
 def _under_specified(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
     """Head's under-specification notes: clean rejections of schema-valid calls where the
     schema is not declared complete. They fail the gate only when `fail_on` lists this."""
-    per_tool = _tally([(r["tool"], len(r.get("underSpecified", []))) for r in head])
+    per_tool = _tally([(r.tool, len(r.under_specified)) for r in head])
     if not per_tool:
         return [], []
     return [_counted("under-specified: schema-valid calls the tools refuse", per_tool)], []
@@ -320,7 +331,7 @@ CHECKS: dict[str, Callable[[Receipts, dict[str, Any] | None], Outcome]] = {
 }
 
 
-def _agent_reachable(agent: Receipts) -> Outcome:
+def _agent_reachable(agent: AgentReceipts) -> Outcome:
     """Counterexamples an agent reached, and documentation probes whose calls failed."""
     per_tool = _tally(
         [
@@ -342,7 +353,7 @@ def _agent_reachable(agent: Receipts) -> Outcome:
     return [_counted(label, per_tool)], []
 
 
-def _agent_correctness(agent: Receipts) -> Outcome:
+def _agent_correctness(agent: AgentReceipts) -> Outcome:
     """Erroneous prompt sets, with the arguments they name and how many fixes verified."""
     sets = [(r["tool"], entry) for r in agent for entry in r.get("correctness", [])]
     erroneous = [(tool, entry) for tool, entry in sets if entry.get("erroneous") is True]
@@ -360,7 +371,7 @@ def _agent_correctness(agent: Receipts) -> Outcome:
     ], []
 
 
-def _unjudged(check: str, agent: Receipts) -> list[str]:
+def _unjudged(check: str, agent: AgentReceipts) -> list[str]:
     """What the model kept agent mode from judging for `check`, as one reason."""
     per_tool = _tally([(r["tool"], _unjudged_count(r, check)) for r in agent])
     if not per_tool:
@@ -378,7 +389,7 @@ def _unjudged_count(receipt: dict[str, Any], check: str) -> int:
     return sum(1 for item in items if isinstance(item, dict) and item.get("check") == check)
 
 
-AGENT_CHECKS: dict[str, Callable[[Receipts], Outcome]] = {
+AGENT_CHECKS: dict[str, Callable[[AgentReceipts], Outcome]] = {
     "agent-reachable": _agent_reachable,
     "agent-correctness": _agent_correctness,
 }

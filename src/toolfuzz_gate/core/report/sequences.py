@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line
 from toolfuzz_gate.core.report.untrusted import cap, clean, fence
@@ -68,33 +68,32 @@ def _inert(text: str) -> str:
     return "".join(_ESCAPES.get(c, c) for c in text)
 
 
-def render_stateful_summary(receipt: JSONObject, location: str) -> str:
+def render_stateful_summary(r: Receipt, location: str) -> str:
     """A stateful campaign's receipt for the terminal."""
-    r: Any = receipt
-    facts = r.get("stateful") or {}
+    facts: Any = r.stateful or {}
     kinds = facts.get("tools") or {}
     links = facts.get("links") or []
     certain = sum(1 for link in links if isinstance(link, dict) and link.get("certain"))
     lines = [
-        f"{r['tool']}: seed {r['seed']}, {facts.get('sequences', 0)} of {facts.get('planned', 0)}"
+        f"{r.tool}: seed {r.seed}, {facts.get('sequences', 0)} of {facts.get('planned', 0)}"
         f" sequences, {facts.get('calls', 0)} calls over {len(kinds)} tools"
         f" ({len(links)} links, {certain} certain)"
         + (f", stopped: {facts['stop']}" if facts.get("stop") else ""),
     ]
-    held = [name for name, ok in r["invariants"].items() if ok]
-    broken = [name for name, ok in r["invariants"].items() if not ok]
+    held = [name for name, ok in r.invariants.items() if ok]
+    broken = [name for name, ok in r.invariants.items() if not ok]
     lines.append(
-        f"  checks across calls: {len(held)}/{len(r['invariants'])} hold"
+        f"  checks across calls: {len(held)}/{len(r.invariants)} hold"
         + (f"; broken: {', '.join(broken)}" if broken else "")
     )
-    examples = r["counterexamples"]
-    lines.append(f"  counterexamples: {len(examples)}")
-    for example in examples:
-        flaky = " [flaky]" if example.get("flaky") is True else ""
-        lines.append(f"    {example['failure']} at {example['path']}{flaky}:")
+    lines.append(f"  counterexamples: {len(r.counterexamples)}")
+    for recorded in r.counterexamples:
+        flaky = " [flaky]" if recorded.flaky else ""
+        lines.append(f"    {recorded.failure} at {recorded.path}{flaky}:")
+        example = recorded.as_json()
         lines += [f"      {line}" for line in sequence_lines(example)]
         said = evidence_line(example)
         if said:
             lines.append(f"      said: {bounded_message(said, 200)}")
-    lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
+    lines.append(f"  receipt: {location} (sha256 {r.receipt_hash[:16]})")
     return "\n".join(lines)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.refusal import Refusal, reasons_of, skipped
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_compact
+from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line
 from toolfuzz_gate.core.report.sequences import render_stateful_summary
@@ -20,88 +20,86 @@ HINT_NOTES = {
 `annotations`), one console note each."""
 
 
-def render_refused_summary(receipt: JSONObject, location: str) -> str:
+def render_refused_summary(receipt: Receipt, location: str) -> str:
     """A refused tool: each reason as the console prints a schema error (code, pointer,
     line, message), with its hint."""
-    reasons = [Refusal.from_json(reason) for reason in reasons_of(receipt)]
-    if skipped(receipt):
-        head = f"{receipt['tool']}: not fuzzed, skipped (a note, not a failure) ({location}):"
+    reasons = receipt.reasons
+    if receipt.skipped:
+        head = f"{receipt.tool}: not fuzzed, skipped (a note, not a failure) ({location}):"
     else:
-        head = f"{receipt['tool']}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"
+        head = f"{receipt.tool}: not fuzzed, refused for {len(reasons)} reason(s) ({location}):"
     lines = [head]
     lines += ["  " + reason.render().replace("\n", "\n  ") for reason in reasons]
     return "\n".join(lines)
 
 
-def _broken(invariant: str, examples: list[Any]) -> str:
+def _broken(invariant: str, examples: Sequence[RecordedCounterexample]) -> str:
     """A broken invariant as the receipt names it in `invariants`, with the failure classes
     its counterexamples carry in `failure` (the names the lines below use)."""
     classes = {
         failure.value for item in INVARIANTS if item.name == invariant for failure in item.failures
     }
-    found = sorted({str(e["failure"]) for e in examples if e["failure"] in classes})
+    found = sorted({e.failure for e in examples if e.failure in classes})
     return f"{invariant} ({', '.join(found)})" if found else invariant
 
 
-def render_receipt_summary(receipt: JSONObject, location: str) -> str:
-    if "stateful" in receipt:
-        return render_stateful_summary(receipt, location)
-    r: Any = receipt
-    cases = r["cases"]
+def render_receipt_summary(r: Receipt, location: str) -> str:
+    if r.stateful is not None:
+        return render_stateful_summary(r, location)
+    cases = r.cases or {}
+    oracle = r.engine.oracle.name if r.engine.oracle is not None else "no"
     lines = [
-        f"{r['tool']}: seed {r['seed']}, {cases['valid']} valid + {cases['hostile']} hostile"
-        f" + {cases['seam']} seam cases ({r['engine']['oracle']['name']} oracle)",
+        f"{r.tool}: seed {r.seed}, {cases.get('valid')} valid + {cases.get('hostile')} hostile"
+        f" + {cases.get('seam')} seam cases ({oracle} oracle)",
     ]
-    held = [name for name, ok in r["invariants"].items() if ok]
-    broken = [_broken(name, r["counterexamples"]) for name, ok in r["invariants"].items() if not ok]
+    held = [name for name, ok in r.invariants.items() if ok]
+    broken = [_broken(name, r.counterexamples) for name, ok in r.invariants.items() if not ok]
     lines.append(
-        f"  invariants: {len(held)}/{len(r['invariants'])} hold"
+        f"  invariants: {len(held)}/{len(r.invariants)} hold"
         + (f"; broken: {', '.join(broken)}" if broken else "")
     )
     by_state: dict[str, list[str]] = {}
-    for family, state in r["coverage"].items():
+    for family, state in r.coverage.items():
         by_state.setdefault(state, []).append(family)
     tested = by_state.pop("tested", [])
     coverage = f"tested {' '.join(tested)}" if tested else "nothing tested"
     others = "; ".join(f"{len(names)} {state}" for state, names in sorted(by_state.items()))
     lines.append(f"  coverage: {coverage}" + (f" ({others})" if others else ""))
-    examples = r["counterexamples"]
+    examples = r.counterexamples
     lines.append(f"  counterexamples: {len(examples)}")
     for example in examples[:MAX_LISTED]:
-        shown = canonical_compact(example["input"])
+        shown = canonical_compact(example.input)
         if len(shown) > 120:
             shown = shown[:119] + "…"
         flaky = ""
-        if example.get("flaky") is True:
-            reproduced = example["reproduced"]
-            flaky = f" [flaky: failed {reproduced['failed']} of {reproduced['runs']} runs]"
-        if isinstance(example.get("stateDependent"), dict):
+        if example.flaky:
+            reproduced = example.reproduced or {}
+            flaky = f" [flaky: failed {reproduced.get('failed')} of {reproduced.get('runs')} runs]"
+        if example.state_dependent is not None:
             flaky += " [state-dependent: never failed on a handler started afresh]"
         lines.append(
-            f"    {example['failure']} at {example['path'] or '/'} ({example['mutation']})"
-            f"{flaky}: {shown}"
+            f"    {example.failure} at {example.path or '/'} ({example.mutation}){flaky}: {shown}"
         )
-        said = evidence_line(example)
+        said = evidence_line(example.as_json())
         if said:
             lines.append(f"      said: {bounded_message(said, 200)}")
     if len(examples) > MAX_LISTED:
         lines.append(f"    … and {len(examples) - MAX_LISTED} more in the receipt")
-    notes = r.get("underSpecified") or []
+    notes = r.under_specified
     if notes:
-        causes = ", ".join(sorted({str(note.get("cause") or "?") for note in notes}))
+        causes = ", ".join(sorted({note.cause or "?" for note in notes}))
         lines.append(
             f"  under-specified: {len(notes)} note(s), schema-valid calls refused ({causes});"
             " not counterexamples unless the policy says strict: true"
         )
-    breaker = r.get("breaker")
-    if breaker:
-        lines.append(f"  breaker: {breaker['note']}")
-    noise = r.get("handlerNotes", {}).get("stdoutNoiseLines")
+    if r.breaker:
+        lines.append(f"  breaker: {r.breaker.get('note')}")
+    noise = (r.handler_notes or {}).get("stdoutNoiseLines")
     if noise:
         lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
-    hints = r.get("annotations")
+    hints = r.annotations or {}
     for hint, note in HINT_NOTES.items():
-        if isinstance(hints, dict) and hints.get(hint) is True:
+        if hints.get(hint) is True:
             lines.append(f"  note: the server declares {hint}: true: {note}")
-    lines.append(f"  receipt: {location} (sha256 {r['receiptHash'][:16]})")
+    lines.append(f"  receipt: {location} (sha256 {r.receipt_hash[:16]})")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_read import read_receipt
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import calls_of, stateful_receipt
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
 from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
@@ -77,7 +78,7 @@ def campaign(bug: str | None, seed: int = 41) -> tuple[JSONObject, InProcess]:
     receipt = stateful_receipt(
         "notes", tools.tools, tools.links, config, result, handler_label={}, replay_command="r"
     )
-    return receipt, server
+    return receipt.document(), server
 
 
 EXPECTED = {
@@ -134,9 +135,7 @@ def test_the_correct_reference_has_no_finding() -> None:
 
 def test_a_minimal_sequence_replays_from_a_fresh_state() -> None:
     receipt, _ = campaign("update-not-visible")
-    listed: Any = receipt["counterexamples"]
-    cx = listed[0]
-    calls = calls_of(cx)
+    calls = calls_of(read_receipt(receipt).counterexamples[0])
     assert calls is not None
     links = [(link.member, link.step) for call in calls for link in call.links]
     assert links == [("note_id", 1), ("note_id", 1)]  # the second create's id, twice

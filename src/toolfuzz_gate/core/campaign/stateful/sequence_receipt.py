@@ -12,11 +12,10 @@ stopped, findings dropped and why). `invariants` is the ledger of the checks acr
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import fingerprint
-from toolfuzz_gate.core.campaign.receipt import seal
+from toolfuzz_gate.core.campaign.receipt import Engine, Receipt, RecordedCounterexample, Replay
 from toolfuzz_gate.core.campaign.stateful.links import Link, ServerTool
 from toolfuzz_gate.core.campaign.stateful.sequence import Call, LinkRef, Step
 from toolfuzz_gate.core.campaign.stateful.sequence_checks import CHECKS
@@ -59,7 +58,7 @@ def stateful_receipt(
     replay_command: str,
     budget: JSONObject | None = None,
     fixtures: JSONObject | None = None,
-) -> JSONObject:
+) -> Receipt:
     """`fixtures`: per tool with fixtures, what its own receipt records (laid again before
     each sequence); None or empty: the receipt has no `fixtures` member."""
     name = receipt_name(server)
@@ -73,22 +72,22 @@ def stateful_receipt(
         for check, (_, classes) in CHECKS.items()
         if check in config.checks
     }
-    body: dict[str, Any] = {
-        "tool": name,
-        "seed": config.seed,
-        "runs": config.sequences,
-        "schemaDigest": digest(schemas),
-        "handler": handler_label,
-        "engine": {"name": ENGINE_NAME, "version": __version__},
-        "limits": {"sequences": config.sequences, "maxCalls": config.max_calls},
-        "coverage": {},
-        "mutationCounts": {},
-        "invariants": ledger,
-        "unsupported": [],
-        "counterexamples": [_describe(name, c, config) for c in result.counterexamples],
-        "underSpecified": [],
-        "replayCommand": replay_command,
-        "stateful": {
+    return Receipt(
+        tool=name,
+        seed=config.seed,
+        runs=config.sequences,
+        schema_digest=digest(schemas),
+        handler=handler_label,
+        engine=Engine(ENGINE_NAME, __version__),
+        limits={"sequences": config.sequences, "maxCalls": config.max_calls},
+        coverage={},
+        mutation_counts={},
+        invariants=ledger,
+        unsupported=(),
+        counterexamples=tuple(_describe(name, c, config) for c in result.counterexamples),
+        under_specified=(),
+        replay_command=replay_command,
+        stateful={
             "tools": {t: tool.shape.kind.value for t, tool in sorted(tools.items())},
             "links": [link.as_json() for link in links],
             "planned": result.planned,
@@ -97,52 +96,46 @@ def stateful_receipt(
             "stop": result.stop,
             "dropped": dict(sorted(result.dropped.items())),
         },
-    }
-    if budget is not None:
-        body["budget"] = budget
-    if fixtures:
-        body["fixtures"] = fixtures
-    return seal(body)
+        budget=budget,
+        fixtures=fixtures or None,
+    )
 
 
-def _describe(name: str, example: SequenceCounterexample, config: StatefulConfig) -> JSONObject:
+def _describe(
+    name: str, example: SequenceCounterexample, config: StatefulConfig
+) -> RecordedCounterexample:
     found = example.finding
     path = jp.join("", found.tool)
     failing = example.steps[found.step].outcome if found.step < len(example.steps) else None
     error: JSONObject = {"message": bounded_message(found.message)}
     if failing is not None and failing.error_code is not None:
         error["code"] = failing.error_code
-    return {
-        "fingerprint": fingerprint(name, found.failure.value, path, "sequence", found.cause),
-        "failure": found.failure.value,
-        "cause": found.cause,
-        "path": path,
-        "mutation": "sequence",
-        "keyword": "",
-        "inputKind": "valid",
-        "operator": "sequence",
-        "input": sequence_input(example.steps),
-        "originalInput": {"sequence": example.sequence, "calls": example.original_calls},
-        "sizes": [example.original_calls, len(example.steps)],
-        "error": error,
-        "flaky": example.flaky,
-        "suggestion": "",
-        "replay": {
-            "seed": config.seed,
-            "runs": config.sequences,
-            "stream": "stateful",
-            "case": example.sequence,
-        },
-        "reproduced": {"runs": example.runs, "failed": example.failed},
-        "sequence": [step.as_json(found.step, index) for index, step in enumerate(example.steps)],
-        "failingCall": found.step + 1,
-    }
+    return RecordedCounterexample(
+        fingerprint=fingerprint(name, found.failure.value, path, "sequence", found.cause),
+        failure=found.failure.value,
+        cause=found.cause,
+        path=path,
+        mutation="sequence",
+        keyword="",
+        input_kind="valid",
+        operator="sequence",
+        input=sequence_input(example.steps),
+        original_input={"sequence": example.sequence, "calls": example.original_calls},
+        sizes=(example.original_calls, len(example.steps)),
+        error=error,
+        flaky=example.flaky,
+        suggestion="",
+        replay=Replay(config.seed, config.sequences, "stateful", example.sequence),
+        reproduced={"runs": example.runs, "failed": example.failed},
+        sequence=tuple(step.as_json(found.step, index) for index, step in enumerate(example.steps)),
+        failing_call=found.step + 1,
+    )
 
 
-def calls_of(example: JSONObject) -> list[Call] | None:
+def calls_of(example: RecordedCounterexample) -> list[Call] | None:
     """The calls a counterexample's `input` holds, to run again (None: not a sequence, or
     one that cannot be replayed faithfully: an argument was elided in the receipt)."""
-    listed = example.get("input")
+    listed = example.input
     if not isinstance(listed, list) or not listed:
         return None
     calls: list[Call] = []

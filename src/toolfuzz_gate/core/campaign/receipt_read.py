@@ -1,0 +1,282 @@
+"""Reading a receipt back: the one validating reader of a `toolfuzz-receipt/1` document (pure).
+
+`problems` says whether a document is a sound receipt at all (its format, the members every
+receipt has had, a hash that matches its content); `read_receipt` then gives its `Receipt`,
+or a `ReceiptShapeError` (`receipt.unreadable`) naming the first member of a shape no
+version wrote. Every reader of a receipt reads the `Receipt`, never the document.
+
+The older shapes it accepts, each read as today's receipt would say the same thing:
+
+* no `underSpecified` (from before under-specification notes were kept): none;
+* a `refused` without `reasons` (from before reasons were recorded, when a tool was refused
+  for unsupported keywords only): one `schema.unsupported-keyword` reason per `unsupported`
+  entry, and `problems` empty when it is absent too;
+* a counterexample without `cause` (from before causes were kept; its fingerprint was
+  made without one too): the empty cause;
+* no `checks` (from before checks were declared): None, which `checks_from_json` reads as
+  the checks that campaign held every tool to;
+* no `interface`, `contract` or `cases`: None (an interface diff skips such a tool);
+* a campaign's members recorded by later versions absent (0.4.0 wrote no `reach`,
+  `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger).
+
+A member this version does not know (a newer gate's) is kept in `Receipt.extra` as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toolfuzz_gate.core.campaign.findings import is_fingerprint
+from toolfuzz_gate.core.campaign.receipt import (
+    FORMAT,
+    OPTIONAL_MEMBERS,
+    CampaignRecord,
+    Component,
+    Engine,
+    Receipt,
+    RecordedCounterexample,
+    Refused,
+    Replay,
+    Unsupported,
+    receipt_hash,
+)
+from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.errors import ReceiptShapeError
+
+REQUIRED = (
+    "format",
+    "tool",
+    "seed",
+    "runs",
+    "schemaDigest",
+    "handler",
+    "engine",
+    "limits",
+    "coverage",
+    "mutationCounts",
+    "invariants",
+    "unsupported",
+    "counterexamples",
+    "replayCommand",
+    "receiptHash",
+)
+"""The members every receipt has had."""
+CAMPAIGN = (
+    "schemaReading",
+    "reach",
+    "saturation",
+    "replaySample",
+    "casesDigest",
+    "boundaries",
+    "probes",
+    "dictionary",
+)
+"""The members a campaign that ran records (a refused tool's receipt and a stateful one have
+none of them)."""
+_KNOWN = frozenset(
+    {*REQUIRED, *CAMPAIGN, "underSpecified", "refused", "diagnostics"}
+    | {member for _, member in OPTIONAL_MEMBERS}
+)
+
+
+def problems(document: Any) -> list[str]:
+    """What is wrong with a document claiming to be a receipt; empty when sound."""
+    if not isinstance(document, dict):
+        return ["a receipt is a JSON object"]
+    found = [f"missing member {name!r}" for name in REQUIRED if name not in document]
+    if document.get("format") != FORMAT:
+        found.append(f"format is not {FORMAT!r}")
+    if not found and receipt_hash(document) != document.get("receiptHash"):
+        found.append("receiptHash does not match the content (edited or corrupted)")
+    return found
+
+
+def read_receipt(document: Mapping[str, Any]) -> Receipt:
+    """The receipt a sound document (`problems` is empty) holds."""
+    at = _At(str(document.get("tool")))
+    tool, seed, runs = document["tool"], document["seed"], document["runs"]
+    if not isinstance(tool, str):
+        raise at.bad("tool", "is not a string")
+    unsupported = tuple(
+        Unsupported(
+            at.text(item, "keyword", f"unsupported/{i}"), at.text(item, "path", f"unsupported/{i}")
+        )
+        for i, item in enumerate(at.items(document, "unsupported", ""))
+    )
+    return Receipt(
+        tool=tool,
+        seed=at.integer(seed, "seed"),
+        runs=at.integer(runs, "runs"),
+        schema_digest=at.text(document, "schemaDigest", ""),
+        handler=at.mapping(document["handler"], "handler"),
+        engine=_engine(at, document["engine"]),
+        limits=at.mapping(document["limits"], "limits"),
+        coverage=at.values(document, "coverage", str),
+        mutation_counts=at.mapping(document["mutationCounts"], "mutationCounts"),
+        invariants=at.values(document, "invariants", bool),
+        unsupported=unsupported,
+        counterexamples=_counterexamples(at, document, "counterexamples"),
+        under_specified=_counterexamples(at, document, "underSpecified"),
+        replay_command=at.text(document, "replayCommand", ""),
+        campaign=_campaign(at, document),
+        refused=_refused(at, document.get("refused"), unsupported),
+        diagnostics=_optional(at, document, "diagnostics"),
+        extra={k: v for k, v in document.items() if k not in _KNOWN},
+        **{name: _optional(at, document, member) for name, member in OPTIONAL_MEMBERS},
+    )
+
+
+class _At:
+    """Reads members of one tool's receipt, naming the member when one is of a wrong shape."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+
+    def bad(self, member: str, what: str) -> ReceiptShapeError:
+        return ReceiptShapeError(
+            f"the receipt of tool {self.tool!r}: `{member}` {what}",
+            hint="regenerate the receipt with toolfuzz-gate; receipts are not edited by hand",
+        )
+
+    def mapping(self, value: Any, member: str) -> JSONObject:
+        if not isinstance(value, dict):
+            raise self.bad(member, "is not an object")
+        return value
+
+    def text(self, holder: Any, name: str, where: str) -> str:
+        value = holder.get(name) if isinstance(holder, dict) else None
+        if not isinstance(value, str):
+            raise self.bad(f"{where}/{name}".strip("/"), "is not a string")
+        return value
+
+    def integer(self, value: Any, member: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.bad(member, "is not an integer")
+        return value
+
+    def items(self, holder: Mapping[str, Any], member: str, where: str) -> list[JSONObject]:
+        listed = holder.get(member, [])
+        if not isinstance(listed, list) or not all(isinstance(item, dict) for item in listed):
+            raise self.bad(f"{where}/{member}".strip("/"), "is not a list of objects")
+        return listed
+
+    def values(self, holder: Mapping[str, Any], member: str, kind: type) -> dict[str, Any]:
+        states = holder[member]
+        if not isinstance(states, dict) or not all(isinstance(v, kind) for v in states.values()):
+            raise self.bad(member, f"is not an object of {kind.__name__} values")
+        return dict(states)
+
+
+def _optional(at: _At, document: Mapping[str, Any], member: str) -> Any:
+    value = document.get(member)
+    return None if value is None else at.mapping(value, member)
+
+
+def _engine(at: _At, value: Any) -> Engine:
+    found = at.mapping(value, "engine")
+
+    def part(name: str) -> Component | None:
+        given = found.get(name)
+        if given is None:
+            return None
+        where = f"engine/{name}"
+        return Component(at.text(given, "name", where), at.text(given, "version", where))
+
+    return Engine(
+        at.text(found, "name", "engine"),
+        at.text(found, "version", "engine"),
+        part("generator"),
+        part("oracle"),
+        part("reference"),
+    )
+
+
+def _campaign(at: _At, document: Mapping[str, Any]) -> CampaignRecord | None:
+    if not any(member in document for member in CAMPAIGN):
+        return None
+    digest = document.get("casesDigest")
+    if digest is not None and not isinstance(digest, str):
+        raise at.bad("casesDigest", "is not a string")
+    return CampaignRecord(
+        schema_reading=_optional(at, document, "schemaReading"),
+        reach=_optional(at, document, "reach"),
+        saturation=_optional(at, document, "saturation"),
+        replay_sample=_optional(at, document, "replaySample"),
+        cases_digest=digest,
+        boundaries=document.get("boundaries"),
+        probes=document.get("probes"),
+        dictionary=document.get("dictionary"),
+    )
+
+
+def _refused(at: _At, value: Any, unsupported: tuple[Unsupported, ...]) -> Refused | None:
+    if value is None:
+        return None
+    found = at.mapping(value, "refused")
+    if "reasons" in found:
+        reasons = tuple(Refusal.from_json(r) for r in at.items(found, "reasons", "refused"))
+    else:  # a receipt from before reasons were recorded
+        reasons = tuple(
+            Refusal(UNSUPPORTED_KEYWORD, item.path, "unsupported keyword", item.keyword)
+            for item in unsupported
+        )
+    problems = found.get("problems", [])
+    if not isinstance(problems, list) or not all(isinstance(p, str) for p in problems):
+        raise at.bad("refused/problems", "is not a list of strings")
+    rendered = tuple(str(p) for p in problems)
+    code = found.get("code", reasons[0].code if reasons else UNSUPPORTED_KEYWORD)
+    if not isinstance(code, str):
+        raise at.bad("refused/code", "is not a string")
+    return Refused(code, rendered, reasons)
+
+
+def _counterexamples(
+    at: _At, document: Mapping[str, Any], member: str
+) -> tuple[RecordedCounterexample, ...]:
+    return tuple(
+        _counterexample(at, item, f"{member}/{index}")
+        for index, item in enumerate(at.items(document, member, ""))
+    )
+
+
+def _counterexample(at: _At, item: JSONObject, where: str) -> RecordedCounterexample:
+    if not is_fingerprint(item.get("fingerprint")):
+        raise at.bad(where, "has no `fingerprint` of 24 hex digits")
+    cause = item.get("cause", "")  # none in a receipt from before causes were kept
+    if not isinstance(cause, str):
+        raise at.bad(f"{where}/cause", "is not a string")
+    replay = at.mapping(item.get("replay"), f"{where}/replay")
+    sizes, sequence = item.get("sizes"), item.get("sequence")
+    if not isinstance(sizes, list):
+        raise at.bad(f"{where}/sizes", "is not a list")
+    if sequence is not None and not isinstance(sequence, list):
+        raise at.bad(f"{where}/sequence", "is not a list")
+    failing = item.get("failingCall")
+    flaky = item.get("flaky")
+    if not isinstance(flaky, bool):
+        raise at.bad(f"{where}/flaky", "is not true or false")
+    return RecordedCounterexample(
+        fingerprint=str(item["fingerprint"]),
+        failure=at.text(item, "failure", where),
+        cause=cause,
+        path=at.text(item, "path", where),
+        mutation=at.text(item, "mutation", where),
+        keyword=at.text(item, "keyword", where),
+        input_kind=at.text(item, "inputKind", where),
+        operator=at.text(item, "operator", where),
+        input=item.get("input"),
+        original_input=item.get("originalInput"),
+        sizes=tuple[JSON, ...](sizes),
+        error=at.mapping(item.get("error"), f"{where}/error"),
+        flaky=flaky,
+        suggestion=item.get("suggestion"),
+        replay=Replay(
+            replay.get("seed"), replay.get("runs"), replay.get("stream"), replay.get("case")
+        ),
+        reproduced=_optional(at, item, "reproduced"),
+        state_dependent=_optional(at, item, "stateDependent"),
+        sequence=None if sequence is None else tuple[JSON, ...](sequence),
+        failing_call=at.integer(failing, f"{where}/failingCall") if failing is not None else None,
+    )

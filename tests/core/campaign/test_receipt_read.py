@@ -1,0 +1,173 @@
+"""`core.campaign.receipt_read`: every older receipt shape the reader states it accepts is
+read as today's receipt would say the same thing, a receipt of today's shape reads back to
+its own bytes, and a sound receipt of no accepted shape is `receipt.unreadable`."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.core.campaign.test_receipt import AcceptAll
+from tests.receipts import complete, fingerprint_of, sealed, typed
+from toolfuzz_gate.contract import poster
+from toolfuzz_gate.core.campaign.checks import checks_from_json, resolve_checks
+from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
+from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.jsonutil.canonical import canonical_document
+from toolfuzz_gate.errors import ReceiptError, ReceiptShapeError
+
+
+@pytest.fixture(scope="module")
+def today() -> dict[str, Any]:
+    """A receipt of today's shape, with counterexamples (a handler accepting every call)."""
+    tool = ToolSpec(poster.TOOL_NAME, expected_rejections=poster.EXPECTED_REJECTIONS)
+    result = fuzz(
+        poster.SCHEMA,
+        AcceptAll(),
+        tool,
+        FuzzConfig(41, 24),
+        handler_label={"spec": "builtin:renderPoster"},
+        replay_command="toolfuzz-gate run",
+    )
+    return result.receipt.document()
+
+
+def older(document: dict[str, Any], *without: str) -> dict[str, Any]:
+    """`document` as a gate from before `without` were recorded wrote it: hashed without them."""
+    body = {k: v for k, v in document.items() if k not in (*without, "receiptHash")}
+    resealed = sealed(body)
+    assert problems(resealed) == []
+    return resealed
+
+
+def test_todays_receipt_reads_back_to_its_own_bytes(today: dict[str, Any]) -> None:
+    assert today["counterexamples"], "the poster's handler should give counterexamples"
+    receipt = read_receipt(today)
+    assert receipt.encoded() == canonical_document(today)
+    assert receipt.receipt_hash == today["receiptHash"]
+
+
+def test_a_receipt_without_under_specified_notes_has_none(today: dict[str, Any]) -> None:
+    receipt = read_receipt(older(today, "underSpecified"))
+    assert receipt.under_specified == ()
+    assert len(receipt.counterexamples) == len(today["counterexamples"])
+
+
+def test_a_refusal_without_reasons_reads_its_unsupported_keywords_as_reasons() -> None:
+    unsupported = [{"keyword": "if", "path": "/if"}, {"keyword": "not", "path": "/a/not"}]
+    document = sealed(
+        complete(
+            {
+                "unsupported": unsupported,
+                "refused": {"code": UNSUPPORTED_KEYWORD, "problems": ["if", "not"]},
+            }
+        )
+    )
+    receipt = read_receipt(document)
+    assert receipt.reasons == (
+        Refusal(UNSUPPORTED_KEYWORD, "/if", "unsupported keyword", "if"),
+        Refusal(UNSUPPORTED_KEYWORD, "/a/not", "unsupported keyword", "not"),
+    )
+    assert receipt.refusal_codes == [UNSUPPORTED_KEYWORD]
+    assert receipt.refused is not None and receipt.refused.problems == ("if", "not")
+    bare = read_receipt(sealed(complete({"unsupported": unsupported, "refused": {}})))
+    assert bare.refused is not None and bare.refused.problems == ()
+    assert bare.refused.code == UNSUPPORTED_KEYWORD
+
+
+def test_a_counterexample_without_a_cause_has_the_empty_cause(today: dict[str, Any]) -> None:
+    edited = copy.deepcopy(today)
+    for cx in edited["counterexamples"]:
+        del cx["cause"]
+    receipt = read_receipt(older(edited))
+    assert receipt.counterexamples and all(cx.cause == "" for cx in receipt.counterexamples)
+
+
+def test_a_receipt_without_checks_is_held_to_the_checks_of_its_time(
+    today: dict[str, Any],
+) -> None:
+    receipt = read_receipt(older(today, "checks"))
+    assert receipt.checks is None
+    assert checks_from_json(receipt.checks) == resolve_checks(deterministic=True, strict=True)
+
+
+def test_a_receipt_without_interface_contract_or_cases_has_none(today: dict[str, Any]) -> None:
+    receipt = read_receipt(older(today, "interface", "contract", "cases"))
+    assert (receipt.interface, receipt.contract, receipt.cases) == (None, None, None)
+
+
+def test_a_member_this_version_does_not_know_is_kept_as_it_is(today: dict[str, Any]) -> None:
+    newer = older({**today, "fromTheFuture": {"x": [1, 2]}})
+    receipt = read_receipt(newer)
+    assert receipt.extra == {"fromTheFuture": {"x": [1, 2]}}
+    assert receipt.encoded() == canonical_document(newer)
+
+
+def test_the_committed_receipt_of_0_4_0_is_read() -> None:
+    """A real older receipt (the worked example's, written by 0.4.0): no `reach`,
+    `saturation`, `replaySample`, `boundaries` or `interface`."""
+    path = Path(__file__).parents[3] / "examples/agent-geocoder/receipts/geocode.json"
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["engine"]["version"] == "0.4.0" and problems(document) == []
+    receipt = read_receipt(document)
+    assert receipt.campaign is not None
+    assert (receipt.reach, receipt.campaign.saturation, receipt.campaign.boundaries) == (
+        None,
+        None,
+        None,
+    )
+    assert receipt.interface is None and receipt.counterexamples
+    assert receipt.campaign.schema_reading == document["schemaReading"]
+    assert [cx.fingerprint for cx in receipt.counterexamples] == [
+        cx["fingerprint"] for cx in document["counterexamples"]
+    ]
+
+
+def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    no_fingerprint = copy.deepcopy(today)
+    no_fingerprint["counterexamples"][0]["fingerprint"] = "not-a-fingerprint"
+    return {
+        "counterexamples/0": no_fingerprint,
+        "coverage": {**today, "coverage": {"type": 3}},
+        "reach": {**today, "reach": [1]},
+        "seed": {**today, "seed": True},
+        "unsupported": {**today, "unsupported": ["if"]},
+        "refused/reasons": {**today, "refused": {"code": "x", "reasons": "x"}},
+        "counterexamples/0/flaky": complete(
+            {"counterexamples": [{"fingerprint": fingerprint_of("a"), "flaky": "yes"}]}
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        "counterexamples/0",
+        "coverage",
+        "reach",
+        "seed",
+        "unsupported",
+        "refused/reasons",
+        "counterexamples/0/flaky",
+    ],
+)
+def test_a_sound_receipt_of_no_accepted_shape_is_unreadable(
+    today: dict[str, Any], member: str
+) -> None:
+    document = older(_shapes(today)[member])
+    with pytest.raises(ReceiptShapeError) as raised:
+        read_receipt(document)
+    assert raised.value.code == "receipt.unreadable"
+    assert f"`{member}`" in raised.value.message
+    assert isinstance(raised.value, ReceiptError)  # whoever handles a bad receipt handles it
+
+
+def test_typed_completes_what_a_test_leaves_out() -> None:
+    receipt = typed({"tool": "alpha", "counterexamples": [{"fingerprint": fingerprint_of("a")}]})
+    assert receipt.tool == "alpha" and receipt.counterexamples[0].failure == "crash"
