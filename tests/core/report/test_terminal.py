@@ -34,8 +34,8 @@ def test_each_broken_invariant_is_shown_with_the_failure_classes_its_counterexam
             handler_label=config.label(),
             replay_command="",
         ).receipt
-    receipt = doc(receipt)
     text = render_receipt_summary(receipt, "r.json")
+    receipt = doc(receipt)
     broken = [name for name, held in receipt["invariants"].items() if not held]
     assert broken, "the lax handler breaks at least one invariant"
     classes = {inv.name: {f.value for f in inv.failures} for inv in INVARIANTS}
