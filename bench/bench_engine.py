@@ -88,10 +88,11 @@ def _campaign(
     )
     elapsed = time.perf_counter() - started
     cases = sum(result.counts.values())
+    used = result.receipt.engine.oracle
     line = (
         f"{cases} cases ({result.counts}) and {calls} handler calls in {elapsed:.3f}s = "
         f"{cases / elapsed:,.0f} cases/s, {calls / elapsed:,.0f} calls/s, oracle "
-        f"{result.receipt['engine']['oracle']['name']}, "  # type: ignore[index,call-overload]
+        f"{used.name if used else 'no'}, "
         f"{len(result.counterexamples)} counterexamples"
     )
     return elapsed, cases, line

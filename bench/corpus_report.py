@@ -41,7 +41,7 @@ from typing import Any
 from toolfuzz_gate.cli import run as run_cli
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.refusal import codes_of
+from toolfuzz_gate.core.campaign.receipt_read import read_receipt
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.core.engine.compile import compile_schema
@@ -112,9 +112,7 @@ def measure(
             replay_command="corpus-report",
         )
         row.fuzzed = True
-        families = result.receipt["mutationCounts"]
-        assert isinstance(families, dict)
-        for counts in families.values():
+        for counts in result.receipt.mutation_counts.values():
             assert isinstance(counts, dict)
             row.mutants.update({name: int(n) for name, n in counts.items()})  # type: ignore[arg-type]
         row.disagreements = sum(
@@ -182,14 +180,14 @@ def run_tools_files(
                 if not receipt_path.exists():
                     disagree.append({"file": entry["file"], "toolsFile": "no receipt"})
                     continue
-                receipt = json.loads(receipt_path.read_text())
+                receipt = read_receipt(json.loads(receipt_path.read_text()))
                 seen = {
-                    "fuzzed": "refused" not in receipt,
-                    "refused": codes_of(receipt),
+                    "fuzzed": receipt.refused is None,
+                    "refused": receipt.refusal_codes,
                     "disagreements": sum(
                         1
-                        for c in receipt["counterexamples"]
-                        if c["failure"] == Failure.ORACLE_DISAGREEMENT.value
+                        for c in receipt.counterexamples
+                        if c.failure == Failure.ORACLE_DISAGREEMENT.value
                     ),
                 }
                 fuzzed += bool(seen["fuzzed"])
