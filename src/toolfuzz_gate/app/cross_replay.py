@@ -17,7 +17,8 @@ from typing import Any
 
 from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup
-from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
 from toolfuzz_gate.core.gate.regression import (
     STILL_FAILING,

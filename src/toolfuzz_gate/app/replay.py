@@ -28,6 +28,7 @@ from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import Contract
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
@@ -154,13 +155,12 @@ def handler_from_receipt(receipt: Receipt, read_command: CommandReader) -> Handl
 
 def spec_from_receipt(receipt: Receipt) -> ToolSpec:
     """The contract the receipt was judged under (`contract`, the output ceiling)."""
-    contract: Any = receipt.contract or {}
-    limits: Any = receipt.limits
-    rejections = contract.get("expectedRejections") or []
-    codes, dry_run = contract.get("errorCodes"), contract.get("dryRun")
-    ceiling = limits.get("maxOutputBytes")
-    recoding = contract.get("rejectionCode")
-    answer = contract.get("rejectionAnswer")
+    contract = receipt.contract or Contract((), None, None)
+    rejections = contract.expected_rejections
+    codes, dry_run = contract.error_codes, contract.dry_run
+    ceiling = receipt.limits.get("maxOutputBytes")
+    recoding = contract.rejection_code
+    answer = contract.rejection_answer
     for key, given, problem_of in (
         ("errorCodes", codes, regex_problem),
         ("rejectionCode", recoding, pattern_problem),
@@ -171,11 +171,11 @@ def spec_from_receipt(receipt: Receipt) -> ToolSpec:
             raise ReceiptError(f"the receipt's contract/{key}: {problem}")
     return ToolSpec(
         receipt.tool,
-        expected_rejections=tuple(str(code) for code in rejections),
-        error_codes=codes if isinstance(codes, str) else None,
-        rejection_code=recoding if isinstance(recoding, str) else None,
-        rejection_answer=answer if isinstance(answer, str) else None,
-        dry_run=dry_run if isinstance(dry_run, str) else None,
+        expected_rejections=rejections,
+        error_codes=codes,
+        rejection_code=recoding,
+        rejection_answer=answer,
+        dry_run=dry_run,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
         checks=checks_from_json(receipt.checks),
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.core.campaign.stateful.test_stateful_campaign import campaign
 from tests.core.campaign.test_receipt import AcceptAll
 from tests.receipts import complete, fingerprint_of, sealed, typed
 from toolfuzz_gate.contract import poster
@@ -171,3 +172,26 @@ def test_a_sound_receipt_of_no_accepted_shape_is_unreadable(
 def test_typed_completes_what_a_test_leaves_out() -> None:
     receipt = typed({"tool": "alpha", "counterexamples": [{"fingerprint": fingerprint_of("a")}]})
     assert receipt.tool == "alpha" and receipt.counterexamples[0].failure == "crash"
+
+
+def test_a_stateful_receipt_reads_back_to_its_own_bytes() -> None:
+    document, _ = campaign("update-not-visible")
+    receipt = read_receipt(document)
+    assert receipt.stateful is not None and receipt.stateful.calls > 0
+    assert receipt.counterexamples and receipt.counterexamples[0].sequence
+    assert receipt.encoded() == canonical_document(document)
+
+
+def test_a_declared_contract_reads_back_to_its_own_bytes() -> None:
+    contract = {
+        "expectedRejections": ["not found"],
+        "errorCodes": "^E",
+        "dryRun": None,
+        "ignoreOutput": ["/at"],
+        "rejectionCode": "(?P<code>E[0-9]+)",
+        "rejectionAnswer": "^Error",
+    }
+    document = sealed(complete({"contract": contract}))
+    receipt = read_receipt(document)
+    assert receipt.contract is not None and receipt.contract.ignore_output == ("/at",)
+    assert receipt.encoded() == canonical_document(document)

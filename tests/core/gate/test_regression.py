@@ -18,7 +18,7 @@ from tests.receipts import typed
 from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.receipt import RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     CHANGED,

@@ -21,6 +21,15 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from toolfuzz_gate.core.campaign.receipt_members import (
+    CampaignRecord,
+    Contract,
+    Engine,
+    RecordedCounterexample,
+    Refused,
+    StatefulRecord,
+    Unsupported,
+)
 from toolfuzz_gate.core.campaign.refusal import Refusal, is_skip
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document
 
@@ -28,182 +37,7 @@ FORMAT = "toolfuzz-receipt/1"
 UNHASHED = ("receiptHash", "diagnostics")
 
 
-@dataclass(frozen=True)
-class Component:
-    """A named, versioned part of the engine (its generator, oracle, reference)."""
-
-    name: str
-    version: str
-
-    def as_json(self) -> JSONObject:
-        return {"name": self.name, "version": self.version}
-
-
-@dataclass(frozen=True)
-class Engine:
-    """What produced the receipt; a refused receipt names no oracle, a stateful one only
-    the engine."""
-
-    name: str
-    version: str
-    generator: Component | None = None
-    oracle: Component | None = None
-    reference: Component | None = None
-
-    def as_json(self) -> JSONObject:
-        found: JSONObject = {"name": self.name, "version": self.version}
-        for name, part in (
-            ("generator", self.generator),
-            ("oracle", self.oracle),
-            ("reference", self.reference),
-        ):
-            if part is not None:
-                found[name] = part.as_json()
-        return found
-
-
-@dataclass(frozen=True)
-class Replay:
-    """Where a counterexample's case came from: seed, runs, stream and case index."""
-
-    seed: JSON
-    runs: JSON
-    stream: JSON
-    case: JSON
-
-    def as_json(self) -> JSONObject:
-        return {"seed": self.seed, "runs": self.runs, "stream": self.stream, "case": self.case}
-
-
-@dataclass(frozen=True)
-class RecordedCounterexample:
-    """One counterexample (or under-specification note) as its receipt records it.
-
-    `sequence` and `failing_call` are a stateful campaign's; `reproduced` and
-    `state_dependent` are present when the finding was confirmed or judged afresh."""
-
-    fingerprint: str
-    failure: str
-    cause: str
-    path: str
-    mutation: str
-    keyword: str
-    input_kind: str
-    operator: str
-    input: JSON
-    original_input: JSON
-    sizes: tuple[JSON, ...]
-    error: Mapping[str, JSON]
-    flaky: bool
-    suggestion: JSON
-    replay: Replay
-    reproduced: Mapping[str, JSON] | None = None
-    state_dependent: Mapping[str, JSON] | None = None
-    sequence: tuple[JSON, ...] | None = None
-    failing_call: int | None = None
-
-    def as_json(self) -> JSONObject:
-        found: JSONObject = {
-            "fingerprint": self.fingerprint,
-            "failure": self.failure,
-            "cause": self.cause,
-            "path": self.path,
-            "mutation": self.mutation,
-            "keyword": self.keyword,
-            "inputKind": self.input_kind,
-            "operator": self.operator,
-            "input": self.input,
-            "originalInput": self.original_input,
-            "sizes": list(self.sizes),
-            "error": dict(self.error),
-            "flaky": self.flaky,
-            "suggestion": self.suggestion,
-            "replay": self.replay.as_json(),
-        }
-        if self.reproduced is not None:
-            found["reproduced"] = dict(self.reproduced)
-        if self.state_dependent is not None:
-            found["stateDependent"] = dict(self.state_dependent)
-        if self.sequence is not None:
-            found["sequence"] = list(self.sequence)
-        if self.failing_call is not None:
-            found["failingCall"] = self.failing_call
-        return found
-
-    def tagged(self, tool: str) -> JSONObject:
-        """The counterexample as a diff lists it: its members and the tool's name."""
-        return {**self.as_json(), "tool": tool}
-
-    @property
-    def reason(self) -> str | None:
-        """The error's `reason`, when the handler's outcome gave one."""
-        found = self.error.get("reason")
-        return found if isinstance(found, str) else None
-
-
-@dataclass(frozen=True)
-class Unsupported:
-    """A keyword the engine did not support, and where."""
-
-    keyword: str
-    path: str
-
-    def as_json(self) -> JSONObject:
-        return {"keyword": self.keyword, "path": self.path}
-
-
-@dataclass(frozen=True)
-class Refused:
-    """Why a tool was not fuzzed: the first reason's code, each reason rendered as the
-    console prints it (`problems`, kept from before reasons were recorded), and each."""
-
-    code: str
-    problems: tuple[str, ...]
-    reasons: tuple[Refusal, ...]
-
-    def as_json(self) -> JSONObject:
-        return {
-            "code": self.code,
-            "problems": list(self.problems),
-            "reasons": [reason.as_json() for reason in self.reasons],
-        }
-
-
-@dataclass(frozen=True)
-class CampaignRecord:
-    """What a campaign that ran records beyond its findings: how the schema was read, what
-    it reached, when it saturated, its replay sample, the digest of its cases, the bounds
-    it hit (`boundaries`, null without a ledger), the probes and the dictionary it used.
-    A member None was not recorded by the version that wrote the receipt (absent from its
-    document; `boundaries` is null then)."""
-
-    schema_reading: JSONObject | None
-    reach: JSONObject | None
-    saturation: JSONObject | None
-    replay_sample: JSONObject | None
-    cases_digest: str | None
-    boundaries: JSON
-    probes: JSON
-    dictionary: JSON
-
-    def as_json(self) -> JSONObject:
-        found: JSONObject = {"boundaries": self.boundaries}
-        for member, value in (
-            ("schemaReading", self.schema_reading),
-            ("reach", self.reach),
-            ("saturation", self.saturation),
-            ("replaySample", self.replay_sample),
-            ("casesDigest", self.cases_digest),
-            ("probes", self.probes),
-            ("dictionary", self.dictionary),
-        ):
-            if value is not None:
-                found[member] = value
-        return found
-
-
 OPTIONAL_MEMBERS = (
-    ("contract", "contract"),
     ("checks", "checks"),
     ("cases", "cases"),
     ("interface", "interface"),
@@ -214,7 +48,6 @@ OPTIONAL_MEMBERS = (
     ("breaker", "breaker"),
     ("budget", "budget"),
     ("dialect", "dialect"),
-    ("stateful", "stateful"),
     ("handler_notes", "handlerNotes"),
 )
 """The members only some receipts record, as (field, member): absent when None."""
@@ -242,7 +75,7 @@ class Receipt:
     replay_command: str
     campaign: CampaignRecord | None = None
     refused: Refused | None = None
-    contract: JSONObject | None = None
+    contract: Contract | None = None
     checks: JSONObject | None = None
     cases: Mapping[str, int] | None = None
     interface: JSONObject | None = None
@@ -253,7 +86,7 @@ class Receipt:
     breaker: JSONObject | None = None
     budget: JSONObject | None = None
     dialect: JSONObject | None = None
-    stateful: JSONObject | None = None
+    stateful: StatefulRecord | None = None
     handler_notes: JSONObject | None = None
     diagnostics: JSONObject | None = field(default=None, compare=False)
     extra: Mapping[str, JSON] = field(default_factory=dict)
@@ -280,8 +113,13 @@ class Receipt:
         }
         if self.campaign is not None:
             found.update(self.campaign.as_json())
-        if self.refused is not None:
-            found["refused"] = self.refused.as_json()
+        for member, record in (
+            ("refused", self.refused),
+            ("contract", self.contract),
+            ("stateful", self.stateful),
+        ):
+            if record is not None:
+                found[member] = record.as_json()
         for name, member in OPTIONAL_MEMBERS:
             value: Any = getattr(self, name)
             if value is not None:

@@ -28,18 +28,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import is_fingerprint
-from toolfuzz_gate.core.campaign.receipt import (
-    FORMAT,
-    OPTIONAL_MEMBERS,
+from toolfuzz_gate.core.campaign.receipt import FORMAT, OPTIONAL_MEMBERS, Receipt, receipt_hash
+from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Component,
+    Contract,
     Engine,
-    Receipt,
     RecordedCounterexample,
     Refused,
     Replay,
+    StatefulRecord,
     Unsupported,
-    receipt_hash,
 )
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -76,7 +75,7 @@ CAMPAIGN = (
 """The members a campaign that ran records (a refused tool's receipt and a stateful one have
 none of them)."""
 _KNOWN = frozenset(
-    {*REQUIRED, *CAMPAIGN, "underSpecified", "refused", "diagnostics"}
+    {*REQUIRED, *CAMPAIGN, "underSpecified", "refused", "contract", "stateful", "diagnostics"}
     | {member for _, member in OPTIONAL_MEMBERS}
 )
 
@@ -122,6 +121,8 @@ def read_receipt(document: Mapping[str, Any]) -> Receipt:
         replay_command=at.text(document, "replayCommand", ""),
         campaign=_campaign(at, document),
         refused=_refused(at, document.get("refused"), unsupported),
+        contract=_contract(at, document.get("contract")),
+        stateful=_stateful(at, document.get("stateful")),
         diagnostics=_optional(at, document, "diagnostics"),
         extra={k: v for k, v in document.items() if k not in _KNOWN},
         **{name: _optional(at, document, member) for name, member in OPTIONAL_MEMBERS},
@@ -150,6 +151,17 @@ class _At:
         if not isinstance(value, str):
             raise self.bad(f"{where}/{name}".strip("/"), "is not a string")
         return value
+
+    def text_or_none(self, holder: Mapping[str, Any], name: str, where: str) -> str | None:
+        value = holder.get(name)
+        if value is not None and not isinstance(value, str):
+            raise self.bad(f"{where}/{name}", "is not a string or null")
+        return value
+
+    def texts(self, value: Any, member: str) -> tuple[str, ...]:
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self.bad(member, "is not a list of strings")
+        return tuple(value)
 
     def integer(self, value: Any, member: str) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
@@ -230,6 +242,40 @@ def _refused(at: _At, value: Any, unsupported: tuple[Unsupported, ...]) -> Refus
     if not isinstance(code, str):
         raise at.bad("refused/code", "is not a string")
     return Refused(code, rendered, reasons)
+
+
+def _contract(at: _At, value: Any) -> Contract | None:
+    if value is None:
+        return None
+    found = at.mapping(value, "contract")
+    ignored = found.get("ignoreOutput")
+    return Contract(
+        at.texts(found.get("expectedRejections", []), "contract/expectedRejections"),
+        at.text_or_none(found, "errorCodes", "contract"),
+        at.text_or_none(found, "dryRun", "contract"),
+        None if ignored is None else at.texts(ignored, "contract/ignoreOutput"),
+        at.text_or_none(found, "rejectionCode", "contract"),
+        at.text_or_none(found, "rejectionAnswer", "contract"),
+    )
+
+
+def _stateful(at: _At, value: Any) -> StatefulRecord | None:
+    if value is None:
+        return None
+    found = at.mapping(value, "stateful")
+    counts = {
+        name: at.integer(found.get(name), f"stateful/{name}")
+        for name in ("planned", "sequences", "calls")
+    }
+    return StatefulRecord(
+        tools=at.values(found, "tools", str),
+        links=tuple(at.items(found, "links", "stateful")),
+        planned=counts["planned"],
+        sequences=counts["sequences"],
+        calls=counts["calls"],
+        stop=at.text_or_none(found, "stop", "stateful"),
+        dropped=at.values(found, "dropped", int),
+    )
 
 
 def _counterexamples(

@@ -18,11 +18,12 @@ from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
-from toolfuzz_gate.core.campaign.receipt import (
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Component,
+    Contract,
     Engine,
-    Receipt,
     RecordedCounterexample,
     Refused,
     Replay,
@@ -349,21 +350,17 @@ def _describe(example: Counterexample, config: FuzzConfig) -> RecordedCounterexa
     )
 
 
-def _contract(tool: ToolSpec) -> JSONObject:
-    """The receipt's `contract`; `ignoreOutput` and `rejectionCode` only when declared, so
-    receipts of tools that do not declare them stay as they were."""
-    contract: JSONObject = {
-        "expectedRejections": list(tool.expected_rejections),
-        "errorCodes": tool.error_codes,
-        "dryRun": tool.dry_run,
-    }
-    if tool.ignore_output:
-        contract["ignoreOutput"] = list(tool.ignore_output)
-    if tool.rejection_code is not None:
-        contract["rejectionCode"] = tool.rejection_code
-    if tool.rejection_answer is not None:
-        contract["rejectionAnswer"] = tool.rejection_answer
-    return contract
+def _contract(tool: ToolSpec) -> Contract:
+    """The receipt's `contract`; `ignoreOutput` only when declared, so receipts of tools
+    that do not declare it stay as they were."""
+    return Contract(
+        tuple(tool.expected_rejections),
+        tool.error_codes,
+        tool.dry_run,
+        tuple(tool.ignore_output) if tool.ignore_output else None,
+        tool.rejection_code,
+        tool.rejection_answer,
+    )
 
 
 def _declared(tool: ToolSpec) -> dict[str, Any]:

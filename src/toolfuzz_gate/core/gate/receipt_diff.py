@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.campaign.refusal import is_skip
 from toolfuzz_gate.core.gate.interface_diff import diff_interfaces
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject

@@ -27,7 +27,8 @@ from toolfuzz_gate.core.campaign.findings import (
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
-from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema

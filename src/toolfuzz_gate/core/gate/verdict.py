@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
-from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, is_skip
 from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import StatefulRecord
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line
 from toolfuzz_gate.core.report.untrusted import cap, clean, fence
@@ -70,15 +71,13 @@ def _inert(text: str) -> str:
 
 def render_stateful_summary(r: Receipt, location: str) -> str:
     """A stateful campaign's receipt for the terminal."""
-    facts: Any = r.stateful or {}
-    kinds = facts.get("tools") or {}
-    links = facts.get("links") or []
-    certain = sum(1 for link in links if isinstance(link, dict) and link.get("certain"))
+    facts = r.stateful or StatefulRecord({}, (), 0, 0, 0, None, {})
+    certain = sum(1 for link in facts.links if link.get("certain"))
     lines = [
-        f"{r.tool}: seed {r.seed}, {facts.get('sequences', 0)} of {facts.get('planned', 0)}"
-        f" sequences, {facts.get('calls', 0)} calls over {len(kinds)} tools"
-        f" ({len(links)} links, {certain} certain)"
-        + (f", stopped: {facts['stop']}" if facts.get("stop") else ""),
+        f"{r.tool}: seed {r.seed}, {facts.sequences} of {facts.planned}"
+        f" sequences, {facts.calls} calls over {len(facts.tools)} tools"
+        f" ({len(facts.links)} links, {certain} certain)"
+        + (f", stopped: {facts.stop}" if facts.stop else ""),
     ]
     held = [name for name, ok in r.invariants.items() if ok]
     broken = [name for name, ok in r.invariants.items() if not ok]

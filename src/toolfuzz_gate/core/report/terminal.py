@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
-from toolfuzz_gate.core.campaign.receipt import Receipt, RecordedCounterexample
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.core.report.context import evidence_line

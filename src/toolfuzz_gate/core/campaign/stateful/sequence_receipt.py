@@ -15,7 +15,13 @@ from collections.abc import Mapping, Sequence
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import fingerprint
-from toolfuzz_gate.core.campaign.receipt import Engine, Receipt, RecordedCounterexample, Replay
+from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import (
+    Engine,
+    RecordedCounterexample,
+    Replay,
+    StatefulRecord,
+)
 from toolfuzz_gate.core.campaign.stateful.links import Link, ServerTool
 from toolfuzz_gate.core.campaign.stateful.sequence import Call, LinkRef, Step
 from toolfuzz_gate.core.campaign.stateful.sequence_checks import CHECKS
@@ -87,15 +93,15 @@ def stateful_receipt(
         counterexamples=tuple(_describe(name, c, config) for c in result.counterexamples),
         under_specified=(),
         replay_command=replay_command,
-        stateful={
-            "tools": {t: tool.shape.kind.value for t, tool in sorted(tools.items())},
-            "links": [link.as_json() for link in links],
-            "planned": result.planned,
-            "sequences": result.ran,
-            "calls": result.calls,
-            "stop": result.stop,
-            "dropped": dict(sorted(result.dropped.items())),
-        },
+        stateful=StatefulRecord(
+            tools={t: tool.shape.kind.value for t, tool in sorted(tools.items())},
+            links=tuple(link.as_json() for link in links),
+            planned=result.planned,
+            sequences=result.ran,
+            calls=result.calls,
+            stop=result.stop,
+            dropped=dict(sorted(result.dropped.items())),
+        ),
         budget=budget,
         fixtures=fixtures or None,
     )
