@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,23 @@ def test_a_declared_contract_reads_back_to_its_own_bytes() -> None:
     receipt = read_receipt(document)
     assert receipt.contract is not None and receipt.contract.ignore_output == ("/at",)
     assert receipt.encoded() == canonical_document(document)
+
+
+RECEIPT_BY_STRING = re.compile(r"\b(receipt|receipts)\w*(\[[^\]\"]*\])?(\[\"|\.get\(\")")
+AGENT_RECEIPT_READERS = {"core/gate/verdict.py", "core/report/agent_fixes.py"}
+"""They read agent receipts (`toolfuzz-agent/1`, `core.agent.agent_receipt`), a format of
+their own that is not typed here."""
+
+
+def test_no_module_but_the_receipts_own_indexes_a_receipt_by_string() -> None:
+    package = Path(__file__).parents[3] / "src" / "toolfuzz_gate"
+    own = {"core/campaign/receipt.py", "core/campaign/receipt_read.py"}
+    found = sorted(
+        name
+        for path in package.rglob("*.py")
+        if (name := path.relative_to(package).as_posix()) not in own | AGENT_RECEIPT_READERS
+        and RECEIPT_BY_STRING.search(path.read_text(encoding="utf-8"))
+    )
+    assert found == []
+    assert RECEIPT_BY_STRING.search('tool = receipt["tool"]')
+    assert RECEIPT_BY_STRING.search('found.receipts[key].get("seed")')
