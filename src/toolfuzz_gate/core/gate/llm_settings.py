@@ -193,6 +193,15 @@ def _optional(given: Mapping[str, Any], name: str, kind: Any, default: Any) -> A
 
 
 def _check_endpoint(settings: LlmSettings, error_at: PolicyErrorAt) -> None:
+    for section, pairs in (("headers", settings.headers), ("query", settings.query)):
+        for name, value in pairs:
+            if not all(" " <= ch <= "~" for ch in name + value):
+                raise error_at(
+                    f"/llm/{section}/{name}",
+                    f"{section} {name!r} holds a character that is not printable ASCII "
+                    "(a line break would start another header)",
+                    "write the value on one line, in printable ASCII",
+                )
     if "?" in settings.base_url or "#" in settings.base_url:
         raise error_at(
             "/llm/base_url",

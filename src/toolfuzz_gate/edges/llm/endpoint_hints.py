@@ -11,6 +11,7 @@ through `redact` (the key removed, bounded) before it is put in a message.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from urllib.parse import urlsplit
 
@@ -71,9 +72,8 @@ def status_error(
     if status in (404, 405):
         return LlmError(text, code="llm.rejected", hint=_not_found_hint(wire))
     if 400 <= status < 500:
-        lowered = said.lower()
         hint = next(
-            (hint for word, hint in PARAMETER_HINTS if word in lowered),
+            (hint for word, hint in PARAMETER_HINTS if re.search(rf"\b{word}\b", said, re.I)),
             "check llm.model and that it supports tools",
         )
         return LlmError(text, code="llm.rejected", hint=hint)
