@@ -6,10 +6,12 @@
 #   bench/providers/record_fakellm.sh [WORKDIR]
 #   WITH_LITELLM=1 bench/providers/record_fakellm.sh [WORKDIR]
 #
-# With WITH_LITELLM=1 it also installs litellm[proxy] (about 400 MB) and records a third
-# time through a LiteLLM proxy in front of fakellm's Messages API (`litellm.yaml`): first
-# with the default `seed: 0`, which the proxy refuses for an Anthropic model (the run
-# stops with the hint to set `seed: null`), then with `seed: null`.
+# With WITH_LITELLM=1 it also installs litellm[proxy] (about 400 MB) and records through a
+# LiteLLM proxy in front of fakellm (`litellm.yaml`): chat-completions to the proxy, which
+# speaks the Messages API to fakellm, first with the default `seed: 0`, which the proxy
+# refuses for an Anthropic model (the run stops with the hint to set `seed: null`), then
+# with `seed: null`; and the Messages API to the proxy, which speaks chat-completions to
+# fakellm.
 #
 # Installs fakellm 0.3.5 into WORKDIR/venv-fakellm (from PyPI), then runs the rest in a
 # network namespace of its own (`unshare --net -r`, where the system allows it: only its
@@ -105,4 +107,6 @@ if [ -x "$work/venv-litellm/bin/litellm" ]; then
     key="  model: geo-claude\n  api_key_env: LITELLM_API_KEY\n"
     record litellm-seed-0 "http://127.0.0.1:$proxy_port/v1" chat-completions "$key"
     record litellm "http://127.0.0.1:$proxy_port/v1" chat-completions "$key  seed: null\n"
+    record litellm-messages "http://127.0.0.1:$proxy_port/v1" anthropic-messages \
+        "  model: geo-gpt\n  api_key_env: LITELLM_API_KEY\n"
 fi
