@@ -150,3 +150,24 @@ def test_a_whole_call_class_is_one_group_whatever_input_found_it() -> None:
     head = {"t": receipt("t", *unstable)}
     [group] = grouped({}, head)["groups"]["new"]
     assert group["count"] == 2 and group["change"] == ""
+
+
+def _alike(said: str) -> dict[str, Any]:
+    reach = _reach({"calls": 20, "reached": 0, "answeredAlike": 20}, {"accepted": 6})
+    reach["commonest"] = {"outcome": "answered-alike", "cause": "", "said": said, "count": 20}
+    return reach
+
+
+def test_one_answer_to_every_call_is_a_disguised_rejection_only_when_it_reads_as_one() -> None:
+    # "Task not found" to every call: rejections answered as successes, one group of that class
+    missing = _alike("Task not found")
+    assert [a.tools for a in answering(entries_of([receipt("a", reach=missing)]))] == [("a",)]
+    head = {"a": receipt("a", cx("a", answer="Task not found"), reach=missing)}
+    [group] = grouped({}, head)["groups"]["new"]
+    assert group["failure"] == "rejection-as-success"
+    # a delete that answers every name alike does what it says: its near-misses keep their class
+    done = _alike("Entities deleted successfully")
+    assert answering(entries_of([receipt("d", reach=done)])) == []
+    head = {"d": receipt("d", cx("d", answer="Entities deleted successfully"), reach=done)}
+    [group] = grouped({}, head)["groups"]["new"]
+    assert group["failure"] == "hostile-accepted"
