@@ -65,6 +65,7 @@ def test_a_redirect_is_not_followed_and_names_where_it_points_sanitised() -> Non
     rendered = error.render()
     assert KEY not in rendered and "sig" not in rendered and "user:pw" not in rendered
     assert "try again later" not in rendered
+    assert error.hint == "set llm.base_url to https://elsewhere.example:8443/v1"
 
 
 def test_a_redirect_without_a_location_still_says_redirect() -> None:

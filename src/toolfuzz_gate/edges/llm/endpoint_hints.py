@@ -52,13 +52,16 @@ def status_error(
     text = f"the model endpoint {wire.url} answered HTTP {status}" + (f": {said}" if said else "")
     if 300 <= status < 400:
         location = sanitised_location(headers.get("Location", ""), redact)
+        moved = location.rstrip("/")
         return LlmError(
             f"the model endpoint {wire.url} answered HTTP {status}, a redirect"
             + (f" to {location}" if location else " without a Location")
             + "; redirects are not followed (the key would go with the request)",
             code="llm.redirected",
-            hint="set llm.base_url to the URL it redirects to (often https:// for http://, or "
-            "a path with /v1)",
+            hint=f"set llm.base_url to {moved.removesuffix(wire.path)}"
+            if "://" in moved and moved.endswith(wire.path)
+            else "set llm.base_url to the URL it redirects to (often https:// for http://, "
+            "or a path with /v1)",
         )
     if status == 429:
         return LlmError(text, code="llm.rate-limited", hint="lower max_requests or wait")
