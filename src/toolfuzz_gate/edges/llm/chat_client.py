@@ -1,16 +1,15 @@
 """The model endpoint's HTTP client: one POST per request, bounded in every way (edge).
 
 Posts a JSON body to the URL, headers and query parameters of its `Wire` (the policy's
-`llm` section: `POST {base_url}/chat/completions` for the OpenAI-compatible API of
-OpenAI, Azure OpenAI, Ollama, vLLM, LiteLLM, llama.cpp's server; `POST
-{base_url}/messages` for Anthropic's Messages API); what the body holds is the core's
-(`core.agent.apis`). Redirects are never followed: the key would go along. 429 and 5xx answers and
-network errors are retried a bounded number of times with exponential backoff (a
-`Retry-After` is honoured up to the cap); `sleep` is injected so tests do not wait. Each
-attempt has a connect and a read timeout, and an answer is read up to a byte cap. The
-API key is sent in the wire's key header (a bearer token in `Authorization`, else bare)
-and removed from any text the client reports; what a failure means is worded by
-`endpoint_hints`.
+`llm` section: `POST {base_url}/chat/completions` for the OpenAI-compatible API of OpenAI,
+Azure OpenAI, Ollama, vLLM, LiteLLM, llama.cpp's server; `POST {base_url}/messages` for
+Anthropic's Messages API); what the body holds is the core's (`core.agent.apis`).
+Redirects are never followed: the key would go along. 429 and 5xx answers and network
+errors are retried a bounded number of times with exponential backoff (a `Retry-After` is
+honoured up to the cap); `sleep` is injected so tests do not wait. Each attempt has a
+connect and a read timeout, and an answer is read up to a byte cap. The API key is sent
+in the wire's key header (a bearer token in `Authorization`, else bare) and removed from
+any text the client reports; what a failure means is worded by `endpoint_hints`.
 """
 
 from __future__ import annotations
