@@ -4,7 +4,7 @@ The shipped policy schema checks each key's type and range; this module gives th
 section its meaning and checks what the schema cannot say (a cassette is needed unless
 the mode is `live`; a header may not stand in for the key's or the client's own).
 `APIS` is the table of wire protocols: where each one's requests go and which header
-carries the key; `core.agent.wire` holds how each one's bodies are written and read.
+carries the key; `core.agent.apis` holds how each one's bodies are written and read.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class LlmSettings:
 
     def parameters(self) -> dict[str, Any]:
         """The sampling parameters the policy sets, by their policy names (unset ones left
-        out): what receipts record; `core.agent.wire` spells them for the API."""
+        out): what receipts record; `core.agent.apis` spells them for the API."""
         given = {
             "temperature": self.temperature,
             "seed": self.seed,
