@@ -38,6 +38,15 @@ def test_a_404_from_a_base_url_without_v1_says_so_not_check_the_model() -> None:
     assert "llm.model" not in error.hint
 
 
+def test_a_404_naming_the_model_points_at_the_model_whatever_the_root() -> None:
+    """DeepSeek's or Perplexity's root has no /v1: an unknown model there is not a path."""
+    unknown = Canned(404, '{"error": {"message": "The model `x` does not exist"}}')
+    with LoopbackModel(sequence([unknown]), root="") as model:
+        error = _fail(ChatClient(model.url, KEY, retries=ONCE))
+    assert model.requests[0].path == "/chat/completions"
+    assert "check llm.model" in error.hint and "/v1" not in error.hint
+
+
 def test_a_404_under_v1_points_at_the_model() -> None:
     unknown = Canned(404, '{"error": {"code": "model_not_found"}}')
     with LoopbackModel(sequence([unknown])) as model:

@@ -73,7 +73,7 @@ def status_error(
             "header; llm.api_key_header names another)",
         )
     if status in (404, 405):
-        return LlmError(text, code="llm.rejected", hint=_not_found_hint(wire))
+        return LlmError(text, code="llm.rejected", hint=_not_found_hint(wire, said))
     if 400 <= status < 500:
         hint = next(
             (hint for word, hint in PARAMETER_HINTS if re.search(rf"\b{word}\b", said, re.I)),
@@ -83,17 +83,20 @@ def status_error(
     return LlmError(text, code="llm.failed", hint="the endpoint failed; try again later")
 
 
-def _not_found_hint(wire: Wire) -> str:
+def _not_found_hint(wire: Wire, said: str) -> str:
+    """A missing path, unless the endpoint's words name the model (OpenAI answers an unknown
+    model with 404 `model_not_found`, whatever the root)."""
     path = urlsplit(wire.base_url).path.rstrip("/")
     if "/openai/deployments/" in path + "/":
         return (
             "check the deployment name in llm.base_url and llm.query's api-version (an Azure "
             "deployment URL takes `query: {api-version: ...}`)"
         )
-    if not path.endswith("/v1"):
+    if not path.endswith("/v1") and not re.search(r"\bmodel", said, re.I):
         return (
             f"llm.base_url does not end in /v1, and {wire.url} does not exist: most endpoints "
-            f"serve the API under /v1 (try {wire.base_url}/v1)"
+            f"serve the API under /v1 (try {wire.base_url}/v1), unless the provider documents "
+            "another root"
         )
     return "check llm.model (the endpoint may not know it) and llm.api (the protocol it speaks)"
 
