@@ -166,3 +166,11 @@ def test_anthropic_overloaded_529_is_retried() -> None:
     with LoopbackModel(sequence([Canned(529, "{}"), Turn("ok")])) as model:
         ChatClient(model.url, KEY, sleep=waits.append)(BODY)
     assert len(model.requests) == 2 and waits == [1.0]
+
+
+def test_https_to_a_plain_http_server_says_the_tls_handshake_failed() -> None:
+    with LoopbackModel(sequence([])) as model:
+        url = model.url.replace("http://", "https://")
+        error = _fail(ChatClient(url, KEY, retries=ONCE))
+    assert error.code == "llm.unreachable" and "TLS handshake" in error.message
+    assert "speaks https" in error.hint and not model.requests
