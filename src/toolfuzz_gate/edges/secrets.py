@@ -80,7 +80,8 @@ def withhold_secrets(environ: Mapping[str, str], argv: Sequence[str]) -> dict[st
     elevate = running and os.name == "posix" and privileges.standing() is privileges.Standing.SUDO
     if os.name != "posix" or not (withheld or elevate):
         return dict(environ)
-    _reexecute(environ, withheld, argv, elevate=elevate)
+    # -P: the current directory is the pull request's checkout; nothing is imported from it
+    _reexecute(environ, withheld, [sys.executable, "-P", "-m", "toolfuzz_gate", *argv], elevate)
     raise AssertionError("unreachable: exec does not return")
 
 
@@ -101,16 +102,16 @@ def _received(environ: Mapping[str, str], carrier: str) -> dict[str, str]:
 
 
 def _reexecute(
-    environ: Mapping[str, str], withheld: set[str], argv: Sequence[str], *, elevate: bool
+    environ: Mapping[str, str], withheld: set[str], command: Sequence[str], elevate: bool
 ) -> None:
+    """Execute `command` without the `withheld` variables, which it reads from the carrier;
+    `elevate`: as root, through sudo, the job's environment in the carrier too."""
     secrets = {name: environ[name] for name in sorted(withheld) if environ.get(name)}
     payload = json.dumps(secrets).encode("utf-8", "replace")
     if len(payload) > MAX_TOKEN_BYTES:  # never cut a secret: the token alone, then nothing
         payload = json.dumps({TOKEN_VARIABLE: environ.get(TOKEN_VARIABLE, "")}).encode()
         payload = payload if len(payload) <= MAX_TOKEN_BYTES else b"{}"
     clean = {k: v for k, v in environ.items() if k not in withheld}
-    # -P: the current directory is the pull request's checkout; nothing is imported from it
-    command = [sys.executable, "-P", "-m", "toolfuzz_gate", *argv]
     sys.stdout.flush()
     sys.stderr.flush()
     if elevate:
@@ -125,7 +126,7 @@ def _reexecute(
         os.close(write_end)
     os.set_inheritable(read_end, True)
     clean[CARRIER_VARIABLE] = str(read_end)
-    os.execve(sys.executable, command, clean)
+    os.execve(command[0], list(command), clean)
 
 
 def _carry_on_standard_input(data: bytes) -> None:

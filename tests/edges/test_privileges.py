@@ -1,0 +1,161 @@
+"""How the action's gate comes to confine handlers (`edges.privileges`): the decision, the
+sudo probe, the carrier that crosses sudo's environment reset (real exec), and handing
+the output back. The whole path through a real sudo runs in
+`tests/cli/test_action_confine.py` and `tests/cli/test_action_composite.py`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolfuzz_gate.edges import privileges
+from toolfuzz_gate.edges.privileges import SAME_USER_NOTE, Standing, choose
+from toolfuzz_gate.edges.secrets import CARRIER_VARIABLE, TOKEN_VARIABLE
+
+
+@pytest.mark.parametrize(
+    ("linux", "euid", "sudo_works", "expected"),
+    [
+        (True, 0, False, Standing.ROOT),  # the container: setpriv
+        (True, 0, True, Standing.ROOT),  # root never goes through sudo
+        (True, 1001, True, Standing.SUDO),  # a hosted runner: sudo -n, then setpriv
+        (True, 1001, False, Standing.SAME_USER),  # self-hosted without sudo, a laptop
+        (False, 501, True, Standing.SAME_USER),  # macOS: no setpriv, no /proc to guard
+    ],
+)
+def test_the_standing_follows_root_then_sudo_then_nothing(
+    linux: bool, euid: int, sudo_works: bool, expected: Standing
+) -> None:
+    assert choose(linux=linux, euid=euid, sudo_works=sudo_works) is expected
+
+
+def test_without_a_sudo_program_sudo_does_not_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert privileges.sudo_works() is False
+
+
+def test_a_refusing_sudo_does_not_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `sudo` that asks for a password (exit 1, as `sudo -n` does) is no way up."""
+    fake = tmp_path / "sudo"
+    fake.write_text("#!/bin/sh\necho 'sudo: a password is required' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert privileges.sudo_works() is False
+
+
+def test_the_same_user_note_names_what_handlers_can_then_do() -> None:
+    note = SAME_USER_NOTE.format(uid=1001)
+    assert note.startswith("handlers run as the gate's own user (uid 1001)")
+    for consequence in (
+        "write the workspace, the output directory and the gate's virtual environment",
+        "append to the runner's file commands",
+        "groups (docker) and sudo rules",
+        "fails the run naming what a handler changed",
+    ):
+        assert consequence in note
+
+
+RECEIVER = """
+import json, os, sys
+from toolfuzz_gate.edges import privileges, secrets
+got = secrets.withhold_secrets(os.environ, ["action"])
+with open("/proc/self/environ", "rb") as handle:
+    started_with = handle.read().decode()
+print(json.dumps({
+    "got": got,
+    "os_environ": dict(os.environ),
+    "started_with": started_with,
+    "stdin": os.readlink("/proc/self/fd/0"),
+    "invoker": privileges.invoker(),
+}))
+"""
+
+SENDER = """
+import os, sys
+from toolfuzz_gate.edges import privileges, secrets
+# sudo's part, without root: a reset environment holding only the carrier variable, and
+# the standard input passed on (sudo closes every other descriptor)
+privileges.sudo_prefix = lambda name: ["/usr/bin/env", "-i", name + "=0"]
+withheld = {name for name in os.environ if secrets.is_secret(name)}
+secrets._reexecute(os.environ, withheld, [sys.executable, "-c", sys.argv[1]], True)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+def test_the_job_s_environment_and_the_secrets_cross_an_environment_reset() -> None:
+    """What `sudo -n` does to the re-executed gate (`env -i`: nothing of the environment
+    survives but what the command line sets) is undone from the carrier on stdin; the
+    secrets stay out of the new process's starting environment and its command line."""
+    token = "ghs_carriedTokenNeverInAnEnvironment0123"
+    environ = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_WORKSPACE": "/nowhere",
+        "INPUT_POLICY": "toolfuzz-gate.yml",
+        TOKEN_VARIABLE: token,
+        "ACTIONS_RUNTIME_TOKEN": "runtime-secret-0123",
+        "MULTI": "line one\nline two=with equals",
+        "PYTHONPATH": os.pathsep.join(sys.path),  # the receiver imports this checkout
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", SENDER, RECEIVER],
+        env=environ,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    # what the gate works with: the job's environment and, in memory, the token
+    assert found["got"][TOKEN_VARIABLE] == token
+    assert found["got"]["MULTI"] == environ["MULTI"]
+    assert found["got"]["GITHUB_WORKSPACE"] == "/nowhere"
+    assert found["got"]["ACTIONS_RUNTIME_TOKEN"] == "runtime-secret-0123"  # as the token
+    # the process's own environment (what git and PATH lookups see): the job's, no secret
+    assert found["os_environ"]["GITHUB_WORKSPACE"] == "/nowhere"
+    assert CARRIER_VARIABLE not in found["os_environ"]
+    assert TOKEN_VARIABLE not in found["os_environ"]
+    assert "ACTIONS_RUNTIME_TOKEN" not in found["os_environ"]
+    # what it was started with (readable in /proc): the reset environment, the carrier's name
+    assert found["started_with"] == f"{CARRIER_VARIABLE}=0\0"
+    assert found["stdin"] == os.devnull  # the carrier is gone from its standard input
+    assert found["invoker"] is None  # not root through sudo: nothing to hand back
+
+
+def test_a_carrier_on_stdin_that_is_a_terminal_or_socket_is_not_read() -> None:
+    """Only the pipe the gate made, or the nameless file on stdin, is a carrier."""
+    import socket
+
+    from toolfuzz_gate.edges.secrets import _read_pipe
+
+    left, right = socket.socketpair()
+    with left, right:
+        right.sendall(b'{"secrets": {}, "environ": {"PATH": "/evil"}}')
+        assert _read_pipe(str(left.fileno())) == ""
+
+
+def test_hand_back_gives_the_output_to_the_user_who_ran_sudo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("giving files to another user needs root")
+    top = tmp_path / "results"
+    (top / "base").mkdir(parents=True)
+    (top / "base" / "tool.json").write_text("{}")
+    outside = tmp_path / "outside"
+    outside.write_text("")
+    (top / "link").symlink_to(outside)
+    privileges.hand_back(top)  # no invoker: nothing changes
+    assert {path.lstat().st_uid for path in [top, *top.rglob("*")]} == {0}
+    monkeypatch.setattr(privileges, "_invoker", [(64941, 64941)])
+    privileges.hand_back(top)
+    assert {path.lstat().st_uid for path in [top, *top.rglob("*")]} == {64941}
+    assert outside.stat().st_uid == 0  # a link is not followed
