@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_env import clean_venv
+from tests.action_env import clean_venv, may_sudo
 from tests.trust_repo import append, gate_pull_request, pull_request
 from toolfuzz_gate.edges.handlers.confine import FALLBACK_ID, handler_ids
 
@@ -40,18 +40,6 @@ GATE_USER = FALLBACK_ID + 9
 """The control's gate: an ordinary user without sudo (no passwd entry: sudo refuses it)."""
 SUDO_USER = FALLBACK_ID + 11
 """A hosted runner's user: may sudo without a password where this machine says so."""
-
-
-def may_sudo(uid: int) -> bool:
-    """Can `uid` run `sudo -n true` here (an account with a NOPASSWD rule)?"""
-    argv = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
-    try:
-        done = subprocess.run(
-            [*argv, "sudo", "-n", "true"], capture_output=True, timeout=30, check=False
-        )
-    except OSError:
-        return False
-    return done.returncode == 0
 
 
 NO_SUDO = (
@@ -285,17 +273,23 @@ def _running(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] not in "ZX"
 
 
-@pytest.mark.parametrize("attack", [False, True])
+@pytest.mark.parametrize(("attack", "standing"), [(False, "root"), (True, "root"), (True, "sudo")])
 def test_a_daemon_a_handler_double_forks_does_not_outlive_the_step(
-    venv: Path, tmp_path: Path, attack: bool
+    request: pytest.FixtureRequest, tmp_path: Path, attack: bool, standing: str
 ) -> None:
+    """Whether the gate was root from the start or became root through the runner user's
+    sudo (then the handler's user is neither the gate's nor the runner's)."""
+    if standing == "sudo" and not may_sudo(SUDO_USER):
+        pytest.skip(NO_SUDO)
+    venv = request.getfixturevalue("venv" if standing == "root" else "ordinary_venv")
     workspace, drop = tmp_path / "workspace", _drop_box(tmp_path)
 
     def daemonize(root: Path) -> None:
         append(root / "pager.py", f"{DAEMON}\n_daemon({str(drop)!r})\n")
 
     event = pull_request(workspace, daemonize if attack else None)
-    done, _ = gate_pull_request(venv, workspace, event)
+    as_user = SUDO_USER if standing == "sudo" else None
+    done, _ = gate_pull_request(venv, workspace, event, as_user=as_user)
     assert done.code == 1, done.stdout + done.stderr
     assert "new-counterexample: not on base: 1 in list_items" in done.stdout, done.stdout
     daemons = {int(path.name.split("-")[1]): path for path in drop.glob("daemon-*")}
