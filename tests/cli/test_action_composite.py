@@ -564,8 +564,10 @@ def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_v
         as_runner += [f"--regid={RUNNER_USER}", "--clear-groups", "--"] if as_runner else []
         assert subprocess.run([*as_runner, "sudo", "-n", "true"], check=False).returncode == 0
         assert subprocess.run([*as_runner, "test", "-w", str(venv / "bin")]).returncode == 0
-        owners = {p.stat().st_uid for p in [root / "toolfuzz-gate-results"]}
-        assert owners == {RUNNER_USER if RUNNER_USER is not None else os.geteuid()}
+        # nothing the root gate wrote in the checkout (results, .git) is left to root: the
+        # runner's user cleans the workspace up after the job
+        owners = {path.lstat().st_uid for path in [root, *root.rglob("*")]}
+        assert owners == {RUNNER_USER if RUNNER_USER is not None else os.geteuid()}, owners
     else:  # the control of the mechanism: without sudo the handler is the runner's user
         assert "::warning::toolfuzz-gate: handlers run as the gate's own user" in gate, trace
         assert {f["file_commands"].get("env") for f in reports} == {"written"}, reports
