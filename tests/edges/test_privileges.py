@@ -65,6 +65,7 @@ def test_the_same_user_note_names_what_handlers_can_then_do() -> None:
 RECEIVER = """
 import json, os, sys
 from toolfuzz_gate.edges import privileges, secrets
+carrier = os.dup(0)  # as sudo, the gate's parent, keeps it
 got = secrets.withhold_secrets(os.environ, ["action"])
 with open("/proc/self/environ", "rb") as handle:
     started_with = handle.read().decode()
@@ -73,6 +74,7 @@ print(json.dumps({
     "os_environ": dict(os.environ),
     "started_with": started_with,
     "stdin": os.readlink("/proc/self/fd/0"),
+    "carrier_bytes": os.fstat(carrier).st_size,
     "invoker": privileges.invoker(),
 }))
 """
@@ -126,7 +128,8 @@ def test_the_job_s_environment_and_the_secrets_cross_an_environment_reset() -> N
     assert "ACTIONS_RUNTIME_TOKEN" not in found["os_environ"]
     # what it was started with (readable in /proc): the reset environment, the carrier's name
     assert found["started_with"] == f"{CARRIER_VARIABLE}=0\0"
-    assert found["stdin"] == os.devnull  # the carrier is gone from its standard input
+    assert found["stdin"] == os.devnull  # the carrier is gone from its standard input,
+    assert found["carrier_bytes"] == 0  # and emptied for whoever still holds it
     assert found["invoker"] is None  # not root through sudo: nothing to hand back
 
 

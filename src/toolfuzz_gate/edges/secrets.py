@@ -18,6 +18,7 @@ too (without the secrets): nothing crosses on a command line.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -140,8 +141,11 @@ def _carry_on_standard_input(data: bytes) -> None:
 
 
 def _forget_standard_input() -> None:
-    """The carrier was the standard input: /dev/null from now on (handlers never read the
-    gate's, but nothing should be able to reach the carrier through it)."""
+    """The carrier was the standard input: emptied (sudo, the gate's parent, still holds
+    it open for the step's length) and /dev/null from now on."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.fstat(0).st_mode):
+            os.ftruncate(0, 0)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
