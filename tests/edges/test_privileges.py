@@ -162,3 +162,30 @@ def test_hand_back_gives_the_output_to_the_user_who_ran_sudo(
     privileges.hand_back(top)
     assert {path.lstat().st_uid for path in [top, *top.rglob("*")]} == {64941}
     assert outside.stat().st_uid == 0  # a link is not followed
+
+
+@pytest.mark.parametrize(("mode", "elevates"), [("run", True), ("", True), ("report", False)])
+def test_only_a_run_goes_through_sudo(
+    monkeypatch: pytest.MonkeyPatch, mode: str, elevates: bool
+) -> None:
+    """`mode: report` runs nothing from the pull request: no handler to confine, so the
+    gate stays the runner's user even where it could sudo."""
+    from toolfuzz_gate.edges import secrets
+
+    monkeypatch.setattr(privileges, "standing", lambda: Standing.SUDO)
+    monkeypatch.delenv(CARRIER_VARIABLE, raising=False)
+    started: list[bool] = []
+
+    def reexecute(environ: object, withheld: object, command: object, elevate: bool) -> None:
+        started.append(elevate)
+        raise SystemExit(0)  # stands for the exec
+
+    monkeypatch.setattr(secrets, "_reexecute", reexecute)
+    environ = {"PATH": "/usr/bin", "INPUT_MODE": mode, "GITHUB_WORKSPACE": "/nowhere"}
+    if elevates:
+        with pytest.raises(SystemExit):
+            secrets.withhold_secrets(environ, ["action"])
+        assert started == [True]
+    else:
+        assert secrets.withhold_secrets(environ, ["action"]) == environ
+        assert started == []

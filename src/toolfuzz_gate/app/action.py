@@ -107,10 +107,10 @@ def _run(
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    refuse_symlinks(directory, "input output-dir")
     # every handler runs as an unprivileged user where the gate is root (`confine`), or
     # became root through the runner user's sudo (`privileges`)
     try:
+        refuse_symlinks(directory, "input output-dir")
         return _confined_run(runner, inputs, event, out, environ, directory)
     finally:
         hand_back(directory)  # the runner's user's again, once the gate became root for it
