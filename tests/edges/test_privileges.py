@@ -5,10 +5,13 @@ the output back. The whole path through a real sudo runs in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +192,56 @@ def test_only_a_run_goes_through_sudo(
     else:
         assert secrets.withhold_secrets(environ, ["action"]) == environ
         assert started == []
+
+
+PARENT = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1]], stdout=subprocess.PIPE, text=True)
+print(child.pid, child.stdout.readline().strip(), flush=True)
+time.sleep(60)
+"""
+
+ARMED = """
+import time
+from toolfuzz_gate.edges import privileges
+print("armed" if privileges.die_with_parent() else "unarmed", flush=True)
+time.sleep(60)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_gate_whose_sudo_is_killed_ends_itself() -> None:
+    """The runner cancels a step by killing its processes as the runner's user: sudo (its
+    real uid is the runner's) dies, the root gate below it must not live on. Here a plain
+    parent stands for sudo, killed with SIGKILL (no relay)."""
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, ARMED], stdout=subprocess.PIPE, text=True, env=environ
+    )
+    child = None
+    try:
+        assert parent.stdout is not None
+        pid_text, state = parent.stdout.readline().split()
+        child = int(pid_text)
+        assert state == "armed"
+        assert _alive(child)
+        parent.kill()
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(child)
+    finally:
+        parent.kill()
+        parent.wait(timeout=10)
+        if child is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(child, signal.SIGKILL)

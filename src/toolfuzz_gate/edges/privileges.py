@@ -19,15 +19,18 @@ with what that lets them do (`SAME_USER_NOTE`).
 
 from __future__ import annotations
 
+import ctypes
 import enum
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 SUDO_CHECK_TIMEOUT_S = 10.0
+_PR_SET_PDEATHSIG = 1
 
 
 class Standing(enum.Enum):
@@ -94,6 +97,24 @@ def note_invoker(real_environ: Mapping[str, str]) -> None:
     uid, gid = real_environ.get("SUDO_UID", ""), real_environ.get("SUDO_GID", "")
     if os.geteuid() == 0 and uid.isdigit() and gid.isdigit() and int(uid) != 0:
         _invoker[:] = [(int(uid), int(gid))]
+
+
+def die_with_parent() -> bool:
+    """SIGTERM to this process when its parent (sudo) dies: the runner ends a cancelled
+    step's processes as its own user, which reaches sudo but not the root gate below it,
+    so a gate whose sudo was killed ends itself and its handlers. True when in force."""
+    if not sys.platform.startswith("linux"):
+        return False
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if int(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)) != 0:
+            return False
+    except (OSError, AttributeError):
+        return False
+    if os.getppid() != parent:  # it died before the request: nobody will send the signal
+        os.kill(os.getpid(), signal.SIGTERM)
+    return True
 
 
 def invoker() -> tuple[int, int] | None:
