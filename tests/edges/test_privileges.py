@@ -245,3 +245,27 @@ def test_a_gate_whose_sudo_is_killed_ends_itself() -> None:
         if child is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(child, signal.SIGKILL)
+
+
+def test_the_root_gate_s_installation_is_closed_to_others(tmp_path: Path) -> None:
+    """A handler's user is an "other": what it could write in the gate's installation, a
+    later gate step would run as root."""
+    if os.geteuid() != 0:
+        pytest.skip("sealing is done by the gate that became root")
+    venv = tmp_path / "venv"
+    (venv / "lib" / "site").mkdir(parents=True)
+    module = venv / "lib" / "site" / "gate.py"
+    module.write_text("")
+    outside = tmp_path / "outside"
+    outside.write_text("")
+    outside.chmod(0o666)
+    (venv / "lib" / "link").symlink_to(outside)
+    for path in (venv / "lib", venv / "lib" / "site", module):
+        path.chmod(path.stat().st_mode | 0o022)
+    changed = privileges.seal(venv)
+    assert set(changed) == {venv / "lib", venv / "lib" / "site", module}
+    modes = {path: path.lstat().st_mode & 0o777 for path in [venv, *venv.rglob("*")]}
+    assert not [path for path, mode in modes.items() if mode & 0o002 and not path.is_symlink()]
+    assert module.stat().st_mode & 0o777 == 0o664  # the group's write is the owner's business
+    assert outside.stat().st_mode & 0o777 == 0o666  # a link is not followed
+    assert privileges.seal(venv) == []

@@ -10,9 +10,11 @@ is not root but `sudo -n` works, the entrypoint re-executes itself as root throu
 container's does. sudo resets the environment: the job's (without the secrets) and the
 secrets cross in the carrier `edges.secrets` reads, never on a command line.
 
-What the root gate writes in the workspace (the output directory) is handed back to the
-user who ran sudo at the end (`hand_back`), as the runner's later steps and its clean-up of
-the workspace run as that user. Where neither root nor sudo is available (a self-hosted
+The root gate ends itself when sudo dies (a cancelled step: the runner kills what it can
+reach, sudo, not the root gate), closes its own installation to writes by others (a later
+gate step runs it as root), and hands what it wrote in the workspace (the output directory)
+back to the user who ran sudo at the end (`hand_back`), as the runner's later steps and its
+clean-up of the workspace run as that user. Where neither root nor sudo is available (a self-hosted
 runner without sudo, a laptop), handlers run as the gate's own user and the gate says so,
 with what that lets them do (`SAME_USER_NOTE`).
 """
@@ -24,6 +26,7 @@ import enum
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -92,8 +95,32 @@ _invoker: list[tuple[int, int]] = []
 """The uid and gid that ran the gate through sudo, once the root gate knows it."""
 
 
+def became_root(real_environ: Mapping[str, str]) -> None:
+    """Called first by the gate re-executed through sudo (`real_environ`: what sudo gave
+    it): who ran sudo, an end with sudo, and its own installation closed to others."""
+    note_invoker(real_environ)
+    die_with_parent()
+    seal(Path(sys.prefix))
+
+
+def seal(top: Path) -> list[Path]:
+    """Nothing at or below `top` (the gate's installation: a later gate step in the job
+    runs it, as root) writable by others, which the handlers' users are; what was changed.
+    Links are not followed."""
+    changed: list[Path] = []
+    if os.geteuid() != 0 or not top.is_dir():
+        return changed
+    for folder, directories, files in os.walk(top):
+        for path in [Path(folder), *(Path(folder, name) for name in [*directories, *files])]:
+            info = path.lstat()
+            if not stat.S_ISLNK(info.st_mode) and info.st_mode & stat.S_IWOTH:
+                os.chmod(path, stat.S_IMODE(info.st_mode) & ~stat.S_IWOTH)
+                changed.append(path)
+    return changed
+
+
 def note_invoker(real_environ: Mapping[str, str]) -> None:
-    """Called by the re-executed gate: who ran sudo (its SUDO_UID and SUDO_GID)."""
+    """Who ran sudo (its SUDO_UID and SUDO_GID), for `hand_back`."""
     uid, gid = real_environ.get("SUDO_UID", ""), real_environ.get("SUDO_GID", "")
     if os.geteuid() == 0 and uid.isdigit() and gid.isdigit() and int(uid) != 0:
         _invoker[:] = [(int(uid), int(gid))]

@@ -93,8 +93,7 @@ def _received(environ: Mapping[str, str], carrier: str) -> dict[str, str]:
     os.environ.pop(CARRIER_VARIABLE, None)
     base: Mapping[str, str] = environ
     if carried is not None:
-        privileges.note_invoker(environ)
-        privileges.die_with_parent()
+        privileges.became_root(environ)
         base = carried
         os.environ.clear()  # what the gate's own calls (PATH lookups, git) see is the job's
         os.environ.update({k: v for k, v in carried.items() if not is_secret(k)})
