@@ -1,0 +1,184 @@
+"""Claims the docs make about the gate's outputs, held to the code that makes them: the
+report table (`REPORTS`), every place that lists the `fail-on` values (`FAIL_ON`), every
+place that lists the exit codes (`ExitCode`), and the members of `summary.json`, read from
+what `run --policy`, `fuzz` and the built-in `run` really write. Beside `test_docs.py`, which
+holds the registries' tables (keywords, formats, invariants, policy keys) and the links."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cli_helpers import invoke, poster_repository
+from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
+from toolfuzz_gate.app.reports import REPORTS
+from toolfuzz_gate.core.gate.policy import FAIL_ON
+from toolfuzz_gate.exitcodes import ExitCode
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+REJECTS = "toolfuzz_gate.contract.poster:ToolError"
+WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _marked(text: str, marker: str) -> str:
+    match = re.search(rf"<!-- {marker}:begin -->\n(.*?)<!-- {marker}:end -->", text, re.S)
+    assert match, f"no {marker} block"
+    return match[1]
+
+
+def _rows(table: str, *, raw: bool = False) -> list[list[str]]:
+    """The body rows of a Markdown table, each cell stripped of spaces and (unless `raw`) of
+    its outer code backticks."""
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    assert len(lines) > 2 and set(lines[1]) <= set("|-: ")
+    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+    return cells if raw else [[cell.strip("`") for cell in row] for row in cells]
+
+
+def _section(page: Path, heading: str) -> str:
+    return _text(page).split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _quoted(text: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", text)
+
+
+def _action() -> Any:
+    return yaml.safe_load(_text(ROOT / "action.yml"))
+
+
+# --- reports -----------------------------------------------------------------------------------
+
+
+def test_the_report_table_is_the_reports_registry() -> None:
+    rows = _rows(_marked(_text(DOCS / "reports-and-receipts.md"), "reports"))
+    expected = [[r.file, r.render.__name__, r.published] for r in REPORTS]
+    assert rows == expected
+
+
+def test_each_report_the_action_names_by_output_is_an_output_of_action_yml() -> None:
+    named = [report.output for report in REPORTS if report.output is not None]
+    assert named == ["sarif-path", "junit-path"]
+    assert set(named) <= set(OUTPUT_NAMES) and set(named) <= set(_action()["outputs"])
+
+
+# --- fail-on -----------------------------------------------------------------------------------
+
+
+def test_action_yml_names_exactly_the_fail_on_values() -> None:
+    described = _action()["inputs"]["fail-on"]["description"]
+    listed = described.split("subset of", 1)[1].split(".", 1)[0]
+    assert WORD.findall(listed) == list(FAIL_ON)
+
+
+def test_the_action_page_names_exactly_the_fail_on_values() -> None:
+    rows = _rows(_section(DOCS / "action.md", "## Inputs and outputs"), raw=True)
+    (meaning,) = [row[2] for row in rows if row[0] == "`fail-on`"]
+    assert [v for v in _quoted(meaning) if WORD.fullmatch(v)] == list(FAIL_ON)
+
+
+def test_the_policy_page_names_exactly_the_fail_on_values() -> None:
+    page = _text(DOCS / "policy.md")
+    example = page.split("  fail_on: [", 1)[1].split("  flaky:", 1)[0]
+    in_example = [w for w in WORD.findall(example.replace("# also:", "")) if w in FAIL_ON]
+    assert sorted(in_example) == sorted(FAIL_ON)
+    prose = _section(DOCS / "policy.md", "## What fails the gate").split("`min_coverage`", 1)[0]
+    named = {v for v in _quoted(prose) if v in FAIL_ON}
+    assert named == set(FAIL_ON), sorted(set(FAIL_ON) - named)
+
+
+def test_the_shipped_policy_schema_enumerates_exactly_the_fail_on_values() -> None:
+    schema = json.loads(_text(ROOT / "src" / "toolfuzz_gate" / "policy.schema.json"))
+    items = schema["properties"]["gate"]["properties"]["fail_on"]["items"]
+    assert items["then"]["enum"] == list(FAIL_ON)
+
+
+# --- exit codes --------------------------------------------------------------------------------
+
+EVERY_CODE = {int(code) for code in ExitCode}
+
+
+def _codes(text: str) -> set[int]:
+    return {int(n) for n in re.findall(r"\b(\d{1,3})\b", text)}
+
+
+def test_action_yml_states_every_exit_code() -> None:
+    header = _text(ROOT / "action.yml").split("\nname:", 1)[0]
+    stated = header.split("exit code", 1)[1].split("The container image", 1)[0]
+    assert _codes(stated) == EVERY_CODE
+
+
+def test_the_action_page_states_every_exit_code_of_the_step() -> None:
+    section = _section(DOCS / "action.md", "## Inputs and outputs")
+    stated = section.split("The step's exit code", 1)[1].split("Inputs reach", 1)[0]
+    assert _codes(stated) == EVERY_CODE
+
+
+# --- summary.json ------------------------------------------------------------------------------
+
+COMMANDS = ("run --policy", "fuzz", "run")
+
+
+def _summary_rows() -> dict[str, tuple[set[str], str]]:
+    rows = _rows(_marked(_text(DOCS / "policy.md"), "summary"), raw=True)
+    return {member.strip("`"): (set(_quoted(by)), meaning) for member, by, meaning in rows}
+
+
+def _written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
+    """The summary.json each command writes: `run --policy` and `fuzz` over the poster with a
+    lax width check (it has counterexamples, so `findings` are not empty), and the built-in."""
+    repo = poster_repository(tmp_path)
+    monkeypatch.chdir(repo)  # `fuzz`'s python handler imports from the current directory
+    policy = repo / "toolfuzz.yml"
+    policy.write_text(
+        "version: 1\ntools:\n  - name: lax\n    schema: schemas/poster.json\n"
+        f'    handler: {{python: "lax_width:render_poster", rejects: ["{REJECTS}"]}}\n',
+        encoding="utf-8",
+    )
+    runs = {
+        "run --policy": ("run", "--policy", str(policy), "--root", str(repo)),
+        "fuzz": (
+            *("fuzz", "--schema", str(repo / "schemas" / "poster.json")),
+            *("--handler", "python:lax_width:render_poster", "--rejects", REJECTS),
+        ),
+        "run": ("run",),
+    }
+    written = {}
+    for command, argv in runs.items():
+        out = tmp_path / command.replace(" ", "")
+        status, said, err = invoke(*argv, "--out", str(out), "--runs", "16")
+        assert status == (0 if command == "run" else 1), said + err
+        written[command] = json.loads(_text(out / "summary.json"))
+    return written
+
+
+@pytest.mark.slow
+def test_the_summary_table_is_what_each_command_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = _summary_rows()
+    written = _written(tmp_path, monkeypatch)
+    for command, summary in written.items():
+        documented = {member for member, (by, _) in rows.items() if command in by}
+        assert set(summary) == documented, command
+        assert summary["format"] == "toolfuzz-summary/1"
+    full = written["run --policy"]
+    assert set(_quoted(rows["counts"][1])) == set(full["counts"])
+    assert set(_quoted(rows["rootCauses"][1])) == set(full["rootCauses"])
+    tools, _, builtin = rows["tools"][1].partition("the built-in `run`'s one entry:")
+    (entry,) = full["tools"]
+    assert entry["findings"], "the lax poster has counterexamples"
+    assert set(_quoted(tools)) == set(entry) | {key for f in entry["findings"] for key in f}
+    (builtin_entry,) = written["run"]["tools"]
+    assert set(_quoted(builtin)) == set(builtin_entry)
+    assert written["fuzz"]["regressions"] == []
