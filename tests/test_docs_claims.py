@@ -2,10 +2,13 @@
 report table (`REPORTS`), every place that lists the `fail-on` values (`FAIL_ON`), every
 place that lists the exit codes (`ExitCode`), and the members of `summary.json`, read from
 what `run --policy`, `fuzz` and the built-in `run` really write. Beside `test_docs.py`, which
-holds the registries' tables (keywords, formats, invariants, policy keys) and the links."""
+holds the registries' tables (keywords, formats, invariants, policy keys) and the links.
+Also the defaults the docs show (`core.campaign.run_defaults`) and the synopsis of every
+command's flags (`cli.parser`)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
@@ -17,7 +20,14 @@ import yaml
 from tests.cli_helpers import invoke, poster_repository
 from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
 from toolfuzz_gate.app.reports import REPORTS
-from toolfuzz_gate.core.gate.policy import FAIL_ON
+from toolfuzz_gate.cli.parser import build_parser
+from toolfuzz_gate.core.campaign.run_defaults import (
+    BUILTIN_RUNS,
+    DEFAULT_RUNS,
+    DEFAULT_SEED,
+    DEFAULT_TIMEOUT_MS,
+)
+from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
 from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,3 +192,58 @@ def test_the_summary_table_is_what_each_command_writes(
     (builtin_entry,) = written["run"]["tools"]
     assert set(_quoted(builtin)) == set(builtin_entry)
     assert written["fuzz"]["regressions"] == []
+
+
+# --- defaults and flags ------------------------------------------------------------------------
+
+
+def test_the_policy_example_shows_the_defaults_a_policy_gets() -> None:
+    example = yaml.safe_load(_text(DOCS / "policy.md").split("```yaml\n", 1)[1].split("```")[0])
+    options = RunOptions()
+    shown = example["defaults"]
+    assert shown["seeds"] == list(options.seeds) == [DEFAULT_SEED]
+    assert shown["runs"] == options.runs == DEFAULT_RUNS
+    assert shown["timeout_ms"] == options.timeout_ms == DEFAULT_TIMEOUT_MS
+    assert shown["max_output_bytes"] == options.max_output_bytes
+    assert shown["format_assertion"] == options.format_assertion
+    assert shown["default_draft"] == options.default_draft
+    assert shown["dialect"] == options.dialect
+    assert tuple(example["gate"]["fail_on"]) == GateRules().fail_on
+    assert example["gate"]["flaky"] == GateRules().flaky
+
+
+def test_the_commands_page_and_readme_state_the_command_line_defaults() -> None:
+    assert f"seed {DEFAULT_SEED}, {BUILTIN_RUNS} runs" in _text(DOCS / "commands.md")
+    assert f"seed {DEFAULT_SEED}, {BUILTIN_RUNS} runs" in _text(ROOT / "README.md")
+    fuzz = build_parser().parse_args(["fuzz", "--schema", "s.json"])
+    assert (fuzz.seed, fuzz.runs, fuzz.timeout_ms) == (
+        DEFAULT_SEED,
+        DEFAULT_RUNS,
+        DEFAULT_TIMEOUT_MS,
+    )
+
+
+def _synopsis() -> dict[str, set[str]]:
+    """Per command, the flags docs/commands.md's synopsis shows (HANDLER's belong to fuzz)."""
+    block = _section(DOCS / "commands.md", "## Synopsis").split("```", 2)[1]
+    flags: dict[str, set[str]] = {}
+    command = ""
+    for line in block.splitlines():
+        named = re.match(r"toolfuzz-gate (\w+)", line)
+        command = named[1] if named else "fuzz" if line.startswith("HANDLER") else command
+        if command:
+            flags.setdefault(command, set()).update(re.findall(r"--[a-z][a-z-]*", line))
+    return flags
+
+
+def test_the_synopsis_shows_every_flag_of_every_command() -> None:
+    (commands,) = [
+        action
+        for action in build_parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    ]
+    synopsis = _synopsis()
+    assert set(synopsis) == set(commands.choices)
+    for name, parser in commands.choices.items():
+        flags = {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
+        assert synopsis[name] == flags - {"--help"}, name
