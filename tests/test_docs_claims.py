@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -247,3 +249,36 @@ def test_the_synopsis_shows_every_flag_of_every_command() -> None:
     for name, parser in commands.choices.items():
         flags = {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
         assert synopsis[name] == flags - {"--help"}, name
+
+
+def test_the_readme_lists_every_page_of_the_docs() -> None:
+    section = _section(ROOT / "README.md", "## Documentation")
+    listed = {link for link in re.findall(r"\]\(([^)#]+)\)", section)}
+    pages = {page.relative_to(ROOT).as_posix() for page in DOCS.glob("*.md")}
+    assert pages <= listed, sorted(pages - listed)
+
+
+# --- the commands page's example -----------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_commands_example_prints_what_the_page_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    block = _section(DOCS / "commands.md", "## Example").split("```\n", 2)[1]
+    lines = block.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("$ toolfuzz-gate fuzz"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].endswith("\\"))
+    argv = shlex.split(" ".join(line.rstrip("\\") for line in lines[start : end + 1]))[2:]
+    shutil.copytree(ROOT / "tests" / "fixtures" / "poster_faults", tmp_path / "faults")
+    monkeypatch.chdir(tmp_path / "faults")
+    status, said, err = invoke(*argv)
+    assert status == 1, err
+    printed = re.sub(r"\(sha256 [0-9a-f]+\)", "(sha256 …)", said).splitlines()
+    assert printed == lines[end + 1 :]
+
+
+def test_the_action_page_names_every_report_the_step_writes() -> None:
+    step = _section(DOCS / "action.md", "## What one step does")
+    written = step.split("writes into `output-dir`", 1)[1].split(";", 1)[0]
+    assert {report.file for report in REPORTS} <= set(_quoted(written))

@@ -15,8 +15,9 @@ def add_diff_parser(commands: Any) -> None:
         help="compare two receipt directories (base, head)",
         description="Counterexamples new / fixed / still failing (matched by fingerprint), "
         "unsupported keywords added / removed, coverage changes, flipped invariants, tools "
-        "added or removed. Exit 0 when no counterexample is new and no unsupported keyword "
-        "was added, 1 otherwise, 2 when a directory or receipt cannot be read.",
+        "added or removed. Exit 0 when no counterexample, unsupported keyword or refusal is "
+        "new and every base counterexample's tool ran on head, 1 otherwise, 2 when a "
+        "directory or receipt cannot be read.",
     )
     compare.add_argument("base", type=Path, metavar="BASE_DIR")
     compare.add_argument("head", type=Path, metavar="HEAD_DIR")
