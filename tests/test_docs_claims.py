@@ -276,6 +276,15 @@ def test_the_commands_example_prints_what_the_page_shows(
     assert status == 1, err
     printed = re.sub(r"\(sha256 [0-9a-f]+\)", "(sha256 …)", said).splitlines()
     assert printed == lines[end + 1 :]
+    # the receipt it wrote: every member is named in the Receipts section, and its one
+    # counterexample has the members of the section's example
+    receipt = json.loads(_text(Path("toolfuzz-receipts") / "renderPoster.json"))
+    section = _section(DOCS / "reports-and-receipts.md", "## Receipts")
+    members = section.split("Members: ", 1)[1].split("A counterexample:", 1)[0]
+    assert set(receipt) <= set(_quoted(members)), sorted(set(receipt) - set(_quoted(members)))
+    example = json.loads(section.split("```json\n", 1)[1].split("```", 1)[0])
+    (counterexample,) = receipt["counterexamples"]
+    assert counterexample == example
 
 
 def test_the_action_page_names_every_report_the_step_writes() -> None:
