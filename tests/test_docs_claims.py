@@ -9,6 +9,7 @@ command's flags (`cli.parser`)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import shlex
@@ -30,6 +31,7 @@ from toolfuzz_gate.core.campaign.run_defaults import (
     DEFAULT_TIMEOUT_MS,
 )
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
+from toolfuzz_gate.core.gate.policy_handler import HANDLER_KINDS
 from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,3 +293,34 @@ def test_the_action_page_names_every_report_the_step_writes() -> None:
     step = _section(DOCS / "action.md", "## What one step does")
     written = step.split("writes into `output-dir`", 1)[1].split(";", 1)[0]
     assert {report.file for report in REPORTS} <= set(_quoted(written))
+
+
+# --- handler kinds -----------------------------------------------------------------------------
+
+HANDLERS = DOCS / "handlers.md"
+KINDS = HANDLER_KINDS
+"""The handler kinds a policy and `fuzz` take; point this at the handler-kind registry when
+one holds them."""
+
+
+def _first_cells(section: str) -> list[str]:
+    """The first column of the section's first table."""
+    table = itertools.takewhile(
+        lambda line: line.startswith("|"), section[section.index("\n|") + 1 :].splitlines()
+    )
+    return [row[0] for row in _rows("\n".join(table), raw=True)]
+
+
+def test_the_handlers_page_has_one_row_per_kind_in_each_table() -> None:
+    text = _text(HANDLERS)
+    kinds = re.search(r"\n## The (\w+) kinds\n(.*?)\n## ", text, re.S)
+    assert kinds, "no 'The N kinds' section"
+    named = [
+        next(k for k in KINDS if f"--{k}" in cell or f"`{k}:" in cell or f" {k}:" in cell)
+        for cell in _first_cells(kinds[2])
+    ]
+    assert named == list(KINDS)
+    outcomes = _section(HANDLERS, "## Outcomes and rejection codes, per kind")
+    assert [cell.strip("`") for cell in _first_cells(outcomes)] == list(KINDS)
+    policy = json.loads(_text(ROOT / "src" / "toolfuzz_gate" / "policy.schema.json"))
+    assert set(KINDS) <= set(policy["$defs"]["handler"]["properties"])
