@@ -38,7 +38,7 @@ from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.lanes import side_by_side
@@ -191,10 +191,10 @@ def _confined_run(
             directory / PR_FILE,
             {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
         )
-    for line in (directory / "annotations.txt").read_text("utf-8").splitlines():
+    for line in (directory / ANNOTATIONS.file).read_text("utf-8").splitlines():
         emit(out, line)  # the gate's own commands, their data escaped by `render_annotations`
     posted = _comment(runner, inputs, event, outcome, out)
-    body = (directory / REPORT_FILES[0]).read_text("utf-8")
+    body = (directory / COMMENT.file).read_text("utf-8")
     failed = outcome.verdict.failed
     finish(runner, body, outcome.document, failed, posted, inputs.output_dir, out)
     return outcome.exit_code
