@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.engine.caps import generated_types, items_cap
+from toolfuzz_gate.core.engine.sizes import generated_types, items_cap
 from toolfuzz_gate.core.engine.steer import Steer
 from toolfuzz_gate.core.engine.trouble import (
     TRAVERSALS,
