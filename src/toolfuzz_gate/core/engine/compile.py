@@ -17,8 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toolfuzz_gate.core.engine.consistency import iter_linked_contradictions, iter_local_problems
-from toolfuzz_gate.core.engine.satisfiable import check_generation, prove_empty
+from toolfuzz_gate.core.engine.consistency import (
+    iter_linked_contradictions,
+    iter_local_problems,
+    prove_empty,
+)
+from toolfuzz_gate.core.engine.satisfiable import check_generation
 from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
 from toolfuzz_gate.core.engine.sizes import estimate_bytes
 from toolfuzz_gate.core.jsonutil import pointer as jp

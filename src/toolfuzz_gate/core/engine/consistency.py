@@ -7,8 +7,9 @@ const members against its other keywords, and the object, array and multiple key
 together (`iter_contradictions`: each reported only when the node admits no other type;
 `{"minProperties": 3, "maxProperties": 1}` still admits every string).
 `iter_linked_contradictions` judges again, once references are linked, what could not be
-judged before. `core.engine.compile` reports each as `schema.contradiction` at the keyword
-named.
+judged before; `prove_empty`, what the parts of a composed node prove together when the
+engine could not build a value for it (`core.engine.satisfiable`). `core.engine.compile`
+reports each as `schema.contradiction` at the keyword named.
 """
 
 from __future__ import annotations
@@ -338,3 +339,35 @@ def _position_types(node: Node) -> list[frozenset[str]]:
     elif not d.items.never:
         found.append(d.items.domain.types)
     return found
+
+
+def prove_empty(node: Node, merged: Node) -> SchemaProblem | None:
+    """A contradiction the parts of a composed `node` prove (`merged` is its merged
+    reading), or None: the cases merging alone cannot show."""
+    # Every value is an object with each required name; a branch closed by
+    # `additionalProperties: false` allows only the names it knows itself (merging branches
+    # only widens what they know, so this never claims too much).
+    for index, branch in enumerate(node.argument("allOf") or ()):
+        closed = effective(branch).domain
+        if closed.additional or not merged.domain.types <= {"object"}:
+            continue
+        for name in merged.domain.required:
+            if closed.property_node(name) is None and not any(
+                pattern.matches(name) for pattern, _ in closed.pattern_properties
+            ):
+                return SchemaProblem(
+                    "schema.contradiction",
+                    node.pointer,
+                    f"{name!r} is required, but allOf/{index} is a closed object that does "
+                    "not allow it",
+                    "allOf",
+                )
+    branches = node.argument("oneOf") or ()
+    if sum(1 for b in branches if not b.keywords and not b.never) >= 2:  # `true` twice
+        return SchemaProblem(
+            "schema.contradiction",
+            node.pointer,
+            "two oneOf branches admit every value, so no value satisfies exactly one",
+            "oneOf",
+        )
+    return None

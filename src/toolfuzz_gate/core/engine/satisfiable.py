@@ -20,7 +20,6 @@ from toolfuzz_gate.core.engine.arguments import ROOT_NOT_OBJECT, admits_object, 
 from toolfuzz_gate.core.engine.generate import Generator
 from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.engine.seeds import stable_int
-from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.draw_modes import HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.keywords import COMPOSED
 from toolfuzz_gate.core.schema.limits import Limits
@@ -92,35 +91,3 @@ def _check(node: Node, limits: Limits, named: str, keyword: str) -> list[SchemaP
             "simplify the combination"
         )
     return [SchemaProblem(code, node.pointer, message, keyword)]
-
-
-def prove_empty(node: Node, merged: Node) -> SchemaProblem | None:
-    """A contradiction the parts of a composed `node` prove (`merged` is its merged
-    reading), or None: the cases merging alone cannot show."""
-    # Every value is an object with each required name; a branch closed by
-    # `additionalProperties: false` allows only the names it knows itself (merging branches
-    # only widens what they know, so this never claims too much).
-    for index, branch in enumerate(node.argument("allOf") or ()):
-        closed = effective(branch).domain
-        if closed.additional or not merged.domain.types <= {"object"}:
-            continue
-        for name in merged.domain.required:
-            if closed.property_node(name) is None and not any(
-                pattern.matches(name) for pattern, _ in closed.pattern_properties
-            ):
-                return SchemaProblem(
-                    "schema.contradiction",
-                    node.pointer,
-                    f"{name!r} is required, but allOf/{index} is a closed object that does "
-                    "not allow it",
-                    "allOf",
-                )
-    branches = node.argument("oneOf") or ()
-    if sum(1 for b in branches if not b.keywords and not b.never) >= 2:  # `true` twice
-        return SchemaProblem(
-            "schema.contradiction",
-            node.pointer,
-            "two oneOf branches admit every value, so no value satisfies exactly one",
-            "oneOf",
-        )
-    return None
