@@ -1,8 +1,10 @@
 """Where a JSON Schema document holds subschemas, as the standard spells them (pure).
 
 Read by the passes that look at every schema object without compiling it (dialect
-rewriting, documentation lint). It knows every standard applicator, supported by the
-compiler or not, and never looks inside values (`enum`, `const`, `default`, `examples`).
+rewriting, documentation lint). The keyword table says where each supported applicator
+holds schemas (`Keyword.subschemas`); the standard applicators the compiler refuses are
+listed here (`REFUSED`). It never looks inside values (`enum`, `const`, `default`,
+`examples`).
 """
 
 from __future__ import annotations
