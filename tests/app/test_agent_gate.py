@@ -10,6 +10,8 @@ from pathlib import Path
 
 from tests.app.test_agent_example import example_copy, stand_in
 from toolfuzz_gate.cli import run
+from toolfuzz_gate.core.jsonutil.canonical import digest
+from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.exitcodes import ExitCode
 
 
@@ -40,7 +42,9 @@ def test_fail_on_agent_correctness_runs_the_agent_and_fails_on_the_erroneous_set
     assert summary["verdict"] == "failed" and len(summary["reasons"]) == 1
     comment = (tmp_path / "out" / "comment.md").read_text("utf-8")
     assert "<details><summary>Documentation: agent correctness (1)</summary>" in comment
-    (row,) = [line for line in comment.splitlines() if line.startswith("| geocode | Where is")]
+    (row,) = [
+        line for line in comment.splitlines() if line.startswith("| on head | geocode | Where is")
+    ]
     assert "| country | tool: Find the coordinates of a city. Many city names" in row
     assert "country: The country the city is in" in row and row.endswith("| yes (0.6667 → 0.0) |")
 
@@ -89,3 +93,46 @@ def test_a_model_that_cannot_be_used_still_leaves_every_report(tmp_path: Path) -
     comment = (tmp_path / "o" / "comment.md").read_text("utf-8")
     assert "agent mode unavailable" in comment  # 0.5.0 wrote no summary, comment or SARIF
     assert (tmp_path / "o" / "results.sarif").is_file()
+
+
+def test_against_a_stored_baseline_agent_findings_are_new_still_or_fixed(tmp_path: Path) -> None:
+    example = example_copy(tmp_path)
+    fail_on = "[agent-reachable, agent-correctness]"
+    code, _, err = _gate(example / "toolfuzz.yml", fail_on, tmp_path / "base")
+    assert code == ExitCode.FAILED, err
+    # the base reached another counterexample (sealed again, as the gate writes it)
+    stored = tmp_path / "base" / "agent" / "geocode.json"
+    receipt = json.loads(stored.read_text("utf-8"))
+    receipt["findings"][0]["fingerprint"] = "0" * 24
+    del receipt["agentReceiptHash"]
+    receipt["agentReceiptHash"] = digest(receipt)
+    write_document(stored, receipt)
+    stdout, stderr = io.StringIO(), io.StringIO()
+    argv = ["run", "--policy", str(example / "toolfuzz.yml"), "--root", str(example)]
+    argv += ["--out", str(tmp_path / "head"), "--baseline-dir", str(tmp_path / "base")]
+    code = run(argv, stdout, stderr, {})
+    assert code == ExitCode.FAILED, stderr.getvalue()
+    out = stdout.getvalue()
+    assert (
+        "documentation probes failing: 1 in geocode (1); against the base: 1 new, 0 still\n" in out
+    )
+    assert "description fixes verified: 1 of 1; against the base: 0 new, 1 still\n" in out
+    assert (
+        "  - agent-reachable: fixed against the base: geocode counterexample crash at /country "
+        "(000000000000000000000000)\n" in out
+    )
+    summary = json.loads((tmp_path / "head" / "summary.json").read_text("utf-8"))
+    assert any(reason.startswith("agent-reachable: fixed against") for reason in summary["reasons"])
+    comment = (tmp_path / "head" / "comment.md").read_text("utf-8")
+    assert (
+        "| new | geocode | crash at /country (69c8a3b551e4aa29103272c7) | Find the coordinates "
+        "of Springfield in Freedonia. |" in comment
+    )
+    assert "| fixed | geocode | crash at /country (000000000000000000000000) |" in comment
+    assert "| still | geocode | Where is \\[A\\]?: \u201cWhere is Paris?\u201d (fails);" in comment
+    # an edited base agent receipt (not sealed again) is refused, naming it
+    receipt["findings"][0]["fingerprint"] = "1" * 24
+    write_document(stored, receipt)
+    code = run(argv, io.StringIO(), stderr := io.StringIO(), {})
+    assert code == ExitCode.USAGE and "agent receipt" in stderr.getvalue()
+    assert "agentReceiptHash` does not match" in stderr.getvalue()

@@ -97,9 +97,10 @@ class AgentDiff:
 def diff_agent(
     head: Sequence[Mapping[str, Any]], base: Sequence[Mapping[str, Any]] | None
 ) -> AgentDiff:
-    """Head's agent findings against the base's (`base` None: not diffed). A finding that
-    occurs twice on one side (two seeds' receipts) is one finding."""
-    found = _unique(iter_agent_findings(head))
+    """Head's agent findings against the base's (`base` None: not diffed); each of head's
+    is listed (two erroneous sets naming the same argument are two sets, both `still` when
+    the base had one), the base's fixed ones once per identity."""
+    found = list(iter_agent_findings(head))
     if base is None:
         return AgentDiff(tuple((f, None) for f in found), (), False)
     before = _unique(iter_agent_findings(base))
