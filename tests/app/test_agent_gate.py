@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from tests.app.test_agent_example import example_copy, stand_in
+from tests.llm_server import dead_endpoint
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.core.jsonutil.canonical import digest
 from toolfuzz_gate.edges.files import write_document
@@ -136,3 +137,27 @@ def test_against_a_stored_baseline_agent_findings_are_new_still_or_fixed(tmp_pat
     code = run(argv, io.StringIO(), stderr := io.StringIO(), {})
     assert code == ExitCode.USAGE and "agent receipt" in stderr.getvalue()
     assert "agentReceiptHash` does not match" in stderr.getvalue()
+
+
+def test_a_dead_endpoint_stops_at_the_run_deadline_and_every_report_is_still_written(
+    tmp_path: Path,
+) -> None:
+    example = example_copy(tmp_path)
+    policy = example / "toolfuzz.yml"
+    with dead_endpoint() as url:
+        text = policy.read_text("utf-8").replace("http://127.0.0.1:8765/v1", url)
+        text = text.replace("mode: replay", "mode: live\n  run_deadline_s: 0.3")
+        policy.write_text(text, "utf-8")
+        code, out, err = _gate(policy, "[invariant, agent-reachable]", tmp_path / "o")
+    assert code == ExitCode.MODEL, err
+    assert "agent mode unavailable: llm.run-deadline: agent mode ran past its 0.3 s" in out
+    directory = tmp_path / "o"
+    summary = json.loads((directory / "summary.json").read_text("utf-8"))
+    assert summary["verdict"] == "failed"
+    assert summary["reasons"][1].startswith("agent-reachable: agent mode unavailable: llm.run-")
+    for name in ("comment.md", "annotations.txt"):  # the verdict's reasons, where they go
+        assert "agent mode unavailable: llm.run-deadline" in (directory / name).read_text("utf-8")
+    # the schema campaign's crash is reported as ever
+    assert "crash on a schema-valid call" in (directory / "junit.xml").read_text("utf-8")
+    sarif = json.loads((directory / "results.sarif").read_text("utf-8"))
+    assert "crash" in [r["ruleId"] for r in sarif["runs"][0]["results"]]

@@ -15,6 +15,7 @@ from tests.cli_helpers import FAULTS, POSTER_CONTRACT, invoke
 from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
 from toolfuzz_gate.edges.files import write_document
@@ -99,7 +100,7 @@ def _report(tmp_path: Path) -> tuple[int, str, str]:
 
 
 def _agent_receipt(prompt: str) -> dict[str, Any]:
-    reached = {
+    reached: JSONObject = {
         "kind": "counterexample",
         "agentReachable": True,
         "outcome": "reachable",
@@ -108,7 +109,7 @@ def _agent_receipt(prompt: str) -> dict[str, Any]:
         "path": "/width",
         "prompt": prompt,
     }
-    erroneous = {
+    erroneous: JSONObject = {
         "erroneous": True,
         "template": "Render a poster [A] wide",
         "prompts": ["Render a poster 10 wide", "Render a poster ten wide"],
@@ -116,8 +117,8 @@ def _agent_receipt(prompt: str) -> dict[str, Any]:
         "underspecified": ["width"],
         "refinement": None,
     }
-    model = {"model": "stand-in", "baseUrl": "http://127.0.0.1:1/v1", "parameters": {}}
-    budget = {"maxRequests": 1, "maxTokens": 1, "requests": 1, "tokens": 1}
+    model: JSONObject = {"model": "stand-in", "baseUrl": "http://127.0.0.1:1/v1", "parameters": {}}
+    budget: JSONObject = {"maxRequests": 1, "maxTokens": 1, "requests": 1, "tokens": 1}
     return build_agent_receipt(
         "renderPoster",
         {"file": "renderPoster.json"},

@@ -20,6 +20,8 @@ from toolfuzz_gate.errors import LlmError
 
 FORMAT = "toolfuzz-cassette/1"
 MAX_ENTRIES = 10_000
+MAX_ATTEMPTS = 100
+"""The most attempts an entry may say its request took (the client makes 4)."""
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -47,18 +49,25 @@ class Cassette:
             )
         return entry["response"]
 
-    def record(self, request: JSONObject, response: JSON) -> None:
-        """Keep the exchange (a request asked twice keeps its latest answer)."""
+    def attempts(self, request: JSONObject) -> int:
+        """How many attempts the recorded request took (1 unless the endpoint failed and
+        the client tried again), so a replay charges the budget what the recording did."""
+        entry = self.entries.get(request_digest(request))
+        found = entry.get("attempts", 1) if entry is not None else 1
+        return found if type(found) is int else 1
+
+    def record(self, request: JSONObject, response: JSON, attempts: int = 1) -> None:
+        """Keep the exchange (a request asked twice keeps its latest answer), and, when it
+        took more than one attempt, how many."""
         if len(self.entries) >= MAX_ENTRIES and request_digest(request) not in self.entries:
             raise LlmError(
                 f"the cassette would hold more than {MAX_ENTRIES} exchanges",
                 code="llm.cassette-invalid",
             )
-        self.entries[request_digest(request)] = {
-            "prompt": prompt_of(request),
-            "request": request,
-            "response": response,
-        }
+        entry: JSONObject = {"prompt": prompt_of(request), "request": request, "response": response}
+        if attempts > 1:
+            entry["attempts"] = attempts
+        self.entries[request_digest(request)] = entry
 
     def document(self) -> JSONObject:
         """The cassette file's content (canonical encoding sorts the entries)."""
@@ -96,6 +105,11 @@ def parse_cassette(document: Any, source: str) -> Cassette:
             raise invalid(f"entry {key[:12]} has no request object")
         if "response" not in entry or not isinstance(entry.get("prompt"), str):
             raise invalid(f"entry {key[:12]} lacks its response or prompt")
+        attempts = entry.get("attempts")
+        if "attempts" in entry and (type(attempts) is not int or not 2 <= attempts <= MAX_ATTEMPTS):
+            raise invalid(
+                f"entry {key[:12]}: `attempts` is not an integer from 2 to {MAX_ATTEMPTS}"
+            )
         try:
             hashed = request_digest(entry["request"])
             digest(entry["response"])

@@ -34,6 +34,14 @@ class LlmSettings:
     cassette: str | None = None
     """The cassette path as resolved against the repository root (None: none)."""
     mode: str = "replay"
+    request_deadline_s: float = 300.0
+    """The most seconds one request may take, all its attempts and the waits between them
+    included (an endpoint that drips its answer a byte at a time never trips a read
+    timeout). Not a receipt member: a replay asks no endpoint."""
+    run_deadline_s: float = 3600.0
+    """The most seconds one agent run may take from its first request to the endpoint, the
+    handler's calls between requests included (a dead endpoint's requests would each run to
+    their own deadline otherwise)."""
 
     def parameters(self) -> dict[str, Any]:
         """The sampling parameters every request carries (and receipts record)."""
@@ -74,6 +82,8 @@ def parse_llm(given: Mapping[str, Any] | None, error_at: PolicyErrorAt) -> LlmSe
         max_tokens=int(given.get("max_tokens", LlmSettings.max_tokens)),
         cassette=given.get("cassette"),
         mode=str(given.get("mode", LlmSettings.mode)),
+        request_deadline_s=float(given.get("request_deadline_s", LlmSettings.request_deadline_s)),
+        run_deadline_s=float(given.get("run_deadline_s", LlmSettings.run_deadline_s)),
     )
     if settings.mode != "replay" and not is_safe_endpoint(settings.base_url):
         raise error_at(
