@@ -272,7 +272,7 @@ def _try_tool(
     context = sizes.context_for(tool.name)
     reading = SchemaOptions(tool.options.default_draft, tool.options.format_assertion)
     before = session.budget.spent()
-    unmetered = session.unmetered
+    unmetered, retries = session.unmetered, session.retries
     findings: list[JSONObject] = []
     probes: list[JSONObject] = []
     correctness: list[JSONObject] = []
@@ -320,6 +320,7 @@ def _try_tool(
         correctness,
         probes_asked=probe and sizes.probes > 0,
         unmetered=session.unmetered - unmetered,
+        retries=session.retries - retries,
     )
     missing = int(probe and sizes.probes > 0 and not probes)
     return ToolResults(

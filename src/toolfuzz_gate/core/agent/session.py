@@ -33,6 +33,8 @@ class ModelSession:
         self.unmetered = 0
         """Replies without a token count: each is charged an estimate instead of nothing."""
         self._transport = transport
+        self.retries = 0
+        """Attempts made again (or, replayed, that the recording made again)."""
         self._asking = ""
         self._attempts = 1
 
@@ -43,6 +45,7 @@ class ModelSession:
         replay charges the same. `LlmError` (`llm.budget-exceeded`) when none is left."""
         self.budget.admit(self._asking)
         self._attempts += 1
+        self.retries += 1
 
     def ask(self, messages: Sequence[JSONObject], tools: Sequence[JSONObject] = ()) -> Reply:
         """The model's reply to `messages`, offered `tools`."""
@@ -53,6 +56,7 @@ class ModelSession:
             answer = self.cassette.answer(request)
             for _ in range(self.cassette.attempts(request) - 1):
                 self.budget.admit(self._asking)  # the recording's retries, charged the same
+                self.retries += 1
         else:
             answer = self._transport(request)
             if self.settings.mode == "record":
