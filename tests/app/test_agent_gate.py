@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 from pathlib import Path
 
+import pytest
+
+from tests.action_env import searchable_by_others
 from tests.app.test_agent_example import example_copy, stand_in
 from tests.llm_server import dead_endpoint
 from toolfuzz_gate.cli import run
@@ -96,6 +100,7 @@ def test_a_model_that_cannot_be_used_still_leaves_every_report(tmp_path: Path) -
     assert (tmp_path / "o" / "results.sarif").is_file()
 
 
+@pytest.mark.slow
 def test_against_a_stored_baseline_agent_findings_are_new_still_or_fixed(tmp_path: Path) -> None:
     example = example_copy(tmp_path)
     fail_on = "[agent-reachable, agent-correctness]"
@@ -139,6 +144,7 @@ def test_against_a_stored_baseline_agent_findings_are_new_still_or_fixed(tmp_pat
     assert "agentReceiptHash` does not match" in stderr.getvalue()
 
 
+@pytest.mark.slow
 def test_a_dead_endpoint_stops_at_the_run_deadline_and_every_report_is_still_written(
     tmp_path: Path,
 ) -> None:
@@ -161,3 +167,35 @@ def test_a_dead_endpoint_stops_at_the_run_deadline_and_every_report_is_still_wri
     assert "crash on a schema-valid call" in (directory / "junit.xml").read_text("utf-8")
     sarif = json.loads((directory / "results.sarif").read_text("utf-8"))
     assert "crash" in [r["ruleId"] for r in sarif["runs"][0]["results"]]
+
+
+@pytest.mark.slow
+def test_the_action_against_a_stored_baseline_diffs_the_agent_findings(tmp_path: Path) -> None:
+    workspace = example_copy(tmp_path)
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    searchable_by_others(workspace)  # as root the action runs the handler as another user
+    policy = workspace / "toolfuzz.yml"
+    code, _, err = _gate(policy, "[agent-reachable]", workspace / "stored")
+    assert code == ExitCode.FAILED, err
+    stored = workspace / "stored" / "agent" / "geocode.json"
+    receipt = json.loads(stored.read_text("utf-8"))
+    receipt["findings"][0]["fingerprint"] = "0" * 24  # the base reached another crash
+    del receipt["agentReceiptHash"]
+    receipt["agentReceiptHash"] = digest(receipt)
+    write_document(stored, receipt)
+    (tmp_path / "event.json").write_text("{}")
+    environ = {
+        "GITHUB_EVENT_NAME": "workflow_dispatch",
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_REPOSITORY": "octo/tools",
+        "INPUT_POLICY": "toolfuzz.yml",
+        "INPUT_BASELINE": "dir:stored",
+        "INPUT_COMMENT": "off",
+    }
+    stdout, stderr = io.StringIO(), io.StringIO()
+    assert run(["action"], stdout, stderr, environ) == ExitCode.FAILED, stderr.getvalue()
+    assert "; against the base: 1 new, 0 still\n" in stdout.getvalue()
+    comment = (workspace / "toolfuzz-gate-results" / "comment.md").read_text("utf-8")
+    assert "| new | geocode | crash at /country (69c8a3b551e4aa29103272c7) |" in comment
+    assert "| fixed | geocode | crash at /country (000000000000000000000000) |" in comment

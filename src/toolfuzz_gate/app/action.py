@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
@@ -20,6 +21,7 @@ from toolfuzz_gate.app.action_trust import (
     governed_policy,
     guard_run,
 )
+from toolfuzz_gate.app.agent_gate import with_stored_base
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
@@ -151,6 +153,7 @@ def _run(
         agent, noted, advisory = agent_on_trusted_cassette(
             loaded, written, directory, out, environ, git, ref
         )
+        agent = with_stored_base(agent, _stored_baseline(runner, inputs))
         changed += noted
         failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
         if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
@@ -243,6 +246,13 @@ def _baseline(
     return rerun_baseline_diff(
         run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
     )
+
+
+def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
+    """The stored baseline's directory (`baseline: dir:PATH`), else None."""
+    if inputs.baseline != "dir" or inputs.baseline_dir is None:
+        return None
+    return in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
 
 
 def _pull_request_payload(event: Event) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
@@ -86,3 +86,11 @@ def stored_base_agent(
     if stored is None:
         return None
     return agent_for_gate(loaded, written, directory, out, base_directory=stored)
+
+
+def with_stored_base(tried: AgentForGate, stored: Path | None) -> AgentForGate:
+    """`tried` with the base's agent receipts from `agent/` under a stored baseline (the
+    action's `baseline: dir:PATH`), when agent mode ran and there is one."""
+    if stored is None or (not tried.receipts and tried.unavailable is None):
+        return tried
+    return replace(tried, base=load_agent_receipts(stored / AGENT_DIRECTORY))
