@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.agent.chat import prompt_of
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document, digest
 from toolfuzz_gate.errors import LlmError
 
 FORMAT = "toolfuzz-cassette/1"
@@ -35,6 +35,11 @@ class Cassette:
     """The exchanges of one cassette, by request digest."""
 
     entries: dict[str, JSONObject] = field(default_factory=dict)
+    max_bytes: int | None = None
+    """While recording: the most bytes the cassette's file may take (what a replay reads);
+    the exchange that takes it past them stops the run, so no more requests are paid for a
+    file that could not be written. None: not checked."""
+    _sizes: dict[str, int] = field(default_factory=dict, repr=False)
 
     def answer(self, request: JSONObject) -> JSON:
         """The recorded answer to `request`; `LlmError` naming its prompt when none is."""
@@ -67,7 +72,19 @@ class Cassette:
         entry: JSONObject = {"prompt": prompt_of(request), "request": request, "response": response}
         if attempts > 1:
             entry["attempts"] = attempts
-        self.entries[request_digest(request)] = entry
+        key = request_digest(request)
+        self.entries[key] = entry
+        if self.max_bytes is not None:
+            self._sizes[key] = _file_bytes(key, entry)
+            total = sum(self._sizes.values())
+            if total > self.max_bytes:
+                raise LlmError(
+                    f"the recording is over {self.max_bytes:,} bytes, more than a replay reads, "
+                    f"after {len(self.entries)} exchanges; it stopped there",
+                    code="llm.cassette-invalid",
+                    hint="record fewer exchanges: lower llm.max_requests, agent.prompt_sets or "
+                    "agent.probes",
+                )
 
     def document(self) -> JSONObject:
         """The cassette file's content (canonical encoding sorts the entries)."""
@@ -77,6 +94,13 @@ class Cassette:
     def digest(self) -> str:
         """The digest of the cassette's content, which receipts record."""
         return digest(self.document())
+
+
+def _file_bytes(key: str, entry: JSONObject) -> int:
+    """About what one exchange adds to the cassette's file (its canonical encoding at the
+    depth the file holds it; the write checks the whole file exactly)."""
+    text = canonical_document({key: entry})
+    return len(text) + 2 * text.count(b"\n")
 
 
 def parse_cassette(document: Any, source: str) -> Cassette:

@@ -84,5 +84,6 @@ def open_session(
 
     wait = deadlines.wait_then(retried, sleep or time.sleep)
     client = ChatClient(settings.base_url, key, retries=retries or Retries(), sleep=wait)
-    session = ModelSession(settings, Cassette(), deadlines.bound(client))
+    cassette = Cassette(max_bytes=MAX_CASSETTE_BYTES if settings.mode == "record" else None)
+    session = ModelSession(settings, cassette, deadlines.bound(client))
     return session, client
