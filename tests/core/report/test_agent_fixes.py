@@ -6,7 +6,6 @@ from typing import Any
 
 from toolfuzz_gate.core.report.agent_fixes import (
     FIX_ROWS,
-    agent_fix_rows,
     agent_rows,
     render_agent_reached,
     render_agent_section,
@@ -31,7 +30,7 @@ def _receipt(suggestion: Any, sets: int = 1) -> dict[str, Any]:
 
 def test_a_hostile_suggestion_is_escaped_and_an_unverified_fix_says_so() -> None:
     hostile = {"description": None, "arguments": {"country": "<!-- x --> ping @octocat #1"}}
-    rows = agent_fix_rows([_receipt(hostile)])
+    rows = agent_rows([_receipt(hostile)])[1]
     (section,) = [p for p in render_agent_section(rows) if p.startswith("| state")]
     row = section.splitlines()[-1]
     assert "<!--" not in row and "@octocat" not in row and "#1" not in row
@@ -42,8 +41,8 @@ def test_a_hostile_suggestion_is_escaped_and_an_unverified_fix_says_so() -> None
 
 
 def test_no_erroneous_set_no_section_and_rows_are_capped() -> None:
-    assert render_agent_section(agent_fix_rows([{"tool": "t", "correctness": []}])) == []
-    many = agent_fix_rows([_receipt(None, sets=FIX_ROWS + 2)])
+    assert render_agent_section(agent_rows([{"tool": "t", "correctness": []}])[1]) == []
+    many = agent_rows([_receipt(None, sets=FIX_ROWS + 2)])[1]
     parts = render_agent_section(many)
     assert (
         parts[0] == f"<details><summary>Documentation: agent correctness ({FIX_ROWS + 2})</summary>"
@@ -58,7 +57,7 @@ def test_a_two_slot_sets_rows_are_shown_slot_by_slot() -> None:
     entry = receipt["correctness"][1] = dict(receipt["correctness"][1])
     entry["template"] = "Find [A] near [B]"
     entry["infills"] = [{"A": "cafes", "B": "Paris"}, {"A": "coffee shops", "B": "<b>Paris</b>"}]
-    (section,) = [p for p in render_agent_section(agent_fix_rows([receipt])) if "| state" in p]
+    (section,) = [p for p in render_agent_section(agent_rows([receipt])[1]) if "| state" in p]
     row = section.splitlines()[-1]
     assert "Find \\[A\\] near \\[B\\] (A: cafes, B: Paris; A: coffee shops, B: " in row
     assert "<b>" not in row

@@ -69,11 +69,6 @@ def agent_rows(
     )
 
 
-def agent_fix_rows(agent: Sequence[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
-    """The erroneous prompt sets of the agent receipts, each with its tool, in order."""
-    return agent_rows(agent)[1]
-
-
 def _row_of(finding: AgentFinding, state: str) -> Mapping[str, Any]:
     return {**finding.entry, "tool": finding.tool, "kind": finding.kind, "state": state}
 
