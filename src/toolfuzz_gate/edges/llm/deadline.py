@@ -101,8 +101,8 @@ class Deadlines:
 
     def _run_error(self) -> LlmError:
         return LlmError(
-            f"agent mode ran past its {self._run_s:g} s (llm.run_deadline_s) waiting on the "
-            "model endpoint",
+            f"agent mode ran past its {self._run_s:g} s (llm.run_deadline_s), counted from its "
+            "first request to the model endpoint",
             code="llm.run-deadline",
             hint="check that the endpoint answers at all (a dead one holds every request to "
             "its deadline); else raise llm.run_deadline_s, or lower agent.prompt_sets and "
