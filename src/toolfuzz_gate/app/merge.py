@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from toolfuzz_gate.app.agent_gate import stored_base_agent
 from toolfuzz_gate.app.baseline import stored_baseline_diff
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import gate
@@ -66,4 +67,5 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     if request.baseline_dir is not None:
         diff = stored_baseline_diff(request.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return gate(loaded, written, diff, request.out, out, corpus).exit_code
+    agent = stored_base_agent(loaded, written, request.out, out, request.baseline_dir)
+    return gate(loaded, written, diff, request.out, out, corpus, agent=agent).exit_code
