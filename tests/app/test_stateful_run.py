@@ -95,3 +95,59 @@ def test_a_policy_switches_the_campaign_or_a_check_off(tmp_path: Path) -> None:
     receipt = stateful(tmp_path / "x" / "out")
     assert receipt["counterexamples"] == []
     assert "use-after-delete" not in receipt["invariants"]
+
+
+@pytest.mark.slow
+def test_saturation_false_runs_every_planned_sequence(tmp_path: Path) -> None:
+    policy = write_policy(tmp_path, None)
+    invoke("run", "--policy", str(policy), "--out", str(tmp_path / "on"))
+    saturated = stateful(tmp_path / "on")
+    policy.write_text(
+        policy.read_text("utf-8").replace("{runs: 2}", "{runs: 2, saturation: false}")
+    )
+    invoke("run", "--policy", str(policy), "--out", str(tmp_path / "off"))
+    whole = stateful(tmp_path / "off")
+    assert saturated["stateful"]["stop"] == "saturated" and saturated["limits"]["window"] == 8
+    assert saturated["stateful"]["sequences"] < saturated["stateful"]["planned"]
+    assert whole["stateful"]["stop"] is None and whole["limits"]["window"] == 0
+    assert whole["stateful"]["sequences"] == whole["stateful"]["planned"] == 24
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("where", "scope", "seconds"),
+    [
+        ("budget_s: 0.001", "run", "runSeconds"),
+        ("defaults: {runs: 2, budget_s: 0.001}", "tool", "seconds"),
+    ],
+)
+def test_a_spent_budget_cuts_the_stateful_campaign_and_the_verdict_says_so(
+    tmp_path: Path, where: str, scope: str, seconds: str
+) -> None:
+    policy = write_policy(tmp_path, None, where if scope == "run" else "")
+    if scope == "tool":
+        policy.write_text(policy.read_text("utf-8").replace("defaults: {runs: 2}", where))
+    out = tmp_path / "out"
+    invoke("run", "--policy", str(policy), "--out", str(out))
+    receipt = stateful(out)
+    budget = receipt["budget"]
+    assert budget["exhausted"] is True and budget["scope"] == scope
+    assert budget[seconds] == 0.001 and budget["stoppedAt"]["stream"] == "stateful"
+    assert receipt["stateful"]["stop"] == "budget"
+    assert budget["notRun"] == {"stateful": 24 - receipt["stateful"]["sequences"]}
+    summary = json.loads((out / "summary.json").read_text("utf-8"))
+    notes = " ".join(summary["reasons"])
+    assert "stateful:notes_mcp (" in notes and "stateful)" in notes
+
+
+@pytest.mark.slow
+def test_an_unspent_budget_is_recorded_and_the_receipt_stays_byte_identical(
+    tmp_path: Path,
+) -> None:
+    policy = write_policy(tmp_path, None, "budget_s: 3600")
+    receipts = []
+    for name in ("a", "b"):
+        invoke("run", "--policy", str(policy), "--out", str(tmp_path / name))
+        receipts.append((tmp_path / name / "stateful_notes_mcp.json").read_bytes())
+    assert receipts[0] == receipts[1]
+    assert json.loads(receipts[0])["budget"] == {"runSeconds": 3600, "exhausted": False}

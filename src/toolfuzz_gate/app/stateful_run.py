@@ -2,9 +2,12 @@
 tools share (`core.campaign.stateful`), its receipt written beside the tools' (application).
 
 It runs after the tools' own campaigns, on a server of its own started from a fresh state,
-for the seed of the server's first tool; its time counts toward the run's `budget_s`. The
-campaigns of different servers are independent units for `--jobs`; one server's sequences
-always run in one lane, in order.
+with the seed, `budget_s` and `saturation` of the server's first tool: like one tool's
+campaign, its time counts toward that tool budget and the run's `budget_s`, and its walks
+stop once they add nothing new unless `saturation: false`. The campaigns of different
+servers are units for `--jobs`, in lanes by the tools' lane rule (`core.gate.lanes`: a
+server with a reset or an effects probe alone, servers in one `cwd` one after another);
+one server's sequences always run in one lane, in order, on one process at a time.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ class ServerUnit:
     handler: HandlerConfig
     entries: tuple[ToolEntry, ...]
     seed: int
+    budget_s: float | None = None
+    saturation: bool = True
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,17 @@ def plan_servers(
             for path in item.handler.fixtures:
                 laid.setdefault(Path(path).name, path)
         handler = replace(group[0].handler, target="", servers=None, fixtures=tuple(laid.values()))
-        units.append(ServerUnit(name, handler, entries, group[0].unit.seed))
+        first = group[0].unit
+        units.append(
+            ServerUnit(
+                name,
+                handler,
+                entries,
+                first.seed,
+                first.options.budget_s,
+                first.options.saturation,
+            )
+        )
     return units
 
 
@@ -111,9 +126,14 @@ def run_server(
     run_budget_s: float | None,
 ) -> Written | None:
     config = StatefulConfig(
-        unit.seed, settings.sequences, settings.max_calls, settings.checks, settings.shrink_runs
+        unit.seed,
+        settings.sequences,
+        settings.max_calls,
+        settings.checks,
+        settings.shrink_runs,
+        window=StatefulConfig.window if unit.saturation else 0,
     )
-    budget = earliest(time.monotonic, None, run_ends_at, run_budget_s)
+    budget = earliest(time.monotonic, unit.budget_s, run_ends_at, run_budget_s)
     file = receipt_name(stateful_key(unit.name))
     try:
         server = McpServerTools(unit.handler, [entry.spec.name for entry in unit.entries])
@@ -137,7 +157,7 @@ def run_server(
         return None  # its reset failed: no campaign on a state nobody chose
     finally:
         server.close()
-    spent = None if budget is None else budget_json(budget, None, {})
+    spent = None if budget is None else budget_json(budget, result.budget_stop, result.not_run())
     receipt = stateful_receipt(
         unit.name,
         prepared.tools,
@@ -146,7 +166,7 @@ def run_server(
         result,
         handler_label=label,
         replay_command=replay,
-        budget=spent if result.stop == "budget" else None,
+        budget=spent,
         fixtures={
             entry.spec.name: entry.spec.fixtures_json()
             for entry in callable_entries
