@@ -27,6 +27,7 @@ from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, Too
 from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
 from toolfuzz_gate.core.campaign.time_budget import budget_json, earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.lanes import stages
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.options import SchemaOptions
@@ -49,6 +50,9 @@ class ServerUnit:
     seed: int
     budget_s: float | None = None
     saturation: bool = True
+    first: str = ""
+    """The receipt file of the server's first tool's unit: a sharded run runs the campaign
+    in the shard that runs that unit (`app.shard`)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ def plan_servers(
     for item in ready:
         if item.handler.kind == "mcp" and item.reachable and isinstance(item.schema, dict):
             group = groups.setdefault(server_key(item.handler), [])
-            if all(other.spec.name != item.spec.name for other in group):
+            if all(_called(other) != _called(item) for other in group):
                 group.append(item)
     units: list[ServerUnit] = []
     names: set[str] = set()
@@ -95,6 +99,7 @@ def plan_servers(
                 first.seed,
                 first.options.budget_s,
                 first.options.saturation,
+                first.file,
             )
         )
     return units
@@ -109,7 +114,7 @@ def run_servers(
     run_ends_at: float | None,
     run_budget_s: float | None,
 ) -> list[Written]:
-    lanes = [tuple((index,) for index in range(len(units)))] if units else []
+    lanes = stages([unit.handler for unit in units])
 
     def work(index: int) -> Written | None:
         return run_server(units[index], settings, replay, directory, run_ends_at, run_budget_s)
@@ -174,7 +179,7 @@ def run_server(
         },
     )
     write_document(directory / file, receipt)
-    return Written(receipt, file, False)
+    return Written(receipt, file, False, first=unit.first)
 
 
 def server_name(argv: Sequence[str]) -> str:
@@ -197,11 +202,16 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+def _called(item: Ready) -> str:
+    """The name the server knows the tool by (a policy entry may name it otherwise)."""
+    return item.handler.target or item.spec.name
+
+
 def _entry(item: Ready, listings: Listings) -> ToolEntry:
     tool, options = item.unit.tool, item.unit.options
     output = tool_output_schema(tool, item.handler, listings)
     return ToolEntry(
-        item.spec,
+        replace(item.spec, name=_called(item)),
         item.schema if isinstance(item.schema, dict) else {},
         output if isinstance(output, dict) else None,
         tool_annotations(tool, item.handler, listings),
