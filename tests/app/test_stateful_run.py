@@ -151,3 +151,37 @@ def test_an_unspent_budget_is_recorded_and_the_receipt_stays_byte_identical(
         receipts.append((tmp_path / name / "stateful_notes_mcp.json").read_bytes())
     assert receipts[0] == receipts[1]
     assert json.loads(receipts[0])["budget"] == {"runSeconds": 3600, "exhausted": False}
+
+
+@pytest.mark.slow
+def test_a_declared_link_with_a_nested_place_makes_the_check_certain(tmp_path: Path) -> None:
+    """Tools without output schemas: the id a create returns deep in its output is linked
+    only as a guess, so an unreadable create is not judged; a policy's link to the place
+    (`/note/id`, past the owner's id that comes first) makes it certain: found, and the
+    correct reference, its read given the note's id and not the owner's, stays clean."""
+    link = (
+        "stateful: {links: [{from: create_note, output: /note/id, to: get_note, input: note_id}]}"
+    )
+    found = {}
+    runs = (("guessed", "unreadable-create", ""), ("declared", "unreadable-create", link))
+    for name, bug, extra in (*runs, ("reference", None, link)):
+        (tmp_path / name).mkdir()
+        policy = write_policy(tmp_path / name, bug, extra)
+        text = policy.read_text("utf-8").replace(
+            'notes_mcp.py"', 'notes_mcp.py", "--nested", "--bare"'
+        )
+        policy.write_text(text, encoding="utf-8")
+        invoke("run", "--policy", str(policy), "--out", str(tmp_path / name / "out"))
+        receipt = stateful(tmp_path / name / "out")
+        found[name] = [(cx["failure"], cx["path"]) for cx in receipt["counterexamples"]]
+        if name == "declared":
+            declared = {"from": "create_note", "output": "/note/id", "to": "get_note"}
+            links = [x for x in receipt["stateful"]["links"] if x["source"] == "policy"]
+            assert links == [{**declared, "input": "note_id", "certain": True, "source": "policy"}]
+            cx = receipt["counterexamples"][0]
+            assert cx["sequence"][1]["links"][0]["from"] == "/note/id"
+    assert found == {
+        "guessed": [],
+        "declared": [("resource-unavailable", "/get_note")],
+        "reference": [],
+    }

@@ -101,7 +101,7 @@ def run_stateful(
     budget: Budget | None = None,
 ) -> StatefulResult:
     graph = Graph(tools, links)
-    context = Context(tools)
+    context = Context(tools, links)
     planned, shaped = plan_sequences(
         tools, links, make, config.seed, config.sequences, config.max_calls
     )
@@ -188,7 +188,7 @@ def _settle(
 
     def attempt(calls: Sequence[Call]) -> tuple[list[Step], SequenceFinding] | None:
         server.fresh()
-        ran = run_sequence(server, calls, Context(context.tools))
+        ran = run_sequence(server, calls, Context(context.tools, context.links))
         for again in check_sequence(ran, graph, config.checks):
             if again.identity == finding.identity:
                 return ran, again
