@@ -185,3 +185,25 @@ def test_a_declared_link_with_a_nested_place_makes_the_check_certain(tmp_path: P
         "declared": [("resource-unavailable", "/get_note")],
         "reference": [],
     }
+
+
+@pytest.mark.slow
+def test_replay_finds_the_server_by_its_command_when_one_program_runs_twice(
+    tmp_path: Path,
+) -> None:
+    """Two servers of one script (`notes_mcp`, `notes_mcp-2`): `replay --policy` runs each
+    receipt's sequences on the server that made it."""
+    lines = ["version: 1", "defaults: {runs: 2}", "tools:"]
+    for prefix, bug in (("a", "double-delete"), ("b", "crash-after-delete")):
+        argv = json.dumps([sys.executable, str(FIXTURE), "--bug", bug])
+        for tool in TOOLS:
+            lines.append(f"  - {{name: {prefix}_{tool}, handler: {{mcp: {argv}, tool: {tool}}}}}")
+    policy = tmp_path / "policy.yml"
+    policy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    invoke("run", "--policy", str(policy), "--out", str(out))
+    second = json.loads((out / "stateful_notes_mcp-2.json").read_text("utf-8"))
+    assert [cx["failure"] for cx in second["counterexamples"]] == ["sequence-crash"]
+    for name in ("stateful_notes_mcp.json", "stateful_notes_mcp-2.json"):
+        code, replayed, _ = invoke("replay", str(out / name), "--policy", str(policy))
+        assert code == 1 and "replay: 1 of 1 still fail" in replayed, name
