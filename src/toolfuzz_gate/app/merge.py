@@ -52,10 +52,14 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     blobs: list[bytes] = []
     sources: dict[str, SchemaSource | None] = {}
     for item in located:
+        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
+        if item.stateful:  # a server's stateful campaign: no schema file of its own
+            written.append(Written(receipt, item.unit.receipt, False))
+            blobs.append(raw)
+            continue
         tool = tools.get(item.unit.tool)
         if tool is None:
             raise ShardError(f"{request.policy} has no tool {item.unit.tool!r} the shards ran")
-        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
         if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
             sources[item.unit.tool] = schema_source(tool, loaded)
         source = sources[item.unit.tool]

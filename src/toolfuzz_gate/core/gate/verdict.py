@@ -117,7 +117,8 @@ def _not_run(member: dict[str, Any]) -> str:
     counts = member.get("notRun")
     if not isinstance(counts, dict):
         return "cases not run"
-    shown = ", ".join(f"{counts[s]} {s}" for s in ("valid", "hostile", "seam") if s in counts)
+    streams = ("valid", "hostile", "seam", "stateful")
+    shown = ", ".join(f"{counts[s]} {s}" for s in streams if s in counts)
     return f"not run: {shown}"
 
 
