@@ -21,6 +21,7 @@ from toolfuzz_gate.app.action_trust import (
     governed_policy,
     guard_run,
 )
+from toolfuzz_gate.app.agent_gate import with_stored_base
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
@@ -38,7 +39,7 @@ from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say_command
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.lanes import side_by_side
@@ -174,6 +175,7 @@ def _confined_run(
         agent, noted, advisory = agent_on_trusted_cassette(
             loaded, written, directory, out, environ, git, ref
         )
+        agent = with_stored_base(agent, _stored_baseline(runner, inputs))
         changed += noted
         failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
         if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
@@ -191,10 +193,10 @@ def _confined_run(
             directory / PR_FILE,
             {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
         )
-    for line in (directory / "annotations.txt").read_text("utf-8").splitlines():
+    for line in (directory / ANNOTATIONS.file).read_text("utf-8").splitlines():
         emit(out, line)  # the gate's own commands, their data escaped by `render_annotations`
     posted = _comment(runner, inputs, event, outcome, out)
-    body = (directory / REPORT_FILES[0]).read_text("utf-8")
+    body = (directory / COMMENT.file).read_text("utf-8")
     failed = outcome.verdict.failed
     finish(runner, body, outcome.document, failed, posted, inputs.output_dir, out)
     return outcome.exit_code
@@ -280,6 +282,13 @@ def _baseline(
     return rerun_baseline_diff(
         run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
     )
+
+
+def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
+    """The stored baseline's directory (`baseline: dir:PATH`), else None."""
+    if inputs.baseline != "dir" or inputs.baseline_dir is None:
+        return None
+    return in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
 
 
 def _pull_request_payload(event: Event) -> dict[str, Any]:

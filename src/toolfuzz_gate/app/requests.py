@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 
 if TYPE_CHECKING:  # named in annotations only: `--version` and `--help` import no engine
@@ -114,7 +115,7 @@ class HandlerFlags:
     effects_command: str | None = None
     reset_command: str | None = None
     reset_tool: str | None = None
-    timeout_ms: int = 2000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     memory_limit_mb: int | None = None
     cpu_limit_s: int | None = None
     process_limit: int | None = None

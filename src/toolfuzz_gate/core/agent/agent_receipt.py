@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.core.gate.llm_settings import CHAT_COMPLETIONS, LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 
 FORMAT = "toolfuzz-agent/1"
@@ -17,9 +17,17 @@ FORMAT = "toolfuzz-agent/1"
 
 def model_record(settings: LlmSettings) -> JSONObject:
     """The model and its parameters as the receipt names them (the policy's schema
-    admits no credentials in the URL)."""
+    admits no credentials in the URL; headers and query parameters are not recorded).
+    The API is named when it is not chat-completions, so older receipts keep their bytes."""
     parameters: JSONObject = dict(settings.parameters())
-    return {"model": settings.model, "baseUrl": settings.base_url, "parameters": parameters}
+    record: JSONObject = {
+        "model": settings.model,
+        "baseUrl": settings.base_url,
+        "parameters": parameters,
+    }
+    if settings.api != CHAT_COMPLETIONS:
+        record["api"] = settings.api
+    return record
 
 
 def build_agent_receipt(
@@ -76,3 +84,26 @@ def _summary(
             previous = counts.get(key, 0)
             counts[key] = (previous if isinstance(previous, int) else 0) + 1
     return counts
+
+
+LISTS = ("findings", "skipped", "documentationProbes", "correctness")
+"""The members that are lists of entry objects in every agent receipt."""
+
+
+def agent_receipt_problems(document: JSON) -> list[str]:
+    """Why `document` is not a sound agent receipt (empty: it is): the members a reader
+    relies on, of the right types, and a hash that seals the rest (an edited receipt fails
+    it; a forged one passes, as for schema receipts: a hash is no signature)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        return [f"its format is not {FORMAT!r}"]
+    found = []
+    if not isinstance(document.get("tool"), str):
+        found.append("`tool` is not a string")
+    for name in LISTS:
+        listed = document.get(name)
+        if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+            found.append(f"`{name}` is not a list of objects")
+    body = {name: value for name, value in document.items() if name != "agentReceiptHash"}
+    if not found and document.get("agentReceiptHash") != digest(body):
+        found.append("`agentReceiptHash` does not match its content (edited?)")
+    return found
