@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from toolfuzz_gate.app.agent_gate import stored_base_agent
 from toolfuzz_gate.app.baseline import stored_baseline_diff
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import gate
@@ -51,10 +52,14 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     blobs: list[bytes] = []
     sources: dict[str, SchemaSource | None] = {}
     for item in located:
+        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
+        if item.stateful:  # a server's stateful campaign: no schema file of its own
+            written.append(Written(receipt, item.unit.receipt, False))
+            blobs.append(raw)
+            continue
         tool = tools.get(item.unit.tool)
         if tool is None:
             raise ShardError(f"{request.policy} has no tool {item.unit.tool!r} the shards ran")
-        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
         if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
             sources[item.unit.tool] = schema_source(tool, loaded)
         source = sources[item.unit.tool]
@@ -66,4 +71,5 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     if request.baseline_dir is not None:
         diff = stored_baseline_diff(request.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return gate(loaded, written, diff, request.out, out, corpus).exit_code
+    agent = stored_base_agent(loaded, written, request.out, out, request.baseline_dir)
+    return gate(loaded, written, diff, request.out, out, corpus, agent=agent).exit_code

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from toolfuzz_gate.app.agent_gate import stored_base_agent
 from toolfuzz_gate.app.baseline import baseline_diff, beside_head
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import gate
@@ -48,4 +49,5 @@ def _gate_policy(run: PolicyRunRequest, base: BaselineRequest | None, out: TextI
     written, diff = beside_head(
         head, lambda receipts: baseline_diff(base, loaded, receipts, replay, out, jobs), together
     )
-    return gate(loaded, written, diff, run.out, out, corpus).exit_code
+    agent = stored_base_agent(loaded, written, run.out, out, base.directory)
+    return gate(loaded, written, diff, run.out, out, corpus, agent=agent).exit_code

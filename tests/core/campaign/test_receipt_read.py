@@ -112,9 +112,9 @@ def test_a_member_this_version_does_not_know_is_kept_as_it_is(today: dict[str, A
 
 
 def test_the_committed_receipt_of_0_4_0_is_read() -> None:
-    """A real older receipt (the worked example's, written by 0.4.0): no `reach`,
-    `saturation`, `replaySample`, `boundaries` or `interface`."""
-    path = Path(__file__).parents[3] / "examples/agent-geocoder/receipts/geocode.json"
+    """A real older receipt (the worked example's as 0.4.0 wrote it, kept as a fixture): no
+    `reach`, `saturation`, `replaySample`, `boundaries` or `interface`."""
+    path = Path(__file__).parents[2] / "fixtures/receipts/geocode-0.4.0.json"
     document = json.loads(path.read_text(encoding="utf-8"))
     assert document["engine"]["version"] == "0.4.0" and problems(document) == []
     receipt = read_receipt(document)
@@ -199,7 +199,12 @@ def test_a_declared_contract_reads_back_to_its_own_bytes() -> None:
 
 
 RECEIPT_BY_STRING = re.compile(r"\b(receipt|receipts)\w*(\[[^\]\"]*\])?(\[\"|\.get\(\")")
-AGENT_RECEIPT_READERS = {"core/gate/verdict.py", "core/report/agent_fixes.py"}
+AGENT_RECEIPT_READERS = {
+    "core/gate/agent_diff.py",
+    "core/gate/agent_verdict.py",
+    "core/gate/verdict.py",
+    "core/report/agent_fixes.py",
+}
 """They read agent receipts (`toolfuzz-agent/1`, `core.agent.agent_receipt`), a format of
 their own that is not typed here."""
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.engine.seeds import pointer_salt
+from toolfuzz_gate.core.engine.sizes import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.steer import NO_STEER, Aim, Steer, combine
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types

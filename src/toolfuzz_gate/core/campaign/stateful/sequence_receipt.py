@@ -85,7 +85,11 @@ def stateful_receipt(
         schema_digest=digest(schemas),
         handler=handler_label,
         engine=Engine(ENGINE_NAME, __version__),
-        limits={"sequences": config.sequences, "maxCalls": config.max_calls},
+        limits={
+            "sequences": config.sequences,
+            "maxCalls": config.max_calls,
+            "window": config.window,
+        },
         coverage={},
         mutation_counts={},
         invariants=ledger,
