@@ -24,6 +24,7 @@ from toolfuzz_gate.app.policy_plan import Written, override_values, receipt_set
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -168,7 +169,9 @@ def rerun_baseline_diff(
         return written, reproduced_on(base_loaded, overrides, head_set, wanted)
 
     shared = sum(
-        1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
+        1
+        for tool in loaded.policy.tools
+        if not handler_kind(tool.handler).gate_starts(tool.handler)
     )
     if shared:
         say(

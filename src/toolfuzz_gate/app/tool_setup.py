@@ -17,6 +17,7 @@ from toolfuzz_gate.core.campaign.interface import (
 )
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
 from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -127,7 +128,7 @@ def build_listed_spec(
 
 
 def _listed(handler: HandlerConfig, listings: Listings | None) -> dict[str, Any]:
-    if handler.kind != "mcp":
+    if not handler_kind(handler).lists_its_tools:
         return {}
     try:
         listed = server_tools(handler, {} if listings is None else listings)

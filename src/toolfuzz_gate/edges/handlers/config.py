@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -63,7 +64,7 @@ class HandlerConfig(HandlerSettings):
         output cap, its code read from `root`. An MCP handler calls the tool it names, else
         the policy tool's own name."""
         given = {item.name: getattr(settings, item.name) for item in fields(HandlerSettings)}
-        if settings.kind == "mcp" and not settings.target:
+        if handler_kind(settings).lists_its_tools and not settings.target:
             given["target"] = tool
         return cls(
             **given,
@@ -96,19 +97,7 @@ class HandlerConfig(HandlerSettings):
 
     def label(self) -> JSONObject:
         """The receipt's `handler` member: enough to start the same handler again."""
-        label: JSONObject
-        if self.kind == "command":
-            label = {"command": list(self.argv)}
-        elif self.kind == "mcp":
-            label = {"mcp": {"command": list(self.argv), "tool": self.target}}
-        elif self.kind == "http":
-            label = {"http": self.target}
-            if self.argv:
-                label["server"] = list(self.argv)
-            if self.headers:
-                label["headers"] = {name: f"${variable}" for name, variable in self.headers}
-        else:
-            label = {"spec": self.spec}
+        label = handler_kind(self).label(self)  # the kind's own part (`core.gate.handler_kinds`)
         if self.rejects:
             label["rejects"] = list(self.rejects)
         if self.effects is not None:
