@@ -79,5 +79,6 @@ def test_a_replay_command_is_read_back_by_the_grammar_alone() -> None:
     question, so `run --root DIR` still names the built-in handler."""
     assert isinstance(read_command(["run", "--root", "."]), BuiltinRunRequest)
     fuzz = read_command(["fuzz", "--schema", "s.json", "--command", "--", "./h", "-v"])
-    assert isinstance(fuzz, FuzzRequest) and fuzz.handler.argv == ("./h", "-v")
+    assert isinstance(fuzz, FuzzRequest) and fuzz.command == ("./h", "-v")
+    assert fuzz.handler == {"--command": True}
     assert read_command(["diff", "a", "b"]) is None

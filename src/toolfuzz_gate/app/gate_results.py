@@ -9,18 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
-from toolfuzz_gate.core.campaign.refusal import reasons_of
+from toolfuzz_gate.app.summary import build_summary
 from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts
 from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions
 from toolfuzz_gate.core.gate.verdict import Verdict, decide
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.causes_console import render_causes
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
@@ -114,60 +114,6 @@ def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
         return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
 
     return ReplayFrom(shown(directory), shown(Path(loaded.file)))
-
-
-def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
-    """`toolfuzz-summary/1`: the verdict, counts, and per receipt its coverage and findings."""
-    ordered = sorted(written, key=lambda item: (str(item.receipt["tool"]), item.file))
-    tools: list[JSON] = []
-    for item in ordered:
-        receipt: dict[str, Any] = item.receipt
-        findings: list[JSON] = [
-            {"fingerprint": c["fingerprint"], "failure": c["failure"], "path": c["path"]}
-            for c in receipt["counterexamples"]
-        ]
-        tools.append(
-            {
-                "tool": receipt["tool"],
-                "seed": receipt["seed"],
-                "receipt": item.file,
-                "receiptHash": receipt["receiptHash"],
-                "refused": item.refused,
-                "counterexamples": len(findings),
-                "underSpecified": _notes(receipt),
-                "coverage": receipt["coverage"],
-                "findings": findings,
-                "unsupported": receipt["unsupported"],
-                "refusal": list[JSON](reasons_of(receipt)),
-            }
-        )
-    counterexamples = sum(_count(item.receipt, "counterexamples") for item in written)
-    unsupported = sum(_count(item.receipt, "unsupported") for item in written)
-    return {
-        "format": "toolfuzz-summary/1",
-        "verdict": "failed" if verdict.failed else "passed",
-        "reasons": list(verdict.reasons),
-        "counts": {
-            "tools": len({item.receipt["tool"] for item in written}),
-            "receipts": len(written),
-            "counterexamples": counterexamples,
-            "underSpecified": sum(_notes(item.receipt) for item in written),
-            "refused": sum(1 for item in written if item.refused),
-            "unsupported": unsupported,
-        },
-        "tools": tools,
-    }
-
-
-def _notes(receipt: JSONObject) -> int:
-    """Under-specification notes (none in a receipt from before they were kept)."""
-    notes = receipt.get("underSpecified")
-    return len(notes) if isinstance(notes, list) else 0
-
-
-def _count(receipt: JSONObject, member: str) -> int:
-    value = receipt[member]
-    return len(value) if isinstance(value, list) else 0
 
 
 def render_written(item: Written) -> str:

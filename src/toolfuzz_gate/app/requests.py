@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
@@ -93,39 +93,16 @@ class BuiltinRunRequest:
 
 
 @dataclass(frozen=True)
-class HandlerFlags:
-    """The handler `fuzz` names, as given: one of `handler` (python:MODULE:FUNCTION),
-    `stdio` (a JSON-lines process), `mcp` (a server over stdio) or `http` (a URL); `argv`
-    is the command after `--`."""
-
-    handler: str | None = None
-    stdio: bool = False
-    mcp: bool = False
-    http: str | None = None
-    argv: tuple[str, ...] = ()
-    headers: tuple[str, ...] = ()
-    """NAME=ENV_VAR, each an HTTP header read from an environment variable."""
-    env: tuple[str, ...] = ()
-    cwd: str | None = None
-    tool: str | None = None
-    rejects: tuple[str, ...] = ()
-    effects: str | None = None
-    effects_directory: str | None = None
-    effects_command: str | None = None
-    reset_command: str | None = None
-    reset_tool: str | None = None
-    timeout_ms: int = 2000
-    memory_limit_mb: int | None = None
-    cpu_limit_s: int | None = None
-    process_limit: int | None = None
-
-
-@dataclass(frozen=True)
 class FuzzRequest:
     """`fuzz`: one tool, or every tool of a tools file, a model or an MCP server."""
 
     config: FuzzConfig
-    handler: HandlerFlags
+    handler: Mapping[str, Any]
+    """The handler's flags as given (flag -> value, `app.front_doors.HANDLER_FLAGS`); the
+    front door checks them as a policy's handler is checked."""
+    command: tuple[str, ...] = ()
+    """The command after `--` (`--command`, `--mcp`)."""
+    timeout_ms: int = 2000
     schema: Path | None = None
     tools: Path | None = None
     model: str | None = None

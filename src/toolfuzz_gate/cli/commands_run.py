@@ -6,12 +6,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from toolfuzz_gate.app.front_doors import HANDLER_FLAGS
 from toolfuzz_gate.app.jobs import MAX_JOBS
 from toolfuzz_gate.app.requests import (
     BaselineRequest,
     BuiltinRunRequest,
     FuzzRequest,
-    HandlerFlags,
     PolicyRunRequest,
     RunOverrides,
     ShardRequest,
@@ -22,6 +22,7 @@ from toolfuzz_gate.core.gate.sharding import parse_shard
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import UsageError
 
+_DESTS = {"--command": "stdio"}  # `command` names the subcommand
 RunRequest = BuiltinRunRequest | PolicyRunRequest | BaselineRequest | ShardRequest
 
 
@@ -101,27 +102,9 @@ def build_fuzz_request(
     args: argparse.Namespace, argv: Sequence[str], tail: Sequence[str]
 ) -> FuzzRequest:
     """`fuzz`; `tail` is the command after `--`."""
-    handler = HandlerFlags(
-        handler=args.handler,
-        stdio=args.stdio,
-        mcp=args.mcp,
-        http=args.http,
-        argv=tuple(tail),
-        headers=tuple(args.header),
-        env=tuple(args.env),
-        cwd=args.cwd,
-        tool=args.tool,
-        rejects=tuple(args.rejects),
-        effects=args.effects,
-        effects_directory=args.effects_directory,
-        effects_command=args.effects_command,
-        reset_command=args.reset_command,
-        reset_tool=args.reset_tool,
-        timeout_ms=args.timeout_ms,
-        memory_limit_mb=args.memory_limit_mb,
-        cpu_limit_s=args.cpu_limit_s,
-        process_limit=args.process_limit,
-    )
+    given = {
+        flag: getattr(args, _DESTS.get(flag, flag[2:].replace("-", "_"))) for flag in HANDLER_FLAGS
+    }
     return FuzzRequest(
         config=FuzzConfig(
             args.seed,
@@ -130,7 +113,13 @@ def build_fuzz_request(
             options=schema_options(args),
             dialect=args.dialect,
         ),
-        handler=handler,
+        handler={
+            flag: value
+            for flag, value in given.items()
+            if value is not None and value is not False and value != []
+        },
+        command=tuple(tail),
+        timeout_ms=args.timeout_ms,
         schema=args.schema,
         tools=args.tools,
         model=args.model,

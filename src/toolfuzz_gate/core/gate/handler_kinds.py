@@ -39,7 +39,7 @@ class HandlerKind:
     """Its key under a policy tool's `handler` (what that key holds: `target_key` or
     `argv_key` is the name)."""
     flag: str
-    """How `fuzz` names it, as its help and the docs' table show it ("": it cannot)."""
+    """How `fuzz` names it, as its help and the docs' table show it."""
     label: Callable[[HandlerSettings], JSONObject]
     """Its own part of the receipt's `handler` member (the common keys follow it)."""
     target_key: str | None = None
@@ -66,7 +66,8 @@ class HandlerKind:
     it cannot confine or lay fixtures for, and which the base side of a `--baseline REF`
     run calls too (so that side tests the head's code; the run warns)."""
     in_policy: bool = True
-    """Whether a policy may name it (the built-in contract's handler may not)."""
+    """Whether a policy may name it (the built-in contract's handler, which `run` without
+    a policy calls, may not; nor do the docs list it)."""
 
     @property
     def option(self) -> str:
@@ -145,7 +146,7 @@ KINDS: tuple[HandlerKind, ...] = (
         beside_other_side=False,  # both sides' servers would listen at the same address
         gate_starts=_http_started,
     ),
-    HandlerKind("builtin", "", _spec_label, in_policy=False),  # `run` without a policy,
+    HandlerKind("builtin", "--handler builtin:NAME", _spec_label, in_policy=False),
 )
 BY_NAME = {kind.name: kind for kind in KINDS}
 POLICY_KINDS = tuple(kind.name for kind in KINDS if kind.in_policy)
