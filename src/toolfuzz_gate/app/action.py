@@ -130,7 +130,7 @@ def _run(
         keep_key_from_handlers(loaded, environ, key_names)
         corpus = replay_corpus(loaded, override_values(run.overrides), out)
         jobs = Jobs(inputs.jobs or default_jobs())
-        progress = Progress(out, concurrent=jobs.parallel)
+        progress = Progress(out, grouped=runner.on_actions, concurrent=jobs.parallel)
 
         def head() -> list[Written]:
             return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)

@@ -5,7 +5,6 @@ imports agent mode and its HTTP client)."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ def agent_for_gate(
     written: Sequence[Written],
     directory: Path,
     out: TextIO,
-    environ: Mapping[str, str] | None = None,
+    environ: Mapping[str, str],
 ) -> AgentForGate:
     """The agent receipts of head's receipts (written into `agent/` under `directory`), or
     none when `fail_on` lists no agent check. The API key, in `record` or `live` mode, is
@@ -54,7 +53,6 @@ def agent_for_gate(
 
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
-    environ = os.environ if environ is None else environ  # the action's holds the key in memory
     try:
         tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, environ, time.sleep, out)
     except LlmError as error:

@@ -6,7 +6,7 @@ The verdict is `core.gate.verdict.decide`, then the regression corpus's outcome.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -51,13 +51,19 @@ def gate(
     *,
     agent: AgentForGate | None = None,
     trust: Trust | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
     reasons printed; `key` is the PR comment's key. `agent`: what agent mode gave when the
     caller ran it already (else it runs here when `fail_on` asks); `trust`: what the run
-    found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
-    tried = agent_for_gate(loaded, written, directory, out) if agent is None else agent
+    found the pull request tried against the gate itself (`core.gate.policy_trust`);
+    `environ`: where agent mode reads the model's key (the command line's environment)."""
+    tried = (
+        agent
+        if agent is not None
+        else agent_for_gate(loaded, written, directory, out, environ or {})
+    )
     trust = trust or Trust()
     head = [item.receipt for item in written]
     receipts = receipt_set(written)

@@ -66,4 +66,5 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     if request.baseline_dir is not None:
         diff = stored_baseline_diff(request.baseline_dir, receipt_set(written), loaded, {})
     corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    return gate(loaded, written, diff, request.out, out, corpus).exit_code
+    outcome = gate(loaded, written, diff, request.out, out, corpus, environ=request.environ)
+    return outcome.exit_code

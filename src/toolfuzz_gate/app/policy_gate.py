@@ -3,7 +3,6 @@ of the policy, diff against the base when one is named, and gate (`app.gate_resu
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from toolfuzz_gate.app.baseline import baseline_diff, beside_head
@@ -13,7 +12,7 @@ from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
-from toolfuzz_gate.app.progress import Progress
+from toolfuzz_gate.app.progress import Progress, on_actions
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
 from toolfuzz_gate.core.gate.lanes import side_by_side
@@ -33,19 +32,19 @@ def gate_policy_on_baseline(request: BaselineRequest, out: TextIO) -> ExitCode:
 
 def _gate_policy(run: PolicyRunRequest, base: BaselineRequest | None, out: TextIO) -> ExitCode:
     loaded = load_policy(run.policy, run.root)
-    keep_key_from_handlers(loaded, os.environ)  # before the first handler starts
+    keep_key_from_handlers(loaded, run.environ)  # before the first handler starts
     replay = build_replay_command(run.argv)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(run.jobs or default_jobs())
-    progress = Progress(out, concurrent=jobs.parallel)
+    progress = Progress(out, grouped=on_actions(run.environ), concurrent=jobs.parallel)
 
     def head() -> list[Written]:
         return run_policy(loaded, run, replay, run.out, progress=progress, jobs=jobs)
 
     if base is None:
-        return gate(loaded, head(), None, run.out, out, corpus).exit_code
+        return gate(loaded, head(), None, run.out, out, corpus, environ=run.environ).exit_code
     together = jobs.parallel and base.ref is not None and side_by_side(policy_handlers(loaded))
     written, diff = beside_head(
         head, lambda receipts: baseline_diff(base, loaded, receipts, replay, out, jobs), together
     )
-    return gate(loaded, written, diff, run.out, out, corpus).exit_code
+    return gate(loaded, written, diff, run.out, out, corpus, environ=run.environ).exit_code

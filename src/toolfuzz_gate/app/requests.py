@@ -7,7 +7,7 @@ handlers or the policy happen in the use case that runs it, in the order they al
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +47,9 @@ class PolicyRunRequest:
     """The words the run was started with; the receipts' replayCommand is built from them."""
     jobs: int | None = None
     """`--jobs N`: tools fuzzed at the same time (None: `app.jobs.default_jobs`)."""
+    environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """The environment the command line was given (the model's key, `GITHUB_ACTIONS`,
+    `GITHUB_EVENT_PATH`): `app/` reads no other."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,7 @@ class MergeRequest:
     policy: Path
     root: Path | None = None
     baseline_dir: Path | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

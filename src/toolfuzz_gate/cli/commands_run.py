@@ -4,7 +4,8 @@ that need nothing but the flags (which flags go together)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from toolfuzz_gate.app.front_doors import HANDLER_FLAGS
 from toolfuzz_gate.app.jobs import MAX_JOBS
@@ -26,7 +27,9 @@ _DESTS = {"--command": "stdio"}  # `command` names the subcommand
 RunRequest = BuiltinRunRequest | PolicyRunRequest | BaselineRequest | ShardRequest
 
 
-def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunRequest:
+def build_run_request(
+    args: argparse.Namespace, argv: Sequence[str], environ: Mapping[str, str]
+) -> RunRequest:
     """`run`: the built-in contract, or with `--policy` a policy run, with a base or a shard."""
     if args.policy is None:
         for flag, given in (
@@ -58,7 +61,7 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
             hint="give --baseline-dir DIR to `toolfuzz-gate merge` instead: it diffs the "
             "merged receipts",
         )
-    run = _policy_run(args, argv)
+    run = replace(_policy_run(args, argv), environ=environ)
     if shard is not None:
         return ShardRequest(run, shard, args.shard_costs)
     if args.baseline is not None or args.baseline_dir is not None:
