@@ -29,7 +29,13 @@ from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revisio
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
 from toolfuzz_gate.edges.files import load_json
-from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base
+from toolfuzz_gate.edges.git import (
+    Git,
+    baseline_receipts,
+    pull_request_base,
+    repository_root,
+    resolve_base,
+)
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
@@ -60,7 +66,7 @@ def baseline_diff(
     git = Git(loaded.root)
     ref = request.ref
     if ref == AUTO:
-        found = resolve_base(git, _event(run.environ))
+        found = resolve_base(git, *pull_request_base(_event(run.environ)))
         if found.warning:
             say(out, f"warning: {found.warning}")
         ref = found.sha

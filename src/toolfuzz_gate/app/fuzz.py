@@ -11,7 +11,7 @@ from toolfuzz_gate.app.front_doors import fuzz_tool
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import FuzzRequest
 from toolfuzz_gate.app.summary import gate_without_base
-from toolfuzz_gate.app.tool_setup import build_policy_spec, server_tools
+from toolfuzz_gate.app.tool_setup import build_policy_spec
 from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.campaign.interface import (
     NOTHING_DECLARED,
@@ -29,6 +29,7 @@ from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
@@ -54,8 +55,9 @@ def _spec(
     return build_policy_spec(tool, tool.options, annotations, output_schema, interface)
 
 
-def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
-    """One run per tool: the schema file's tool, or each tool an MCP server lists."""
+def build_fuzz_runs(request: FuzzRequest, servers: McpServers | None = None) -> list[ToolRun]:
+    """One run per tool: the schema file's tool, or each tool an MCP server lists (the
+    server left running in `servers`, when given, for the first tool to call)."""
     handler = fuzz_handler(request)
     config = request.config
     replay = build_replay_command(request.argv)
@@ -92,7 +94,10 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         ]
     if not _lists(handler):
         raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
-    listed = server_tools(handler, {})
+    from toolfuzz_gate.edges.handlers.mcp import list_tools
+
+    listed = list_tools(handler, servers=servers)
+    handler = replace(handler, listed=servers)
     if request.tool is not None:
         listed = [tool for tool in listed if tool.get("name") == request.tool]
         if not listed:
@@ -156,7 +161,14 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
     """Each tool fuzzed, or refused in its own receipt (its schema refused, its handler
     unreachable) while the others run; the exit code is the verdict: a counterexample or
     a refusal fails (there is no baseline, so every refusal is new)."""
-    runs = build_fuzz_runs(request)
+    servers = McpServers()  # the server listed is the server the first tool calls
+    try:
+        return _fuzz(request, build_fuzz_runs(request, servers), out)
+    finally:
+        servers.close()
+
+
+def _fuzz(request: FuzzRequest, runs: list[ToolRun], out: TextIO) -> ExitCode:
     if request.receipt is not None and request.out is not None:
         raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
     if request.receipt is not None and len(runs) != 1:

@@ -38,6 +38,8 @@ class GateOutcome:
     verdict: Verdict
     document: JSONObject
     context: ReportContext
+    reports: Mapping[str, str]
+    """Each report's text by file name, as written (the action publishes them)."""
 
 
 def gate(
@@ -96,7 +98,7 @@ def gate(
         ),
         trust=trust.changed,
     )
-    write_reports(directory, document, context)
+    reports = write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
     for line in render_causes(document):
@@ -107,7 +109,7 @@ def gate(
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
     if tried.unavailable is not None and loaded.policy.gate.agent_unjudged == "fail":
         exit_code = ExitCode.MODEL  # every report is written; the exit code names the cause
-    return GateOutcome(exit_code, verdict, document, context)
+    return GateOutcome(exit_code, verdict, document, context, reports)
 
 
 def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:

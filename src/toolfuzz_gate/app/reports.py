@@ -90,7 +90,8 @@ def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = Fals
     return group_diff(diff_sets(ReceiptSet({}), head), head.receipts, each=each)
 
 
-def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> None:
+def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> dict[str, str]:
+    """Each report written into `directory`; returns each file's text by file name."""
     rendered = (
         render_markdown(document, context),
         render_sarif(document, context),
@@ -99,6 +100,7 @@ def write_reports(directory: Path, document: JSONObject, context: ReportContext)
     )
     for name, text in zip(REPORT_FILES, rendered, strict=True):
         write_atomic(directory / name, text.encode("utf-8"))
+    return dict(zip(REPORT_FILES, rendered, strict=True))
 
 
 def _sha(side: object) -> str | None:

@@ -17,13 +17,12 @@ from toolfuzz_gate.app.requests import (
     RunOverrides,
     ShardRequest,
 )
-from toolfuzz_gate.cli.parser import build_parser, split_tail
+from toolfuzz_gate.cli.parser import KIND_DESTS, build_parser, split_tail
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
 from toolfuzz_gate.core.gate.sharding import parse_shard
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import UsageError
 
-_DESTS = {"--command": "stdio"}  # `command` names the subcommand
 RunRequest = BuiltinRunRequest | PolicyRunRequest | BaselineRequest | ShardRequest
 
 
@@ -106,7 +105,8 @@ def build_fuzz_request(
 ) -> FuzzRequest:
     """`fuzz`; `tail` is the command after `--`."""
     given = {
-        flag: getattr(args, _DESTS.get(flag, flag[2:].replace("-", "_"))) for flag in HANDLER_FLAGS
+        flag: getattr(args, KIND_DESTS.get(flag, flag[2:].replace("-", "_")))
+        for flag in HANDLER_FLAGS
     }
     return FuzzRequest(
         config=FuzzConfig(

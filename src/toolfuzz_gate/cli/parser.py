@@ -12,6 +12,7 @@ from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
 from toolfuzz_gate.cli.commands_agent import add_agent_parser
 from toolfuzz_gate.cli.flags import Once, OnceSwitch, Parser
+from toolfuzz_gate.core.gate.handler_kinds import KINDS
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS
 from toolfuzz_gate.edges.handlers.rlimits import (
@@ -20,6 +21,8 @@ from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_PROCESS_LIMIT,
 )
 
+KIND_DESTS = {"--command": "stdio"}
+"""Where a kind's flag goes when its own name is taken (`command` names the subcommand)."""
 DEFAULT_SEED = 41
 DEFAULT_RUN_RUNS = 24
 DEFAULT_FUZZ_RUNS = 200
@@ -122,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     one = commands.add_parser(
         "fuzz",
         help="fuzz one tool (or every tool of an MCP server)",
-        description="Handler, one of: --handler python:MODULE:FUNCTION, --command -- ARGV..., "
-        "--mcp -- ARGV..., --http URL. The command after `--` is taken verbatim.",
+        description="Handler, one of: "
+        + ", ".join(kind.flag + ("..." * kind.takes_command) for kind in KINDS if kind.in_policy)
+        + ". The command after `--` is taken verbatim.",
     )
     _common(one, DEFAULT_FUZZ_RUNS)
     one.add_argument("--schema", type=Path, action=Once, help="optional with --mcp")
@@ -138,10 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--model", action=Once, metavar="MODULE:CLASS", help="a pydantic model's schema"
     )
     one.add_argument("--dialect", choices=tuple(DIALECTS), action=Once, help=DIALECT_HELP)
-    one.add_argument("--handler", action=Once, help="python:MODULE:FUNCTION")
-    one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
-    one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
-    one.add_argument("--http", action=Once, metavar="URL")
+    _kind_flags(one)
     one.add_argument(
         "--header",
         action="append",
@@ -312,6 +313,20 @@ def build_parser() -> argparse.ArgumentParser:
         "run --policy.",
     )
     return parser
+
+
+def _kind_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per kind of handler `fuzz` names (`core.gate.handler_kinds`; kinds that
+    share a flag, as `--handler python:...` and `--handler builtin:...`, share it)."""
+    for option in dict.fromkeys(kind.option for kind in KINDS if kind.flag):
+        kind = next(kind for kind in KINDS if kind.option == option)
+        dest = KIND_DESTS.get(option, option[2:])
+        if kind.takes_command:
+            parser.add_argument(option, dest=dest, action="store_true", help=kind.help)
+            continue
+        value = kind.flag.partition(" ")[2]
+        metavar = None if ":" in value else value
+        parser.add_argument(option, dest=dest, action=Once, metavar=metavar, help=kind.help)
 
 
 def _corpus_commands(commands: Any) -> None:

@@ -42,6 +42,8 @@ class HandlerKind:
     """How `fuzz` names it, as its help and the docs' table show it."""
     label: Callable[[HandlerSettings], JSONObject]
     """Its own part of the receipt's `handler` member (the common keys follow it)."""
+    help: str | None = None
+    """Its flag's `--help` line (the first row of a shared flag's says it)."""
     target_key: str | None = None
     """The policy key that holds its target (`HandlerSettings.target`): the function, the
     URL or the MCP tool; None: it has none."""
@@ -73,6 +75,11 @@ class HandlerKind:
     def option(self) -> str:
         """The `fuzz` option naming it (`--handler`)."""
         return self.flag.partition(" ")[0]
+
+    @property
+    def takes_command(self) -> bool:
+        """Whether its flag is a switch, the command after `--` starting the handler."""
+        return self.flag.partition(" ")[2].startswith("-- ")
 
     @property
     def short_flag(self) -> str:
@@ -119,15 +126,19 @@ KINDS: tuple[HandlerKind, ...] = (
         "python",
         "--handler python:MODULE:FUNCTION",
         _spec_label,
+        "python:MODULE:FUNCTION",
         target_key="python",
         own_keys=("rejects", "effects"),
         own_flags=(("rejects", "--rejects"), ("effects", "--effects")),
     ),
-    HandlerKind("command", "--command -- ARGV", _command_label, argv_key="command"),
+    HandlerKind(
+        "command", "--command -- ARGV", _command_label, "a JSON-lines process", argv_key="command"
+    ),
     HandlerKind(
         "mcp",
         "--mcp -- ARGV",
         _mcp_label,
+        "an MCP server over stdio",
         target_key="tool",
         argv_key="mcp",
         own_keys=("tool", "effects", "reset_tool"),

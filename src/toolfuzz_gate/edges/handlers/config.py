@@ -46,6 +46,9 @@ class HandlerConfig(HandlerSettings):
     servers: McpServers | None = field(default=None, compare=False, repr=False)
     """mcp: the run's shared servers, when this tool may share its server with other tools
     of it (`mcp_servers`); None: a server of its own."""
+    listed: McpServers | None = field(default=None, compare=False, repr=False)
+    """mcp: the servers a listing left running (`mcp.list_tools` with `servers`); this
+    tool's handler takes its server over instead of starting one, when it may."""
     work_tree: WorkTree | None = None
     """The workspace the handler runs in, once `registry.build_handler` has made it (from
     `sandbox` and `fixtures`); None: none."""

@@ -7,6 +7,10 @@ decides), so what one tool did cannot reach another's results. They run one afte
 in one lane (`core.gate.lanes`), never at once: the client is synchronous. A call that
 costs the server (a crash, a timeout) or a confirmation's restart drops the process for
 every tool; the next call, whichever tool makes it, starts a fresh one.
+
+A server started to list its tools (`mcp.list_tools` with `servers`) stays here, running,
+for the first handler of it to take over (`McpServers.take`): `fuzz --mcp` starts each
+server once, to list its tools and to call the first of them.
 """
 
 from __future__ import annotations
@@ -15,7 +19,15 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfuzz_gate.edges.handlers.mcp_client import Launch, McpSession
+from toolfuzz_gate.edges.handlers import timing
+from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp_client import (
+    Launch,
+    McpSession,
+    StdoutNoise,
+    list_session_tools,
+)
+from toolfuzz_gate.edges.handlers.rlimits import Limits
 
 
 @dataclass
@@ -50,8 +62,53 @@ class McpServers:
                 shared = self._servers[key] = SharedServer(launch())
             return shared
 
+    def take(self, key: tuple[object, ...]) -> SharedServer | None:
+        """The running server started the way `key` says, no longer this run's to share or
+        stop: its taker's own (`listed` handed a listing's server over), or None."""
+        with self._lock:
+            shared = self._servers.get(key)
+            if shared is None or shared.session is None:
+                return None
+            return self._servers.pop(key)
+
+    def forget(self, key: tuple[object, ...]) -> None:
+        """Drop the server `key` names from the run (its caller stops it)."""
+        with self._lock:
+            self._servers.pop(key, None)
+
     def close(self) -> None:
         with self._lock:
             servers, self._servers = list(self._servers.values()), {}
         for shared in servers:
             shared.stop()
+
+
+def server_key(config: HandlerConfig) -> tuple[object, ...]:
+    """What starts the server of `config`: handlers with the same key may share it."""
+    limits = (config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+    return (config.argv, config.env, config.cwd, config.root, config.mirrors, limits)
+
+
+def list_kept(
+    servers: McpServers, config: HandlerConfig, startup_timeout_s: float
+) -> list[dict[str, Any]]:
+    """`list_tools` on a server kept in `servers` (started once, listed once)."""
+    limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
+
+    def launch() -> Launch:
+        return Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
+
+    shared = servers.server(server_key(config), launch)
+    if shared.listed is None:
+        try:
+            if shared.session is None:
+                with timing.measured("starts"):
+                    shared.session = McpSession(
+                        shared.launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise()
+                    )
+            shared.listed = list_session_tools(shared.session, startup_timeout_s)
+        except BaseException:
+            servers.forget(server_key(config))  # a server that failed is nobody's to take
+            shared.stop()
+            raise
+    return shared.listed
