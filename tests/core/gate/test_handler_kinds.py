@@ -12,6 +12,7 @@ import pytest
 
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.core.gate.handler_kinds import (
+    BY_NAME,
     FUZZ_KINDS,
     KINDS,
     OWN_KEYS,
@@ -59,7 +60,8 @@ def test_a_policy_key_only_some_kinds_take_is_refused_on_the_others() -> None:
     from toolfuzz_gate.core.gate.policy_handler import Locator, parse_handler
     from toolfuzz_gate.errors import PolicyError
 
-    starts = {"python": "m:f", "command": ["x"], "mcp": ["x"], "http": "http://127.0.0.1:1/"}
+    # what names each kind: a string where its key holds the target, else a command
+    starts = {name: "m:f" if BY_NAME[name].target_key == name else ["x"] for name in POLICY_KINDS}
     locate = Locator("policy.yml", {})
     for key in OWN_KEYS:
         for kind in POLICY_KINDS:
