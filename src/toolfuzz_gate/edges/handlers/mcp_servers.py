@@ -8,7 +8,7 @@ in one lane (`core.gate.lanes`), never at once: the client is synchronous. A cal
 costs the server (a crash, a timeout) or a confirmation's restart drops the process for
 every tool; the next call, whichever tool makes it, starts a fresh one.
 
-A server started to list its tools (`mcp.list_tools` with `servers`) stays here, running,
+A server started to list its tools (`mcp_listing.list_kept`) stays here, running,
 for the first handler of it to take over (`McpServers.take`): `fuzz --mcp` starts each
 server once, to list its tools and to call the first of them.
 """
@@ -19,15 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfuzz_gate.edges.handlers import timing
-from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.mcp_client import (
-    Launch,
-    McpSession,
-    StdoutNoise,
-    list_session_tools,
-)
-from toolfuzz_gate.edges.handlers.rlimits import Limits
+from toolfuzz_gate.edges.handlers.mcp_client import Launch, McpSession
 
 
 @dataclass
@@ -81,34 +73,3 @@ class McpServers:
             servers, self._servers = list(self._servers.values()), {}
         for shared in servers:
             shared.stop()
-
-
-def server_key(config: HandlerConfig) -> tuple[object, ...]:
-    """What starts the server of `config`: handlers with the same key may share it."""
-    limits = (config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-    return (config.argv, config.env, config.cwd, config.root, config.mirrors, limits)
-
-
-def list_kept(
-    servers: McpServers, config: HandlerConfig, startup_timeout_s: float
-) -> list[dict[str, Any]]:
-    """`list_tools` on a server kept in `servers` (started once, listed once)."""
-    limits = Limits.resolve(config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-
-    def launch() -> Launch:
-        return Launch.prepare(config.argv, config.env, config.cwd, config.checkout, limits)
-
-    shared = servers.server(server_key(config), launch)
-    if shared.listed is None:
-        try:
-            if shared.session is None:
-                with timing.measured("starts"):
-                    shared.session = McpSession(
-                        shared.launch, startup_timeout_s=startup_timeout_s, noise=StdoutNoise()
-                    )
-            shared.listed = list_session_tools(shared.session, startup_timeout_s)
-        except BaseException:
-            servers.forget(server_key(config))  # a server that failed is nobody's to take
-            shared.stop()
-            raise
-    return shared.listed
