@@ -31,6 +31,22 @@ def clean_venv(directory: Path) -> Path:
     return venv
 
 
+def may_sudo(uid: int | None = None) -> bool:
+    """Can user `uid` (None: this process's, when it is not root) run `sudo -n true` here,
+    as a hosted runner's user can? Only then does the gate become root through sudo."""
+    if uid is None and os.geteuid() == 0:
+        return False
+    as_user = [] if uid is None else ["setpriv", f"--reuid={uid}", f"--regid={uid}"]
+    as_user += ["--clear-groups", "--"] if as_user else []
+    try:
+        done = subprocess.run(
+            [*as_user, "sudo", "-n", "true"], capture_output=True, timeout=30, check=False
+        )
+    except OSError:
+        return False
+    return done.returncode == 0
+
+
 def _check(argv: list[str]) -> None:
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, f"{argv[:5]} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"

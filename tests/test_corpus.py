@@ -174,7 +174,24 @@ def test_dialect_schemas_compile_under_their_dialect() -> None:
     assert len(compiled) >= STANDARD_SHARE * len(named), (len(compiled), len(named))
 
 
-@pytest.mark.parametrize("entry", COMPILED, ids=_id)
+SLOW_TO_FUZZ = frozenset(
+    {
+        "mcp-census/workspace-mcp/batch_update_doc.json",
+        "mcp-census/workspace-mcp/manage_contacts_batch.json",
+    }
+)
+"""The corpus schemas whose campaign below takes a second or more (`-m "not slow"` leaves
+them out; CI runs them)."""
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        pytest.param(entry, marks=pytest.mark.slow) if _id(entry) in SLOW_TO_FUZZ else entry
+        for entry in COMPILED
+    ],
+    ids=_id,
+)
 def test_compiled_schemas_fuzz_without_oracle_disagreement(entry: dict[str, Any]) -> None:
     result = fuzz(
         _read(entry),

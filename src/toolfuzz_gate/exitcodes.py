@@ -12,8 +12,9 @@ class ExitCode(IntEnum):
     """The gate passed: no finding the policy counts."""
     FAILED = 1
     """The gate failed: invariant failures (counterexamples) per the policy; for `diff`, a
-    counterexample new in HEAD or an unsupported keyword HEAD added; for `replay`, a
-    counterexample that still fails (or fails differently)."""
+    counterexample, unsupported keyword or refusal new in HEAD, or a base counterexample
+    HEAD did not run; for `replay`, a counterexample that still fails (or fails
+    differently)."""
     USAGE = 2
     """Usage, policy, schema or unusable-handler error; the message names the file and pointer."""
     INTERNAL = 3

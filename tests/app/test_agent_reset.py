@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.llm_server import Call, LoopbackModel, agent_script
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.exitcodes import ExitCode
@@ -52,6 +54,7 @@ def _probe_outcomes(tmp_path: Path, reset: bool) -> list[Any]:
     return [step["result"]["outcome"] for p in probes for step in p["agent"]["steps"]]
 
 
+@pytest.mark.slow
 def test_each_agent_run_starts_from_the_reset_state(tmp_path: Path) -> None:
     assert _probe_outcomes(tmp_path / "reset", reset=True) == ["accepted", "accepted"]
 

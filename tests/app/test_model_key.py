@@ -127,3 +127,29 @@ def test_an_endpoint_echoing_the_key_has_it_scrubbed_from_the_answer(echo: bool)
     text = json.dumps(answer)
     assert KEY not in text
     assert ("the model's key, removed" in text) is echo
+
+
+@pytest.mark.parametrize(
+    ("change", "name"),
+    [
+        ("api_key_header: x-forward-me, ", "api_key_header"),
+        ("headers: {x-route: elsewhere}, ", "headers"),
+        ("query: {target: elsewhere}, ", "query"),
+        ("api: anthropic-messages, seed: null, ", "api"),
+    ],
+)
+def test_how_the_key_travels_is_the_base_s_outside_replay(change: str, name: str) -> None:
+    """A head that moves the key into another header, or adds a header or a query
+    parameter a proxy could route by, is refused while the base sends the key; in replay
+    nothing is sent, so its own stands, the change listed (header values not shown)."""
+    base = policy_rules(BASE.encode(), "base")
+    head_text = BASE.replace("model: m, ", "model: m, " + change)
+    head = policy_rules(head_text.encode(), "head")
+    with pytest.raises(PolicyError, match=rf"llm\.{name} changed"):
+        govern(head, base)
+    replayed = policy_rules(BASE.replace("record", "replay").encode(), "base")
+    head = policy_rules(head_text.replace("record", "replay").encode(), "head")
+    governed = govern(head, replayed)
+    assert governed.policy.llm == head.llm
+    (said,) = [line for line in governed.weakenings if line.startswith(f"llm.{name}")]
+    assert "elsewhere" not in said or name == "query"

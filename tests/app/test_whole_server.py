@@ -79,6 +79,7 @@ def test_exclude_tools_and_an_entry_of_its_own_narrow_a_whole_server(tmp_path: P
     assert read(out / "tag.json")["runs"] == 3  # from its own entry, not the whole one
 
 
+@pytest.mark.slow
 def test_an_exclude_tools_name_the_server_does_not_list_is_an_error(tmp_path: Path) -> None:
     policy = _policy(
         tmp_path / "p.yml", f"  - handler: {_server('base')}\n    exclude_tools: [nope]\n"

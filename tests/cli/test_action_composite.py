@@ -32,12 +32,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_env import searchable_by_others
+from tests.action_env import may_sudo, searchable_by_others
 from tests.cli_helpers import commit, git, init_repository
 from tests.composite_runner import CompositeRun, Job, describe, run_composite
 from tests.foreign_python import LIBRARY, make_foreign_python, runnable_by
 from tests.github_server import Account, FakeGitHub
 from toolfuzz_gate import __version__
+from toolfuzz_gate.edges.handlers.confine import handler_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements" / "action.lock"
@@ -151,11 +152,13 @@ tools:
 """
 
 
-def write_tools(root: Path, *, buggy: bool) -> None:
-    """The correct tools, or each with its limit one past its schema's maxLength."""
+def write_tools(root: Path, *, buggy: bool, attack: str = "") -> None:
+    """The correct tools, or each with its limit one past its schema's maxLength (and
+    `attack` run when the Python tool is imported)."""
     server = NODE_SERVER.replace("__REVERSED_TOKEN__", TOKEN[::-1])
     (root / "server.js").write_text(server.replace("__LIMIT__", "11" if buggy else "10"))
-    (root / "shout_tool.py").write_text(PYTHON_TOOL.replace("__LIMIT__", "9" if buggy else "8"))
+    tool = PYTHON_TOOL.replace("__LIMIT__", "9" if buggy else "8")
+    (root / "shout_tool.py").write_text(tool + attack)
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +196,11 @@ def job_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def workspace(tmp_path: Path) -> tuple[Path, str, str]:
     """(checkout, base sha, head sha): main has the correct tools, the PR's branch plants a
     bug in each, the checkout is main merged with it (refs/pull/N/merge)."""
-    root = tmp_path / "workspace"
+    return make_workspace(tmp_path / "workspace")
+
+
+def make_workspace(root: Path, attack: str = "") -> tuple[Path, str, str]:
+    """The `workspace` fixture's repository; `attack`: the PR's tool runs it too."""
     init_repository(root)
     (root / "toolfuzz-gate.yml").write_text(POLICY)
     (root / "shout.json").write_text(json.dumps(SHOUT_SCHEMA, indent=2) + "\n")
@@ -201,7 +208,7 @@ def workspace(tmp_path: Path) -> tuple[Path, str, str]:
     write_tools(root, buggy=False)
     commit(root, "two correct tools")
     git(root, "checkout", "-q", "-b", "topic")
-    write_tools(root, buggy=True)
+    write_tools(root, buggy=True, attack=attack)
     head = commit(root, "each limit one past its schema")
     git(root, "checkout", "-q", "main")
     (root / "NOTES.md").write_text("unrelated work on main\n")
@@ -433,3 +440,138 @@ def test_the_install_takes_the_jobs_python_restores_hash_checked_wheels_and_is_r
         recovered = install("recovering-job", index)
     assert recovered.code == 0, describe(recovered)
     assert "the cached wheels do not all match the lock; downloading them" in recovered.stdout
+
+
+ATTACK = """
+
+# The pull request's attack on the runner, run when the tool is imported: everything a
+# handler running as the runner's user could do to the job, each result in the drop box.
+import glob as _glob, json as _json, os as _os, socket as _socket, subprocess as _subprocess
+
+def _attack(drop, temp, venv, daemon):
+    found = {"uid": _os.getuid(), "groups": _os.getgroups()}
+    with open("/proc/self/status") as status:
+        fields = dict(line.split(":", 1) for line in status if ":" in line)
+    found.update({k: fields[k].strip() for k in ("CapEff", "NoNewPrivs")})
+    try:
+        found["sudo"] = _subprocess.run(
+            ["sudo", "-n", "true"], capture_output=True, timeout=30
+        ).returncode
+    except OSError as error:
+        found["sudo"] = error.strerror
+    try:
+        with open("/proc/%d/environ" % _os.getppid(), "rb") as handle:
+            found["gate_environ"] = "read %d bytes" % len(handle.read())
+    except OSError as error:
+        found["gate_environ"] = error.strerror
+    found["file_commands"] = {}
+    for path in _glob.glob(temp + "/env-*") + _glob.glob(temp + "/path-*") + [
+        temp + "/step-summary.md"
+    ]:
+        kind = _os.path.basename(path).split("-")[0]
+        try:
+            with open(path, "a") as handle:
+                handle.write("BASH_ENV=/tmp/evil.sh\\n" if kind == "env" else "/tmp/evil\\n")
+            found["file_commands"][kind] = "written"
+        except OSError as error:
+            found["file_commands"][kind] = error.strerror
+    try:
+        with open(venv + "/bin/planted", "w") as handle:
+            handle.write("")
+        found["venv"] = "written"
+    except OSError as error:
+        found["venv"] = error.strerror
+    try:
+        with _socket.socket(_socket.AF_UNIX) as client:
+            client.connect(daemon)
+        found["daemon"] = "connected"
+    except OSError as error:
+        found["daemon"] = error.strerror
+    with open(_os.path.join(drop, "%d.json" % _os.getpid()), "w") as handle:
+        _json.dump(found, handle)
+
+_attack(__ARGUMENTS__)
+"""
+
+
+@pytest.mark.slow
+def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_venv(
+    job_python: Path, wheelhouse: Path, github: FakeGitHub, tmp_path: Path
+) -> None:
+    """The attack of issue 26 on the composite action: the pull request's tool, when
+    imported, tries the runner user's sudo, the gate's /proc environ, the step's file
+    commands (GITHUB_ENV, GITHUB_PATH, the summary), the gate's virtual environment and the
+    Docker daemon's socket (a stand-in: root's, 0660, group the runner's user's, as the
+    docker group is). Where the runner's user may sudo without a password (a hosted
+    runner) the gate becomes root and runs the tool as `toolfuzz-handler`: each attempt
+    fails and the verdict is the control's (the first test: the same pull request without
+    the attack). Elsewhere the gate says handlers share its user, puts back what the
+    handler wrote to the file commands and fails the run naming it."""
+    runner = tmp_path / "runner"
+    for name in ("home", "temp", "cache-store"):
+        (runner / name).mkdir(parents=True)
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    drop.chmod(0o777)
+    runner_group = RUNNER_USER if RUNNER_USER is not None else os.getegid()
+    daemon = socket.socket(socket.AF_UNIX)
+    daemon.bind(str(tmp_path / "docker.sock"))
+    daemon.listen()
+    if os.geteuid() == 0:
+        os.chown(tmp_path / "docker.sock", 0, runner_group)
+    (tmp_path / "docker.sock").chmod(0o660)
+    venv = runner / "temp" / "toolfuzz-gate" / "venv"
+    arguments = [str(drop), str(runner / "temp"), str(venv), str(tmp_path / "docker.sock")]
+    attack = ATTACK.replace("__ARGUMENTS__", ", ".join(map(repr, arguments)))
+    root, base, head = make_workspace(tmp_path / "workspace", attack)
+    event = runner / "event.json"
+    pull = {
+        "number": NUMBER,
+        "head": {"sha": head, "ref": "topic", "repo": {"full_name": REPO}},
+        "base": {"sha": base, "ref": "main", "repo": {"full_name": REPO}},
+    }
+    event.write_text(json.dumps({"action": "synchronize", "number": NUMBER, "pull_request": pull}))
+    environ = job_environment(job_python, wheelhouse, runner, event, github.url)
+    job = Job(ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store", RUNNER_USER)
+    confined = may_sudo(RUNNER_USER)
+
+    done = run_composite(job, {})
+    daemon.close()
+    trace = describe(done)
+
+    reports = [json.loads(path.read_text()) for path in drop.glob("*.json")]
+    assert reports, trace  # the attack ran
+    gate = done.step("toolfuzz-gate").stdout
+    assert done.outputs["verdict"] == "failed", trace
+    if confined:
+        assert "::notice::toolfuzz-gate: the gate became root through sudo" in gate, trace
+        for found in reports:
+            assert found["uid"] == handler_ids("head")[0], found
+            assert (found["CapEff"], found["NoNewPrivs"]) == ("0000000000000000", "1"), found
+            assert found["sudo"] not in (0, "No such file or directory"), found  # it ran, refused
+            assert found["gate_environ"] == "Permission denied", found
+            assert set(found["file_commands"].values()) == {"Permission denied"}, found
+            assert {"env", "path", "step"} <= set(found["file_commands"]), found
+            assert found["venv"] == "Permission denied", found
+            assert found["daemon"] == "Permission denied", found
+        assert not (venv / "bin" / "planted").exists()
+        assert "a handler wrote to" not in gate, trace
+        assert "evil" not in done.summary
+        # the verdict is the control's: the two planted bugs, nothing about the attack
+        assert done.outputs["new-counterexamples"] == "2", trace
+        # and the runner's user could have done each: the tool was kept from it, not lucky
+        as_runner = [] if RUNNER_USER is None else ["setpriv", f"--reuid={RUNNER_USER}"]
+        as_runner += [f"--regid={RUNNER_USER}", "--clear-groups", "--"] if as_runner else []
+        assert subprocess.run([*as_runner, "sudo", "-n", "true"], check=False).returncode == 0
+        assert subprocess.run([*as_runner, "test", "-w", str(venv / "bin")]).returncode == 0
+        # nothing the root gate wrote in the checkout (results, .git) is left to root: the
+        # runner's user cleans the workspace up after the job
+        owners = {path.lstat().st_uid for path in [root, *root.rglob("*")]}
+        assert owners == {RUNNER_USER if RUNNER_USER is not None else os.geteuid()}, owners
+    else:  # the control of the mechanism: without sudo the handler is the runner's user
+        assert "::warning::toolfuzz-gate: handlers run as the gate's own user" in gate, trace
+        assert {f["file_commands"].get("env") for f in reports} == {"written"}, reports
+        assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in gate, trace
+        assert "a handler wrote to GITHUB\\_STEP\\_SUMMARY" in done.summary
+        assert "/tmp/evil" not in done.summary.splitlines()  # its line was put back
+        assert (venv / "bin" / "planted").exists()  # what the warning says it can do

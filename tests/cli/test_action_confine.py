@@ -2,9 +2,11 @@
 runs end to end as the runner starts it (`tests.trust_repo`: the paging tool's
 off-by-one, the loopback GitHub); the pull request's handler probes, at import, what it
 can reach and leaves its findings in a drop box anyone may write. As root the gate runs
-it as an unprivileged user (`edges.handlers.confine`); the control runs the same gate as
-an ordinary user, as the composite action does on a runner: it says handlers run as its
-own user, and the same handler can then write the output directory."""
+it as an unprivileged user (`edges.handlers.confine`); started by an ordinary user who may
+sudo without a password (a hosted runner's `runner`), the gate becomes root through sudo
+and does the same (`edges.privileges`); the control runs the same gate as an ordinary user
+without sudo (a self-hosted runner, a laptop): it says handlers run as its own user, and
+the same handler can then write the output directory."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.action_env import clean_venv
+from tests.action_env import clean_venv, may_sudo
 from tests.trust_repo import append, gate_pull_request, pull_request
 from toolfuzz_gate.edges.handlers.confine import FALLBACK_ID, handler_ids
 
@@ -35,7 +37,16 @@ MODEL_KEY = "sk-modelKeyNobodyNamed0123456789abcdef"
 """In the gate's environment under a name the policy does not give (`llm` is absent):
 the re-execution cannot know to withhold it."""
 GATE_USER = FALLBACK_ID + 9
-"""The control's gate: an ordinary user, as on a runner."""
+"""The control's gate: an ordinary user without sudo (no passwd entry: sudo refuses it)."""
+SUDO_USER = FALLBACK_ID + 11
+"""A hosted runner's user: may sudo without a password where this machine says so."""
+
+
+NO_SUDO = (
+    f"uid {SUDO_USER} cannot sudo without a password here, as a hosted runner's user can "
+    f"(to run it: sudo installed, `useradd --uid {SUDO_USER} toolfuzz-runner` and "
+    "`toolfuzz-runner ALL=(ALL) NOPASSWD: ALL` in /etc/sudoers.d/)"
+)
 
 PROBE = """
 import json as _json, os as _os
@@ -153,11 +164,15 @@ def _drop_box(tmp_path: Path) -> Path:
     return drop
 
 
-@pytest.mark.parametrize("gate_is_root", [True, False])
+@pytest.mark.parametrize("standing", ["root", "sudo", "same-user"])
 def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
-    request: pytest.FixtureRequest, tmp_path: Path, gate_is_root: bool
+    request: pytest.FixtureRequest, tmp_path: Path, standing: str
 ) -> None:
-    venv = request.getfixturevalue("venv" if gate_is_root else "ordinary_venv")
+    if standing == "sudo" and not may_sudo(SUDO_USER):
+        pytest.skip(NO_SUDO)
+    gate_user = {"root": None, "sudo": SUDO_USER, "same-user": GATE_USER}[standing]
+    gate_is_root = standing != "same-user"  # from the start, or through sudo
+    venv = request.getfixturevalue("venv" if gate_user is None else "ordinary_venv")
     workspace, drop = tmp_path / "workspace", _drop_box(tmp_path)
     output = workspace / "toolfuzz-gate-results"
 
@@ -168,8 +183,8 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
     env_file = tmp_path / "file_commands" / "GITHUB_ENV"  # the runner's, 0644
     env_file.parent.mkdir()
     env_file.write_text("")
-    if not gate_is_root:  # on a runner the file commands are the gate's user's
-        os.chown(env_file, GATE_USER, GATE_USER)
+    if gate_user is not None:  # on a runner the file commands are the gate's user's
+        os.chown(env_file, gate_user, gate_user)
     arguments = [str(drop), str(output), MODEL_KEY, str(tmp_path / "docker.sock"), str(env_file)]
 
     def probe(root: Path) -> None:
@@ -181,7 +196,7 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         workspace,
         event,
         runtime={"ANTHROPIC_API_KEY": MODEL_KEY, "GITHUB_ENV": str(env_file)},
-        as_user=None if gate_is_root else GATE_USER,
+        as_user=gate_user,
     )
     daemon.close()
     assert done.code == 1, done.stdout + done.stderr
@@ -213,11 +228,16 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         assert not (output / "planted.json").exists()
         assert all(f["home"] and not Path(f["home"]).exists() for f in reports), "removed"
         assert "handlers run as the gate's own user" not in done.stdout
+        became = "::notice::toolfuzz-gate: the gate became root through sudo"
+        assert (became in done.stdout) == (standing == "sudo"), done.stdout
+        if standing == "sudo":  # what the root gate wrote is the runner user's again
+            owners = {path.stat().st_uid for path in [output, *output.rglob("*")]}
+            assert owners == {SUDO_USER}, owners
     else:  # the control: an ordinary user's gate cannot switch users, and says so
         assert {f["uid"] for f in reports} == {GATE_USER}
         assert (
             f"::warning::toolfuzz-gate: handlers run as the gate's own user (uid {GATE_USER}): "
-            "only a gate running as root can run them as an unprivileged user"
+            "the gate is not root and cannot sudo without a password"
         ) in done.stdout
         assert {f["output"] for f in reports} == {"written"}
         assert {f["checkout"] for f in reports} >= {"written"}  # the workspace is its user's
@@ -253,17 +273,23 @@ def _running(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] not in "ZX"
 
 
-@pytest.mark.parametrize("attack", [False, True])
+@pytest.mark.parametrize(("attack", "standing"), [(False, "root"), (True, "root"), (True, "sudo")])
 def test_a_daemon_a_handler_double_forks_does_not_outlive_the_step(
-    venv: Path, tmp_path: Path, attack: bool
+    request: pytest.FixtureRequest, tmp_path: Path, attack: bool, standing: str
 ) -> None:
+    """Whether the gate was root from the start or became root through the runner user's
+    sudo (then the handler's user is neither the gate's nor the runner's)."""
+    if standing == "sudo" and not may_sudo(SUDO_USER):
+        pytest.skip(NO_SUDO)
+    venv = request.getfixturevalue("venv" if standing == "root" else "ordinary_venv")
     workspace, drop = tmp_path / "workspace", _drop_box(tmp_path)
 
     def daemonize(root: Path) -> None:
         append(root / "pager.py", f"{DAEMON}\n_daemon({str(drop)!r})\n")
 
     event = pull_request(workspace, daemonize if attack else None)
-    done, _ = gate_pull_request(venv, workspace, event)
+    as_user = SUDO_USER if standing == "sudo" else None
+    done, _ = gate_pull_request(venv, workspace, event, as_user=as_user)
     assert done.code == 1, done.stdout + done.stderr
     assert "new-counterexample: not on base: 1 in list_items" in done.stdout, done.stdout
     daemons = {int(path.name.split("-")[1]): path for path in drop.glob("daemon-*")}

@@ -230,6 +230,7 @@ def test_a_policys_rejection_code_codes_what_the_server_says_in_sentences(tmp_pa
     assert "unreached: 1 tool(s) no valid call got past: find_entity" in printed
 
 
+@pytest.mark.slow
 def test_fuzz_refuses_a_rejection_code_without_its_code_group(tmp_path: Path) -> None:
     code, _, err = invoke(
         "fuzz", "--mcp", "--rejection-code", "(not found)", "--out", str(tmp_path), "--",

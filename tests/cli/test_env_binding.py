@@ -253,11 +253,13 @@ def findings_by_tool(out: Path) -> dict[str, list[str]]:
 @pytest.mark.parametrize(
     "reset",
     [
-        "",
-        "    reset_tool: reset\n",
-        "    reset_command: [python3, -c, 'import os; os.remove(\"store.json\")']\n",
+        pytest.param("", id="none"),
+        pytest.param("    reset_tool: reset\n", id="tool", marks=pytest.mark.slow),
+        pytest.param(
+            "    reset_command: [python3, -c, 'import os; os.remove(\"store.json\")']\n",
+            id="command",
+        ),
     ],
-    ids=["none", "tool", "command"],
 )
 def test_a_reset_keeps_one_tools_state_out_of_the_next_ones_results(
     sandbox: Path, reset: str

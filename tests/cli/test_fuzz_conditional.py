@@ -90,6 +90,7 @@ def _fuzz(tool: Path, handler: str) -> tuple[int, str, dict[str, Any]]:
     return code, text, receipt
 
 
+@pytest.mark.slow
 def test_a_correct_handler_passes_with_the_conditionals_tested(tool: Path) -> None:
     code, text, receipt = _fuzz(tool, "correct")
     assert code == 0, text
@@ -100,6 +101,7 @@ def test_a_correct_handler_passes_with_the_conditionals_tested(tool: Path) -> No
     assert receipt["cases"]["valid"] == 60
 
 
+@pytest.mark.slow
 def test_a_handler_that_ignores_the_conditionals_is_caught_by_their_near_misses(
     tool: Path,
 ) -> None:
@@ -115,6 +117,7 @@ def test_a_handler_that_ignores_the_conditionals_is_caught_by_their_near_misses(
     assert receipt["invariants"]["hostile-rejected"] is False
 
 
+@pytest.mark.slow
 def test_a_member_required_for_one_action_only_is_a_crash_on_a_valid_call(tool: Path) -> None:
     code, text, receipt = _fuzz(tool, "assumes_content")
     assert code == 1, text

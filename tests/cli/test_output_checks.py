@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.cli_helpers import invoke
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "handlers" / "sized.py"
@@ -45,6 +47,7 @@ def failures(receipt: Any) -> set[str]:
     return {c["failure"] for c in receipt["counterexamples"]}
 
 
+@pytest.mark.slow
 def test_an_echo_of_a_large_input_is_bounded_a_flood_from_a_small_one_is_not(
     tmp_path: Path,
 ) -> None:

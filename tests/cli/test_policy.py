@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 
 from tests.cli_helpers import invoke, poster_repository
-from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.campaign.receipt import problems
 from toolfuzz_gate.core.jsonutil.canonical import digest
 from toolfuzz_gate.edges.policy_file import MAX_POLICY_BYTES
 
+REPORT_FILES = [report.file for report in REPORTS]
 FAULTS = Path(__file__).parents[1] / "fixtures" / "poster_faults"
 REJECTS = '["toolfuzz_gate.contract.poster:ToolError"]'
 CONTRACT = """\

@@ -149,6 +149,7 @@ def test_one_shard_of_one_is_the_whole_run(built: Built) -> None:
     assert files(out) == unsharded
 
 
+@pytest.mark.slow
 def test_a_missing_shard_exits_2(built: Built) -> None:
     code, _, err, out = built.merge(built.shard("1/3"), built.shard("3/3"))
     assert code == 2
@@ -207,6 +208,7 @@ def test_an_edited_or_swapped_receipt_exits_2(built: Built) -> None:
     assert code == 2 and f"cannot read receipt {receipt}" in err
 
 
+@pytest.mark.slow
 def test_a_directory_without_a_manifest_exits_2(built: Built) -> None:
     code, _, err, _ = built.merge(built.unsharded)
     assert code == 2 and f"{built.unsharded} holds no shard.json" in err

@@ -97,6 +97,7 @@ def test_fuzz_prints_no_command_from_names_or_messages(
     assert commands(printed) == [], printed
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(25), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(tool=HOSTILE, keyword=HOSTILE, prop=HOSTILE)
 def test_lint_and_refusals_print_no_command(

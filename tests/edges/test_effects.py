@@ -89,6 +89,7 @@ def command_config(function: str, db: Path) -> HandlerConfig:
     )
 
 
+@pytest.mark.slow
 def test_directory_probe_sees_a_file_written_before_validation(state_dir: Path) -> None:
     receipt = run_fuzz(directory_config("write_file_first", state_dir))
     assert "mutation-on-rejection" in failures(receipt)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
@@ -35,7 +36,7 @@ from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import Written, override_values
 from toolfuzz_gate.app.progress import say_command
-from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.policy_trust import Trust
@@ -57,13 +58,13 @@ from toolfuzz_gate.edges.actions_env import (
 )
 from toolfuzz_gate.edges.files import refuse_symlinks, write_document
 from toolfuzz_gate.edges.git import Git, resolve_base
-from toolfuzz_gate.edges.handlers.confine import base_side, confine_handlers
+from toolfuzz_gate.edges.handlers.confine import Confinement, base_side, confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
+from toolfuzz_gate.edges.privileges import hand_back, invoker
 from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
-COMMENT, ANNOTATIONS = REPORT_FILES[0], REPORT_FILES[3]
 BASE_DIR = BASE_RECEIPTS
 
 
@@ -103,11 +104,32 @@ def _run(
     workspace = runner.workspace
     directory = in_workspace(workspace, "output-dir", inputs.output_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    refuse_symlinks(directory, "input output-dir")
-    # every handler runs as an unprivileged user where the gate is root (`confine`)
-    with confine_handlers(workspace) as confinement:
+    # every handler runs as an unprivileged user where the gate is root (`confine`), or
+    # became root through the runner user's sudo (`privileges`)
+    try:
+        refuse_symlinks(directory, "input output-dir")
+        return _confined_run(runner, inputs, event, out, environ, directory)
+    finally:
+        hand_back(directory)  # the runner's user's again, once the gate became root for it
+
+
+def _confined_run(
+    runner: Runner,
+    inputs: ActionInputs,
+    event: Event,
+    out: TextIO,
+    environ: Mapping[str, str],
+    directory: Path,
+) -> ExitCode:
+    workspace = runner.workspace
+    sudo_for = invoker()
+    with confine_handlers(workspace, widen=sudo_for is not None) as confinement:
         if confinement.note is not None:
             say_command(out, warning_command(f"toolfuzz-gate: {confinement.note}"))
+        if sudo_for is not None:
+            say_command(
+                out, notice_command(f"toolfuzz-gate: {_became_root(sudo_for, confinement)}")
+            )
         guard = guard_run(environ, workspace)  # before the first handler starts
         # what a developer types in a checkout to reproduce the run (receipts name it)
         argv = ("run", "--policy", inputs.policy, *_override_flags(inputs))
@@ -159,13 +181,27 @@ def _run(
             directory / PR_FILE,
             {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
         )
-    for line in outcome.reports[ANNOTATIONS].splitlines():
+    for line in outcome.reports[ANNOTATIONS.file].splitlines():
         emit(out, line)  # the gate's own commands, their data escaped by `render_annotations`
     posted = _comment(runner, inputs, event, outcome, out)
-    body = outcome.reports[COMMENT]
+    body = outcome.reports[COMMENT.file]
     failed = outcome.verdict.failed
     finish(runner, body, outcome.document, failed, posted, inputs.output_dir, out)
     return outcome.exit_code
+
+
+def _became_root(sudo_for: tuple[int, int], confinement: Confinement) -> str:
+    said = (
+        f"the gate became root through sudo (uid {sudo_for[0]} may sudo without a password) "
+        "to run handlers as unprivileged users; what it wrote in the output directory is "
+        "that user's again afterwards"
+    )
+    if confinement.widened:
+        said += (
+            "; made searchable by others for the run, so handlers can reach the workspace: "
+            + ", ".join(confinement.widened)
+        )
+    return said
 
 
 def _override_flags(inputs: ActionInputs) -> list[str]:

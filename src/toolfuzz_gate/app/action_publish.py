@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.workflow_commands import warning_command
 from toolfuzz_gate.core.report.context import ReportContext
@@ -129,14 +130,13 @@ def _outputs(where: str, totals: Any, failed: bool, posted: Posted) -> dict[str,
         value = totals.get(name, 0) if isinstance(totals, dict) else 0
         return str(value if isinstance(value, int) else 0)
 
-    values = (
-        "failed" if failed else "passed",
-        count("new"),
-        count("fixed"),
-        count("unsupportedAdded"),
-        where,
-        f"{where}/results.sarif",
-        f"{where}/junit.xml",
-        posted.url or "",
-    )
-    return dict(zip(OUTPUT_NAMES, values, strict=True))
+    values = {
+        "verdict": "failed" if failed else "passed",
+        "new-counterexamples": count("new"),
+        "fixed-counterexamples": count("fixed"),
+        "unsupported-keywords": count("unsupportedAdded"),
+        "receipts-path": where,
+        **{report.output: f"{where}/{report.file}" for report in REPORTS if report.output},
+        "comment-url": posted.url or "",
+    }
+    return {name: values[name] for name in OUTPUT_NAMES}

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, build_client, finish, post_comment
 from toolfuzz_gate.app.emit import emit
-from toolfuzz_gate.app.reports import REPORT_FILES
+from toolfuzz_gate.app.reports import COMMENT
 from toolfuzz_gate.core.gate.causes import group_diff
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
@@ -62,7 +62,7 @@ def report_action(runner: Runner, inputs: ActionInputs, event: Event, out: TextI
     directory = in_workspace(runner.workspace, "output-dir", f"{inputs.output_dir}/report")
     directory.mkdir(parents=True, exist_ok=True)
     body = render_markdown(document, context)
-    write_atomic(directory / REPORT_FILES[0], body.encode("utf-8"))
+    write_atomic(directory / COMMENT.file, body.encode("utf-8"))
     posted = _post(runner, inputs, event, results, document, context, out)
     finish(runner, body, document, failed, posted, inputs.results_dir, out)
     return ExitCode.PASSED

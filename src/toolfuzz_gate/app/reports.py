@@ -2,14 +2,14 @@
 and workflow annotations, rendered by `core.report` from the diff (or, without a baseline,
 from a diff against nothing: every finding is new).
 
-`comment.md` is the Markdown the action posts and puts in the step summary; `results.sarif`
-goes to code scanning; `junit.xml` to test reporters; `annotations.txt` holds the
-`::error` workflow commands a step prints.
+`REPORTS` is the one table of them: each report's file, its renderer and where the Action
+publishes it. Code names a report by its entry (`COMMENT.file`), never by position.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from toolfuzz_gate.app.policy_plan import Written
@@ -29,7 +29,28 @@ from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 
-REPORT_FILES = ("comment.md", "results.sarif", "junit.xml", "annotations.txt")
+
+@dataclass(frozen=True)
+class Report:
+    """One report file: its name in the output directory, the pure renderer that writes it
+    from the diff document and the report context, and where the Action publishes it
+    (`output`: the step output that gives its path, when one does)."""
+
+    file: str
+    render: Callable[[JSONObject, ReportContext], str]
+    published: str
+    output: str | None = None
+
+
+COMMENT = Report("comment.md", render_markdown, "the PR comment and the step summary")
+SARIF = Report("results.sarif", render_sarif, "the `sarif-path` output", "sarif-path")
+JUNIT = Report("junit.xml", render_junit, "the `junit-path` output", "junit-path")
+ANNOTATIONS = Report(
+    "annotations.txt", render_annotations, "printed by the step: workflow commands"
+)
+REPORTS = (COMMENT, SARIF, JUNIT, ANNOTATIONS)
+"""Every report `run --policy`, `merge` and the Action write, in the order they are written
+(docs/reports-and-receipts.md's table of reports is held to it)."""
 
 
 def schema_source(tool: ToolPolicy, loaded: LoadedPolicy) -> SchemaSource:
@@ -92,15 +113,11 @@ def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = Fals
 
 def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> dict[str, str]:
     """Each report written into `directory`; returns each file's text by file name."""
-    rendered = (
-        render_markdown(document, context),
-        render_sarif(document, context),
-        render_junit(document, context),
-        render_annotations(document, context),
-    )
-    for name, text in zip(REPORT_FILES, rendered, strict=True):
-        write_atomic(directory / name, text.encode("utf-8"))
-    return dict(zip(REPORT_FILES, rendered, strict=True))
+    written: dict[str, str] = {}
+    for report in REPORTS:
+        text = written[report.file] = report.render(document, context)
+        write_atomic(directory / report.file, text.encode("utf-8"))
+    return written
 
 
 def _sha(side: object) -> str | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 
 if TYPE_CHECKING:  # named in annotations only: `--version` and `--help` import no engine
@@ -106,7 +107,7 @@ class FuzzRequest:
     front door checks them as a policy's handler is checked."""
     command: tuple[str, ...] = ()
     """The command after `--` (`--command`, `--mcp`)."""
-    timeout_ms: int = 2000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     schema: Path | None = None
     tools: Path | None = None
     model: str | None = None

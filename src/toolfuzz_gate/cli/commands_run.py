@@ -17,7 +17,8 @@ from toolfuzz_gate.app.requests import (
     RunOverrides,
     ShardRequest,
 )
-from toolfuzz_gate.cli.parser import KIND_DESTS, build_parser, split_tail
+from toolfuzz_gate.cli.grammar_fuzz import KIND_DESTS
+from toolfuzz_gate.cli.parser import build_parser, split_tail
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
 from toolfuzz_gate.core.gate.sharding import parse_shard
 from toolfuzz_gate.core.schema.options import SchemaOptions

@@ -1,12 +1,20 @@
-"""Flags that may be given once, and a parser that raises instead of exiting (no I/O)."""
+"""Flags that may be given once, a parser that raises instead of exiting, and the flag groups
+several commands share (no I/O)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_SEED
+from toolfuzz_gate.core.schema.dialects import DIALECTS
+from toolfuzz_gate.core.schema.options import DRAFT_2020_12, DRAFTS
 from toolfuzz_gate.errors import UsageError
+
+ORACLE_CHOICES = ("auto", "jsonschema", "jsonschema-rs")
+DIALECT_HELP = "read non-standard schemas: " + ", ".join(DIALECTS) + " (rewrites go in the receipt)"
 
 
 class Parser(argparse.ArgumentParser):
@@ -34,3 +42,45 @@ class OnceSwitch(Once):
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option: str | None = None) -> None:
         super().__call__(parser, namespace, True, option)
+
+
+def add_campaign_flags(parser: argparse.ArgumentParser, runs: int) -> None:
+    """How a campaign runs (seed, runs, cases log, oracle, schema reading, diagnostics): the
+    same for `run` and `fuzz`, whose default `runs` differ."""
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, action=Once)
+    parser.add_argument("--runs", type=int, default=runs, action=Once, help="valid cases per seed")
+    parser.add_argument("--cases", type=Path, action=Once, help="write every case as JSON lines")
+    parser.add_argument("--oracle", choices=ORACLE_CHOICES, default="auto", action=Once)
+    add_schema_reading(parser)
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="add durations and host to receipts (unhashed; makes files differ run to run)",
+    )
+
+
+def add_schema_reading(parser: argparse.ArgumentParser) -> None:
+    """How schemas are read (`core.schema.options.SchemaOptions`): the same for fuzz, run and
+    lint."""
+    parser.add_argument(
+        "--format-assertion",
+        action=OnceSwitch,
+        help="check `format` and mutate against it (2020-12 default: an annotation)",
+    )
+    parser.add_argument(
+        "--default-draft",
+        choices=DRAFTS,
+        default=DRAFT_2020_12,
+        action=Once,
+        help="the draft of schemas without $schema (default 2020-12)",
+    )
+
+
+def add_fingerprint_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--fingerprint",
+        action="append",
+        default=[],
+        metavar="F",
+        help="only this counterexample (repeatable)",
+    )

@@ -3,10 +3,11 @@
 The runner applies what a step appends to `GITHUB_ENV` and `GITHUB_PATH` to every later
 step of the job (a `BASH_ENV=` or `LD_PRELOAD=` line runs code there, where
 upload-artifact holds the runtime token), and shows `GITHUB_STEP_SUMMARY` as the step's
-summary. The handlers are the pull request's code and run as the gate's user, so the
-gate copies each of these files before the first handler starts and, once every handler
-is reaped, puts back what it copied and names what a handler wrote: the run then fails.
-Handlers never receive these variables (`edges.handlers.environment`).
+summary. The handlers are the pull request's code and, where the gate can neither be nor
+become root, run as the gate's user (`edges.privileges`), so the gate copies each of
+these files before the first handler starts and, once every handler is reaped, puts back
+what it copied and names what a handler wrote: the run then fails. Handlers never
+receive these variables (`edges.handlers.environment`).
 """
 
 from __future__ import annotations

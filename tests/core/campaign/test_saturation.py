@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.core.campaign.test_tool_fuzz import AcceptAll
 from tests.documents import doc
 from toolfuzz_gate.contract import poster
@@ -123,6 +125,7 @@ def test_saturation_is_decided_by_counts_so_receipts_repeat() -> None:
     assert first == again
 
 
+@pytest.mark.slow
 def test_saturated_runs_find_what_whole_runs_find() -> None:
     handlers = (
         (CrashOnSpaces, TEXT_SCHEMA),

@@ -18,6 +18,7 @@ from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.run_defaults import BUILTIN_RUNS as DEFAULT_RUN_RUNS
 from toolfuzz_gate.core.campaign.seed_run import BASES_PER_OPERATOR, Campaign
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
@@ -35,8 +36,6 @@ from toolfuzz_gate.core.jsonutil.redact import present
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.edges.handlers.builtin import BuiltinPosterHandler
 
-DEFAULT_RUN_RUNS = 24
-"""What `toolfuzz-gate run` uses (`cli.DEFAULT_RUN_RUNS`)."""
 FAMILIES = ("type", "enum", "bounds", "length", "array-size", "required", "additionalProperties")
 """The mutation families the poster schema reaches; the ledger marks the rest not applicable."""
 POSTER_TOOL = ToolSpec(

@@ -281,6 +281,7 @@ def note_event(name: str, value: str) -> None:
         pass
 
 
+@pytest.mark.slow
 def test_a_redraw_inside_a_recursive_schema_still_meets_the_depth_limit() -> None:
     # found by Hypothesis (RecursionError): `contains` redraws an item of a self-referencing
     # array with a variant generator, which counted its `$ref` depth from 0 again

@@ -9,6 +9,7 @@ from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.gate.causes import change_of, group_diff
 from toolfuzz_gate.core.gate.reach_verdict import answering, entries_of, server_of, unreached
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
+from toolfuzz_gate.core.report.heading import totals_line
 
 SERVER = {"mcp": {"command": ["/a/venv/bin/python", "/a/srv.py"], "tool": "t"}}
 
@@ -150,3 +151,31 @@ def test_a_whole_call_class_is_one_group_whatever_input_found_it() -> None:
     head = {"t": receipt("t", *unstable)}
     [group] = grouped({}, head)["groups"]["new"]
     assert group["count"] == 2 and group["change"] == ""
+
+
+def _alike(said: str) -> dict[str, Any]:
+    reach = _reach({"calls": 20, "reached": 0, "answeredAlike": 20}, {"accepted": 6})
+    reach["commonest"] = {"outcome": "answered-alike", "cause": "", "said": said, "count": 20}
+    return reach
+
+
+def test_one_answer_to_every_call_is_a_disguised_rejection_only_when_it_reads_as_one() -> None:
+    # "Task not found" to every call: rejections answered as successes, one group of that class
+    missing = _alike("Task not found")
+    assert [a.tools for a in answering(entries_of([receipt("a", reach=missing)]))] == [("a",)]
+    head = {"a": receipt("a", cx("a", answer="Task not found"), reach=missing)}
+    [group] = grouped({}, head)["groups"]["new"]
+    assert group["failure"] == "rejection-as-success"
+    # a delete that answers every name alike does what it says: its near-misses keep their class
+    done = _alike("Entities deleted successfully")
+    assert answering(entries_of([receipt("d", reach=done)])) == []
+    head = {"d": receipt("d", cx("d", answer="Entities deleted successfully"), reach=done)}
+    [group] = grouped({}, head)["groups"]["new"]
+    assert group["failure"] == "hostile-accepted"
+
+
+def test_the_totals_line_counts_root_causes_in_words() -> None:
+    one = grouped({}, {f"t{i}": receipt(f"t{i}", cx("abc"[i])) for i in range(3)})
+    assert totals_line(one) == "3 new (1 root cause) · 3 tools added"
+    two = {"groups": {}, "totals": {"new": 3, "newGroups": 2}}
+    assert totals_line(two) == "3 new (2 root causes)"

@@ -117,6 +117,7 @@ def test_the_host_name_pattern_is_accepted_and_samples_match_both_readings() -> 
             assert not python.search(miss) and not reference.is_valid(miss)
 
 
+@pytest.mark.slow
 def test_the_host_name_repetition_reads_every_string_one_way() -> None:
     tree = parse(HOST.replace("61", "2")).tree  # the same shape, small enough to count
     outer = repeats(tree)[0]
@@ -174,6 +175,7 @@ REGEX_PARTS = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=examples(300))
 @given(REGEX_PARTS)
 def test_a_repetition_judged_unambiguous_never_reads_a_string_two_ways(source: str) -> None:

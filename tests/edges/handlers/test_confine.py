@@ -122,3 +122,28 @@ def test_the_switch_drops_the_user_groups_and_capabilities(
         "NoNewPrivs:",
         "1",
     ]
+
+
+@as_root
+def test_a_gate_that_became_root_for_the_runner_widens_the_way_to_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """A runner's home may be 0750: only a gate that became root through sudo (`widen`)
+    gives others search on the way down, and read on the workspace, for the run."""
+    searchable_by_others(tmp_path)
+    home = tmp_path / "home"
+    workspace = home / "work" / "repo"
+    workspace.mkdir(parents=True)
+    home.chmod(0o750)
+    workspace.chmod(0o750)
+    with pytest.raises(UsageError, match="is not searchable by others"):
+        with confine_handlers(workspace):
+            pass
+    with confine_handlers(workspace, widen=True) as confinement:
+        assert confinement.widened == (str(home), str(workspace))
+        assert home.stat().st_mode & 0o777 == 0o751
+        assert workspace.stat().st_mode & 0o777 == 0o755
+        head, environment = confined(["test", "-r", str(workspace)], {"PATH": "/usr/bin:/bin"})
+        assert subprocess.run(head, env=environment, check=False).returncode == 0
+    assert home.stat().st_mode & 0o777 == 0o750  # put back
+    assert workspace.stat().st_mode & 0o777 == 0o750

@@ -105,6 +105,7 @@ def correct() -> Iterator[McpHandler]:
 # --- listing and starting -----------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page_size", ["0", "1"])
 def test_list_tools_follows_the_sdk_servers_pagination(page_size: str) -> None:
     tools = list_tools(config(sdk_server("--page-size", page_size)))
@@ -268,6 +269,7 @@ def test_contract_rejections_keep_their_code_and_commit_nothing(correct: McpHand
 # --- faults of the SDK server -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_crash_in_a_low_level_tool_is_the_sdks_json_rpc_error(make_handler: MakeHandler) -> None:
     handler = make_handler(sdk_server("--fault", "crash"), "render_poster")
     pid = server_pid(handler)
@@ -278,6 +280,7 @@ def test_a_crash_in_a_low_level_tool_is_the_sdks_json_rpc_error(make_handler: Ma
     assert handler.server_pid == pid
 
 
+@pytest.mark.slow
 def test_a_crash_in_a_typed_tool_is_the_sdks_crash_result(make_handler: MakeHandler) -> None:
     handler = make_handler(sdk_server("--typed", "--fault", "crash"), "render_poster")
     outcome = handler.call({**GOOD, "title": "K"})
@@ -301,6 +304,7 @@ def test_hang_fault_times_out_and_the_next_call_gets_a_fresh_server(
     assert server_pid(handler) != pid
 
 
+@pytest.mark.slow
 def test_lax_fault_accepts_what_the_correct_server_refuses(
     make_handler: MakeHandler, correct: McpHandler
 ) -> None:
@@ -309,6 +313,7 @@ def test_lax_fault_accepts_what_the_correct_server_refuses(
     assert correct.call({**GOOD, "width": 401}).error_code == "schema-range"
 
 
+@pytest.mark.slow
 def test_commit_first_fault_is_seen_through_the_effects_tool(make_handler: MakeHandler) -> None:
     argv = sdk_server("--fault", "commit-first")
     handler = make_handler(argv, "render_poster", effects="state")
@@ -332,6 +337,7 @@ def test_flood_fault_is_capped_and_the_server_restarts(
     assert handler.call(GOOD).kind is OutcomeKind.ACCEPTED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trigger", [{"width": 67}, {"title": "T" * 80}])
 def test_garbage_fault_is_skipped_and_counted(
     make_handler: MakeHandler, trigger: JSONObject
@@ -359,6 +365,7 @@ def test_exit_fault_is_a_crash_and_the_next_call_restarts(
     assert handler.call(GOOD).kind is OutcomeKind.ACCEPTED
 
 
+@pytest.mark.slow
 def test_the_typed_sdk_coerces_strings_unless_the_tool_declares_strict_types(
     make_handler: MakeHandler, typed: McpHandler
 ) -> None:
@@ -367,6 +374,7 @@ def test_the_typed_sdk_coerces_strings_unless_the_tool_declares_strict_types(
     assert typed.call({**GOOD, "width": "100"}).error_code == "tool-error"
 
 
+@pytest.mark.slow
 def test_log_lines_on_stdout_are_tolerated_and_counted(make_handler: MakeHandler) -> None:
     handler = make_handler(sdk_server("--log-stdout"), "render_poster")
     assert handler.stdout_noise == 1  # the startup line
@@ -510,6 +518,7 @@ def _fuzz(handler: McpHandler, error_codes: str = poster.ERROR_CODES) -> set[tup
     return {(c.finding.failure.value, c.finding.path) for c in result.counterexamples}
 
 
+@pytest.mark.slow
 def test_fuzzing_the_correct_sdk_server_finds_nothing(make_handler: MakeHandler) -> None:
     handler = make_handler(sdk_server(), "render_poster", effects="state")
     assert _fuzz(handler) == set()

@@ -111,6 +111,7 @@ def test_one_declared_business_rejection_no_longer_silences_the_others(
     assert "rejectionCode" not in doc(result.receipt)["contract"]
 
 
+@pytest.mark.slow
 def test_a_policy_pattern_codes_a_sentence_and_the_receipt_records_it(
     find_entity: McpHandler,
 ) -> None:

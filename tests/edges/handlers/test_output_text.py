@@ -17,7 +17,10 @@ from toolfuzz_gate.edges.handlers.registry import build_handler
 POSTER: JSONObject = {"width": 64, "height": 64, "palette": ["#aaa"], "title": "a", "format": "svg"}
 
 
-@pytest.mark.parametrize("adapter", list(ADAPTERS))
+@pytest.mark.parametrize(
+    "adapter",  # an SDK-built MCP server takes a second or more to start
+    [pytest.param(a, marks=pytest.mark.slow) if a == "mcp" else a for a in ADAPTERS],
+)
 def test_an_adapter_keeps_the_output_text_only_when_asked(
     adapter: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

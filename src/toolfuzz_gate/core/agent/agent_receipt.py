@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toolfuzz_gate.core.gate.llm_settings import LlmSettings
+from toolfuzz_gate.core.gate.llm_settings import CHAT_COMPLETIONS, LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 
 FORMAT = "toolfuzz-agent/1"
@@ -17,9 +17,17 @@ FORMAT = "toolfuzz-agent/1"
 
 def model_record(settings: LlmSettings) -> JSONObject:
     """The model and its parameters as the receipt names them (the policy's schema
-    admits no credentials in the URL)."""
+    admits no credentials in the URL; headers and query parameters are not recorded).
+    The API is named when it is not chat-completions, so older receipts keep their bytes."""
     parameters: JSONObject = dict(settings.parameters())
-    return {"model": settings.model, "baseUrl": settings.base_url, "parameters": parameters}
+    record: JSONObject = {
+        "model": settings.model,
+        "baseUrl": settings.base_url,
+        "parameters": parameters,
+    }
+    if settings.api != CHAT_COMPLETIONS:
+        record["api"] = settings.api
+    return record
 
 
 def build_agent_receipt(

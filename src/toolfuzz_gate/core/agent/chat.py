@@ -103,28 +103,44 @@ def prompt_of(request: JSONObject) -> str:
     messages: Any = request.get("messages")
     for message in reversed(messages if isinstance(messages, list) else []):
         if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            lines = content.strip().splitlines() if isinstance(content, str) else []
+            content = _text_of(message.get("content"))
+            if content is None:
+                continue  # a Messages API turn of tool results only: not what the user said
+            lines = content.strip().splitlines()
             return bounded_message(lines[0] if lines else "", 160)
     return "(no user message)"
+
+
+def _text_of(content: Any) -> str | None:
+    """A message's text: a string, or the text blocks of a content list (None: none)."""
+    if isinstance(content, str):
+        return content
+    texts = [
+        block["text"]
+        for block in (content if isinstance(content, list) else [])
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(texts) if texts else None
 
 
 def parse_reply(body: JSON) -> Reply:
     """The reply a chat-completions response body holds; `LlmError` when it holds none."""
     if not isinstance(body, dict):
-        raise _malformed("the response is not a JSON object")
+        raise malformed("the response is not a JSON object")
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise _malformed("the response has no choices")
+        raise malformed("the response has no choices")
     message = choices[0].get("message")
     if not isinstance(message, dict):
-        raise _malformed("the first choice has no message")
+        raise malformed("the first choice has no message")
     content = message.get("content")
     if content is not None and not isinstance(content, str):
-        raise _malformed("the message's content is not text")
+        raise malformed("the message's content is not text")
     calls = message.get("tool_calls")
     if calls is not None and not isinstance(calls, list):
-        raise _malformed("the message's tool_calls is not a list")
+        raise malformed("the message's tool_calls is not a list")
     return Reply(
         (content or "")[:MAX_TEXT],
         tuple(_tool_call(call, index) for index, call in enumerate((calls or [])[:MAX_TOOL_CALLS])),
@@ -136,10 +152,10 @@ def parse_reply(body: JSON) -> Reply:
 def _tool_call(call: JSON, index: int) -> ToolCall:
     function = call.get("function") if isinstance(call, dict) else None
     if not isinstance(call, dict) or not isinstance(function, dict):
-        raise _malformed(f"tool call {index} has no function")
+        raise malformed(f"tool call {index} has no function")
     name, arguments = function.get("name"), function.get("arguments")
     if not isinstance(name, str):
-        raise _malformed(f"tool call {index} has no function name")
+        raise malformed(f"tool call {index} has no function name")
     if arguments is None:
         arguments = ""
     elif not isinstance(arguments, str):  # some servers send the object itself
@@ -160,10 +176,11 @@ def _tokens(usage: JSON) -> int:
     return sum(p for p in parts if isinstance(p, int) and not isinstance(p, bool) and p >= 0)
 
 
-def _malformed(what: str) -> LlmError:
+def malformed(what: str) -> LlmError:
+    """The error for an answer that is not the API's reply (any API of `core.agent.apis`)."""
     return LlmError(
-        f"the model's answer is not a chat completion: {what}",
+        f"the model's answer is not a reply of its API (llm.api): {what}",
         code="llm.malformed-response",
-        hint="check that base_url is an OpenAI-compatible API root (ending in /v1) and that "
-        "the model supports tool calling",
+        hint="check that base_url is the API root (ending in /v1), that llm.api names the "
+        "protocol the endpoint speaks, and that the model supports tool calling",
     )

@@ -1,17 +1,19 @@
 """One run's conversation with the model: budget, cassette and mode in one place (pure).
 
-`ask` builds the request, charges it to the budget, and gets its answer from the
-cassette (`replay`) or from the injected transport (`record`, `live`; `record` keeps the
-exchange). The transport is the only way out, and in `replay` there is none.
+`ask` builds the request in the policy's `llm.api`, charges it to the budget, and gets
+its answer from the cassette (`replay`) or from the injected transport (`record`,
+`live`; `record` keeps the exchange). The transport is the only way out, and in
+`replay` there is none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from toolfuzz_gate.core.agent.apis import BODY_FORMATS
 from toolfuzz_gate.core.agent.budget import Budget
 from toolfuzz_gate.core.agent.cassette import Cassette
-from toolfuzz_gate.core.agent.chat import Reply, build_request, parse_reply, prompt_of
+from toolfuzz_gate.core.agent.chat import Reply, prompt_of
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
 
@@ -36,7 +38,8 @@ class ModelSession:
 
     def ask(self, messages: Sequence[JSONObject], tools: Sequence[JSONObject] = ()) -> Reply:
         """The model's reply to `messages`, offered `tools`."""
-        request = build_request(self.settings, messages, tools)
+        body_format = BODY_FORMATS[self.settings.api]
+        request = body_format.build(self.settings, messages, tools)
         self.budget.admit(prompt_of(request))
         if self.settings.mode == "replay" or self._transport is None:
             answer = self.cassette.answer(request)
@@ -44,7 +47,7 @@ class ModelSession:
             answer = self._transport(request)
             if self.settings.mode == "record":
                 self.cassette.record(request, answer)
-        reply = parse_reply(answer)
+        reply = body_format.parse(answer)
         if reply.metered:
             self.budget.charge(reply.tokens)
         else:

@@ -27,6 +27,7 @@ from typing import Any
 from toolfuzz_gate.core.campaign.findings import FINGERPRINT_LENGTH
 from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.gate.reach_verdict import (
+    alike_as_error,
     answering,
     entries_of,
     server_of,
@@ -73,7 +74,7 @@ def group_key(
     cx: Mapping[str, Any], server: str, answering_servers: frozenset[str], alike: bool = False
 ) -> tuple[str, str, str, str]:
     """(server, failure, change, words) of a counterexample; `alike`: its tool answers
-    every call alike."""
+    every call alike, with error words."""
     failure = str(cx.get("failure", ""))
     if (
         failure == "hostile-accepted"
@@ -92,23 +93,18 @@ def group_fingerprint(key: tuple[str, str, str, str]) -> str:
 
 class _Sides:
     """What grouping needs of each side: each tool's server, the servers answering their
-    rejections as successes, and the tools answering every call alike."""
+    rejections as successes, and the tools answering every call alike with error words."""
 
     def __init__(self, receipts: Iterable[Mapping[str, Any]], keys: Iterable[str]) -> None:
         listed = list(receipts)
         self.servers = {key: server_of(r) for key, r in zip(keys, listed, strict=True)}
         entries = entries_of(listed)
         self.answering = frozenset(item.server for item in answering(entries))
-        self.alike = {tool for tool, _, reach in entries if _alike(reach)}
+        self.alike = {tool for tool, _, reach in entries if alike_as_error(reach)}
 
     def key(self, tool: str, cx: Mapping[str, Any]) -> tuple[str, str, str, str]:
         server = self.servers.get(tool, "")
         return group_key(cx, server, self.answering, tool in self.alike)
-
-
-def _alike(reach: Mapping[str, Any]) -> bool:
-    valid = reach.get("valid")
-    return isinstance(valid, Mapping) and bool(valid.get("answeredAlike"))
 
 
 def group_diff(

@@ -22,6 +22,7 @@ from toolfuzz_gate.core.campaign.rejection_code import (
     pattern_problem,
     regex_problem,
 )
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.agent_settings import AgentSettings, parse_agent
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
@@ -38,6 +39,7 @@ from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings, parse_st
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
+from toolfuzz_gate.core.schema.options import DRAFT_2020_12
 
 FAIL_ON = (
     "invariant",
@@ -63,12 +65,12 @@ ANY_TOOL = "*"
 class RunOptions:
     """How each tool is fuzzed: the policy's `defaults`, overridden per tool."""
 
-    seeds: tuple[int, ...] = (41,)
-    runs: int = 200
-    timeout_ms: int = 2000
+    seeds: tuple[int, ...] = (DEFAULT_SEED,)
+    runs: int = DEFAULT_RUNS
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     format_assertion: bool = False
-    default_draft: str = "2020-12"
+    default_draft: str = DRAFT_2020_12
     dialect: str | None = None
     ignore_output: tuple[str, ...] = ()
     """JSON Pointers of output members replay and key-order comparisons leave out."""

@@ -19,6 +19,9 @@ def described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
     kind, instance = error.validator, error.instance
     expected: Any = error.validator_value
     schema: dict[str, Any] = error.schema if isinstance(error.schema, dict) else {}
+    if "propertyNames" in list(error.absolute_schema_path) and kind != "enum":
+        # a name a pattern or a length refuses (a header's, a tool's in agent.context)
+        return [(jp.join(where, str(instance)), f"name {bounded(error.message)}", "")]
     if "propertyNames" in list(error.absolute_schema_path):
         name = str(instance)
         known = schema.get("enum", [])
@@ -43,6 +46,8 @@ def described(error: jsonschema.ValidationError) -> list[tuple[str, str, str]]:
     if kind == "pattern" and jp.split(where)[-2:-1] == ["ignore_output"]:
         hint = "a pointer into the output starts with /: /id, /meta/createdAt"
         return [(where, f"{shown(instance)} is not a JSON Pointer to an output member", hint)]
+    if kind == "maxLength" and isinstance(instance, str):
+        return [(where, f"{len(instance):,} characters, longer than the {expected:,} allowed", "")]
     if kind == "enum":
         choices = ", ".join("null" if item is None else str(item) for item in expected)
         return [(where, f"{shown(instance)} is not one of: {choices}", "")]

@@ -155,26 +155,42 @@ def _larger_budget(
 
 
 def _llm(head: LlmSettings | None, base: LlmSettings | None, said: list[str]) -> LlmSettings | None:
-    """The base's endpoint, key variable and mode; the head's model and limits."""
+    """The base's endpoint, key variable and mode; the head's model and limits. Where the
+    key goes and how (the URL, the API, its headers and query) is the base's whenever the
+    base's mode sends it: a change there is an error, as it is for `base_url`. In replay
+    nothing is sent, so the head's API and headers stand (its cassette was recorded in
+    them), the change listed."""
     if head is None or base is None:
         return head
     for name, mine, theirs in _endpoint_changes(head, base):
-        if name == "base_url" and base.mode != "replay":
+        if name in KEY_ROUTE and base.mode != "replay":
             raise PolicyError(
-                f"llm.base_url changed from {theirs} to {mine} in {base.mode} mode: the model's "
-                "key goes only to the base's endpoint",
+                f"llm.{name} changed from {_shown(name, theirs)} to {_shown(name, mine)} in "
+                f"{base.mode} mode: the model's key goes only to the base's endpoint, as the "
+                "base sends it",
                 file="(policy)",
                 line=1,
-                key="llm/base_url",
+                key=f"llm/{name}",
                 hint="change the endpoint in a pull request of its own with llm.mode: replay, "
                 "or on the default branch",
             )
-        said.append(f"llm.{name} changed from {theirs} to {mine}")
+        said.append(f"llm.{name} changed from {_shown(name, theirs)} to {_shown(name, mine)}")
     return replace(head, base_url=base.base_url, api_key_env=base.api_key_env, mode=base.mode)
 
 
+KEY_ROUTE = ("base_url", "api", "headers", "query", "api_key_header")
+"""What decides where the key goes and in which header: the base's, outside replay."""
+
+
+def _shown(name: str, value: object) -> object:
+    """Header values are not repeated in the comment (a proxy's token may be one)."""
+    if name == "headers" and isinstance(value, tuple):
+        return "[" + ", ".join(header for header, _ in value) + "]"
+    return value
+
+
 def _endpoint_changes(head: LlmSettings, base: LlmSettings) -> Iterator[tuple[str, object, object]]:
-    for name in ("base_url", "api_key_env", "mode"):
+    for name in (*KEY_ROUTE, "api_key_env", "mode"):
         mine, theirs = getattr(head, name), getattr(base, name)
         if mine != theirs:
             yield name, mine, theirs

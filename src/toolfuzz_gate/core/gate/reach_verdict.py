@@ -7,8 +7,11 @@ gives every call), and most were stopped at its door (`DOOR`: rejected, answered
 words, answered alike). A server *answers rejections as successes* when one of its tools
 accepted at least `MIN_CALLS` hostile calls and at least half of them with error words,
 gave at least `MIN_CALLS` valid calls error-worded answers and no reached ones, or answers
-every call alike. Servers are told apart by `server_of` (the handler's kind and the
-names of what it starts, without directories: base and head run from different worktrees).
+every call alike with an answer that reads as an error (`alike_as_error`: "Task not found";
+a delete that answers "Entities deleted successfully" to every name does what it says and
+rejects nothing, so it is not one). Servers are told apart by `server_of` (the handler's
+kind and the names of what it starts, without directories: base and head run from different
+worktrees).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from toolfuzz_gate.core.campaign.reach import error_worded
 
 UNREACHED = "unreached"
 """The `fail_on` value of the check below (`unreached_check`)."""
@@ -145,13 +150,22 @@ def unreached(entries: Iterable[Entry]) -> list[Unreached]:
     return sorted(found, key=lambda item: (item.tool, item.server))
 
 
+def alike_as_error(reach: Mapping[str, Any]) -> bool:
+    """Does the tool answer every call alike, with an answer that reads as an error?"""
+    if not _int(reach, "valid", "answeredAlike"):
+        return False
+    commonest = reach.get("commonest")
+    said = commonest.get("said") if isinstance(commonest, Mapping) else None
+    return isinstance(said, str) and error_worded(said)
+
+
 def answers_as_successes(reach: Mapping[str, Any]) -> bool:
     """Does one tool's ledger show its server answering rejections as successes?"""
     accepted = _int(reach, "hostile", "accepted")
     worded = _int(reach, "hostile", "errorAnswers")
     if accepted >= MIN_CALLS and 2 * worded >= accepted:
         return True
-    if _int(reach, "valid", "answeredAlike"):
+    if alike_as_error(reach):
         return True
     valid_worded = _int(reach, "valid", "errorAnswers")
     return valid_worded >= MIN_CALLS and not _int(reach, "valid", "reached")

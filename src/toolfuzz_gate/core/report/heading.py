@@ -45,5 +45,6 @@ def totals_line(diff: Mapping[str, Any]) -> str:
     )
     shown = [f"{_count(diff, key)} {label}" for key, label in names if _count(diff, key)]
     if _count(diff, "new") and is_grouped(diff):
-        shown[0] += f" ({_count(diff, 'newGroups')} root causes)"
+        groups = _count(diff, "newGroups")
+        shown[0] += f" ({groups} root cause{'' if groups == 1 else 's'})"
     return " \u00b7 ".join(shown) or "no change against the base"

@@ -21,6 +21,7 @@ from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.gate.causes import REJECTION_AS_SUCCESS
 from toolfuzz_gate.core.report.context import (
     ReportContext,
     counterexample_location,
@@ -35,12 +36,7 @@ from toolfuzz_gate.core.report.context import (
 )
 from toolfuzz_gate.core.report.groups import is_grouped
 from toolfuzz_gate.core.report.interface_locations import BREAKING_RULE, BREAKING_TEXT, iter_located
-from toolfuzz_gate.core.report.sarif_groups import (
-    REACH_RULES,
-    REJECTION_AS_SUCCESS,
-    group_results,
-    reach_results,
-)
+from toolfuzz_gate.core.report.sarif_groups import REACH_RULES, group_results, reach_results
 from toolfuzz_gate.core.report.sarif_location import location
 from toolfuzz_gate.core.report.untrusted import field
 

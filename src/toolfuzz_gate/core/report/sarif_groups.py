@@ -9,6 +9,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from toolfuzz_gate.core.gate.causes import REJECTION_AS_SUCCESS
+from toolfuzz_gate.core.gate.reach_verdict import UNREACHED
 from toolfuzz_gate.core.report.context import (
     ReportContext,
     counterexample_location,
@@ -19,8 +21,6 @@ from toolfuzz_gate.core.report.sarif_location import location
 from toolfuzz_gate.core.report.untrusted import field
 
 GROUP_KEY = "toolfuzzGroup/v1"
-UNREACHED = "unreached"
-REJECTION_AS_SUCCESS = "rejection-as-success"
 REACH_RULES = {
     UNREACHED: "No schema-valid call got past the tool's first check: its logic was not tested.",
     REJECTION_AS_SUCCESS: "The server answers rejections as successes: read them with "

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
@@ -27,7 +28,7 @@ class HandlerConfig(HandlerSettings):
     picks the adapter, the other fields are read by the adapters they concern), the
     per-call timeout and output cap, and the checkout its code is read from."""
 
-    timeout_ms: int = 2000
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     ignore_output: tuple[str, ...] = ()
     """JSON Pointers of output members the output's digest leaves out (ids, times)."""

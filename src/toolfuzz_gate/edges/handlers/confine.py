@@ -19,8 +19,11 @@ the runner's user may (the Docker socket, the file-command directory).
 
 The switch is made in the child, after fork, by util-linux's `setpriv` exec'd before the
 handler's command (nothing runs between fork and exec in the gate's process: it has
-threads), else by a small Python shim doing the same. Where the gate is not root it
-cannot switch users, and `confine_handlers` says so: handlers then run as the gate's user.
+threads), else by a small Python shim doing the same. On a runner whose user may sudo the
+gate became root before this (`edges.privileges`); there the directories down to the
+workspace are made searchable by others for the run (a runner's home may be 0750) and put
+back after. Where the gate is not root it cannot switch users, and `confine_handlers` says
+so: handlers then run as the gate's user.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolfuzz_gate.edges.privileges import SAME_USER_NOTE
 from toolfuzz_gate.errors import UsageError
 
 HANDLER_USER = "toolfuzz-handler"
@@ -109,6 +113,8 @@ class Confinement:
     user: HandlerUser | None
     note: str | None = None
     """Why handlers run as the gate's own user (None when they do not)."""
+    widened: tuple[str, ...] = ()
+    """Directories made searchable by others for the run (`widen`), put back after."""
 
 
 _in_force: dict[str, HandlerUser] = {}
@@ -163,22 +169,18 @@ def base_side() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def confine_handlers(workspace: Path) -> Iterator[Confinement]:
+def confine_handlers(workspace: Path, *, widen: bool = False) -> Iterator[Confinement]:
     """Every handler started inside runs as its side's handler user, when the gate is
-    root on Linux; `workspace` must be readable by them. Not reentrant."""
+    root on Linux; `workspace` must be readable by them, or (`widen`: the gate became root
+    for the runner's user) is made so for the run. Not reentrant."""
     if not sys.platform.startswith("linux") or not hasattr(os, "geteuid"):
         yield Confinement(None, f"handlers run as the gate's own user ({sys.platform})")
         return
     if os.geteuid() != 0:
-        yield Confinement(
-            None,
-            f"handlers run as the gate's own user (uid {os.geteuid()}): only a gate running "
-            "as root can run them as an unprivileged user, so they can write wherever this "
-            "user can (the workspace, the output directory); the gate checks the runner's "
-            "file commands and the base's dependencies after them",
-        )
+        yield Confinement(None, SAME_USER_NOTE.format(uid=os.geteuid()))
         return
     users: dict[str, HandlerUser] = {}
+    widened = _widen(workspace) if widen else []
     try:
         for side in SIDES:
             uid, gid = handler_ids(side)
@@ -187,11 +189,28 @@ def confine_handlers(workspace: Path) -> Iterator[Confinement]:
             users[side] = HandlerUser(uid, gid, home)
             os.chown(home, uid, gid)
         _in_force.update(users)
-        yield Confinement(users["head"])
+        yield Confinement(users["head"], widened=tuple(str(path) for path, _ in widened))
     finally:
         _in_force.clear()
         for user in users.values():
             shutil.rmtree(user.home, ignore_errors=True)
+        for path, mode in reversed(widened):
+            with contextlib.suppress(OSError):
+                os.chmod(path, mode)
+
+
+def _widen(workspace: Path) -> list[tuple[Path, int]]:
+    """Search for others on the directories down to `workspace`, and read too on it, where
+    they lack them; each changed directory with its mode before."""
+    top = workspace.resolve()
+    changed: list[tuple[Path, int]] = []
+    for directory in (*reversed(top.parents), top):
+        mode = stat.S_IMODE(directory.stat().st_mode)
+        wanted = mode | stat.S_IXOTH | (stat.S_IROTH if directory == top else 0)
+        if wanted != mode:
+            os.chmod(directory, wanted)
+            changed.append((directory, mode))
+    return changed
 
 
 def handler_ids(side: str = "head") -> tuple[int, int]:

@@ -74,6 +74,10 @@ def open_session(
                 "replay needs no key",
             )
     client = ChatClient(
-        settings.base_url, key, retries=retries or Retries(), sleep=sleep or time.sleep
+        settings.base_url,
+        key,
+        wire=settings.wire(),
+        retries=retries or Retries(),
+        sleep=sleep or time.sleep,
     )
     return ModelSession(settings, Cassette(), client), client

@@ -1,11 +1,15 @@
-"""The chat-completions HTTP client: one POST per request, bounded in every way (edge).
+"""The model endpoint's HTTP client: one POST per request, bounded in every way (edge).
 
-Speaks the OpenAI-compatible API (OpenAI, Azure OpenAI, Ollama, vLLM, llama.cpp's server,
-LM Studio): `POST {base_url}/chat/completions` with a JSON body. 429 and 5xx answers and
-network errors are retried a bounded number of times with exponential backoff (a
-`Retry-After` is honoured up to the cap); `sleep` is injected so tests do not wait. Each
-attempt has a connect and a read timeout, and an answer is read up to a byte cap. The
-API key is sent as a bearer token and removed from any text the client reports.
+Posts a JSON body to the URL, headers and query parameters of its `Wire` (the policy's
+`llm` section: `POST {base_url}/chat/completions` for the OpenAI-compatible API of OpenAI,
+Azure OpenAI, Ollama, vLLM, LiteLLM, llama.cpp's server; `POST {base_url}/messages` for
+Anthropic's Messages API); what the body holds is the core's (`core.agent.apis`).
+Redirects are never followed: the key would go along. 429 and 5xx answers and network
+errors are retried a bounded number of times with exponential backoff (a `Retry-After` is
+honoured up to the cap); `sleep` is injected so tests do not wait. Each attempt has a
+connect and a read timeout, and an answer is read up to a byte cap. The API key is sent
+in the wire's key header (a bearer token in `Authorization`, else bare) and removed from
+any text the client reports; what a failure means is worded by `endpoint_hints`.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from dataclasses import dataclass
 import requests
 from requests.auth import AuthBase
 
+from toolfuzz_gate.core.gate.llm_settings import APIS, BEARER, CHAT_COMPLETIONS, Wire
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
+from toolfuzz_gate.edges.llm.endpoint_hints import status_error, unreachable
 from toolfuzz_gate.errors import LlmError
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-RETRIED = frozenset({429, 500, 502, 503, 504})
+RETRIED = frozenset({429, 500, 502, 503, 504, 529})
+"""529: Anthropic's "overloaded"."""
 
 
 @dataclass(frozen=True)
@@ -42,15 +49,18 @@ SCRUBBED = "[the model's key, removed]"
 
 
 class _Key(AuthBase):
-    """Sets the bearer token when there is one; giving `auth` at all stops requests from
-    reading credentials out of .netrc."""
+    """Sets the key's header when there is a key (`Authorization: Bearer KEY`, or the bare
+    key in another header); giving `auth` at all stops requests from reading credentials
+    out of .netrc."""
 
-    def __init__(self, key: str | None) -> None:
+    def __init__(self, key: str | None, header: str = "Authorization") -> None:
         self._key = key
+        self._header = header
 
     def __call__(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
         if self._key:
-            request.headers["Authorization"] = f"Bearer {self._key}"
+            bearer = self._header.lower() == BEARER
+            request.headers[self._header] = f"Bearer {self._key}" if bearer else self._key
         return request
 
     def __repr__(self) -> str:
@@ -79,19 +89,23 @@ class _Key(AuthBase):
 
 
 class ChatClient:
-    """Posts chat-completions requests to one endpoint; a callable `body -> answer`."""
+    """Posts request bodies to one endpoint; a callable `body -> answer`. `wire` (None:
+    chat-completions at `base_url`) says where and with which headers."""
 
     def __init__(
         self,
         base_url: str,
         key: str | None,
         *,
+        wire: Wire | None = None,
         retries: Retries = Retries(),
         sleep: Callable[[float], None] = time.sleep,
         session: requests.Session | None = None,
     ) -> None:
-        self._url = base_url.rstrip("/") + "/chat/completions"
-        self._auth = _Key(key)
+        api = APIS[CHAT_COMPLETIONS]
+        self._wire = wire or Wire(base_url.rstrip("/"), api.path, api.key_header)
+        self._url = self._wire.url
+        self._auth = _Key(key, self._wire.key_header)
         self._retries = retries
         self._sleep = sleep
         self._session = session or requests.Session()
@@ -124,6 +138,8 @@ class ChatClient:
         try:
             with self._session.post(
                 self._url,
+                params=self._wire.query or None,
+                headers=dict(self._wire.headers),
                 json=body,
                 auth=self._auth,
                 timeout=(self._retries.connect_timeout, self._retries.read_timeout),
@@ -133,15 +149,10 @@ class ChatClient:
                 status = response.status_code
                 content = _read_bounded(response)
                 retry_after = response.headers.get("Retry-After", "")
+                headers = response.headers
         except requests.RequestException as error:
-            reason = self._auth.redact(f"{type(error).__name__}: {error}")
-            raise _Retry(
-                LlmError(
-                    f"cannot reach the model endpoint {self._url}: {reason}",
-                    code="llm.unreachable",
-                    hint="check llm.base_url and that the server is running",
-                )
-            ) from None
+            timeouts = (self._retries.connect_timeout, self._retries.read_timeout)
+            raise _Retry(unreachable(error, self._wire, timeouts, self._auth.redact)) from None
         if status == 200:
             try:
                 answer: JSON = json.loads(
@@ -152,29 +163,13 @@ class ChatClient:
                 raise LlmError(
                     f"the model endpoint {self._url} answered with text that is not JSON",
                     code="llm.malformed-response",
-                    hint="check that llm.base_url is an OpenAI-compatible API root (…/v1)",
+                    hint="check that llm.base_url is the API root (…/v1) of the protocol "
+                    "llm.api names",
                 ) from None
-        failure = self._status_error(status, content)
+        failure = status_error(status, content, headers, self._wire, self._auth.redact)
         if status in RETRIED:
             raise _Retry(failure, _seconds(retry_after))
         raise failure
-
-    def _status_error(self, status: int, content: bytes) -> LlmError:
-        said = self._auth.redact(content.decode("utf-8", errors="replace").strip())
-        text = f"the model endpoint {self._url} answered HTTP {status}" + (
-            f": {said}" if said else ""
-        )
-        if status == 429:
-            return LlmError(text, code="llm.rate-limited", hint="lower max_requests or wait")
-        if status in (401, 403):
-            return LlmError(
-                text, code="llm.forbidden", hint="check the key in the llm.api_key_env variable"
-            )
-        if 400 <= status < 500:
-            return LlmError(
-                text, code="llm.rejected", hint="check llm.model and that it supports tools"
-            )
-        return LlmError(text, code="llm.failed", hint="the endpoint failed; try again later")
 
 
 class _Retry(Exception):
