@@ -30,8 +30,8 @@ from toolfuzz_gate.core.campaign.run_defaults import (
     DEFAULT_SEED,
     DEFAULT_TIMEOUT_MS,
 )
-from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
 from toolfuzz_gate.core.gate.handler_kinds import POLICY_KINDS
+from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
 from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
