@@ -7,8 +7,10 @@ chat-completions API or Anthropic's Messages API.
         assert model.requests[0].body["model"] == "stand-in"
 
 `script` maps each request body to an answer: a `Turn` (text, or tool calls), a raw
-`Canned` answer (status, body text, headers) for faults, or a list of either consumed in
-order by successive requests. Every request is logged (path, query, headers, body).
+`Canned` answer (status, body text, headers) for faults, a `Drip` (an answer sent a byte
+at a time), or a list of them consumed in order by successive requests. Every request is
+logged (path, query, headers, body). `dead_endpoint` is a port that takes connections and
+never answers.
 `agent_script` builds the usual model: it writes user requests from a table of argument
 patterns, and as an agent maps prompt patterns to tool calls, answering once it has seen
 a tool result.
@@ -27,9 +29,12 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
+import time
 import urllib.parse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -63,7 +68,16 @@ class Canned:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-Answer = Turn | Canned
+@dataclass(frozen=True)
+class Drip:
+    """A 200 whose body goes out one byte every `interval` seconds: a slow-drip endpoint,
+    each read of which gets a byte in time, so no read timeout ever trips."""
+
+    body: str
+    interval: float = 0.05
+
+
+Answer = Turn | Canned | Drip
 Script = Callable[[dict[str, Any]], Answer]
 
 
@@ -102,6 +116,8 @@ class LoopbackModel:
                 self._send(owner.answer(path, parsed, self.headers, body))
 
             def _send(self, answer: Answer) -> None:
+                if isinstance(answer, Drip):
+                    return self._drip(answer)
                 if isinstance(answer, Turn):
                     reply = completion(answer) if owner.api == CHAT else message(answer)
                     answer = Canned(200, json.dumps(reply))
@@ -113,6 +129,20 @@ class LoopbackModel:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _drip(self, answer: Drip) -> None:
+                data = answer.body.encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    for index in range(len(data)):
+                        self.wfile.write(data[index : index + 1])
+                        self.wfile.flush()
+                        time.sleep(answer.interval)
+                except OSError:
+                    pass  # the client gave up and closed the connection
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
@@ -157,6 +187,19 @@ class LoopbackModel:
         if problem:
             return _anthropic_error(400, "invalid_request_error", problem)
         return self.script(as_chat(body))
+
+
+@contextmanager
+def dead_endpoint() -> Iterator[str]:
+    """The base URL of a port on 127.0.0.1 that takes connections (the kernel's backlog
+    completes them) and never answers: a hung server."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    finally:
+        listener.close()
 
 
 def completion(turn: Turn) -> dict[str, Any]:

@@ -11,7 +11,9 @@
 # policies/NAME.yml), SERVERS (space-separated subset,
 # default every server), PY (default CHECKOUT/.venv/bin/python), FIXED_SANDBOX=1 (sandbox
 # /tmp/realservers-sb/NAME, emptied first, so receipts are byte-identical run to run; the sandbox
-# path is the only thing that differs otherwise), KEEP_SANDBOX=0 to delete the sandboxes (kept by default, to inspect state).
+# path is the only thing that differs otherwise), KEEP_SANDBOX=0 to delete the sandboxes (kept by default, to inspect state),
+# STATEFUL=off (each policy with `stateful: {enabled: false}` added: no stateful campaigns, to
+# measure what they add against a run without them).
 # Writes results/LABEL/NAME/{out/, console.txt, wall.txt, rc.txt, findings.tsv, findings.jsonl,
 # sandbox.txt} and results/LABEL/{findings.tsv, walltime.tsv, counts.tsv}.
 set -u
@@ -25,6 +27,13 @@ SERVERS="${SERVERS:-$("$KIT/servers.py" names | tr '\n' ' ')}"
 RES="$KIT/results/$LABEL"
 POLICY_DIR="$KIT/policies${POLICIES:+/$POLICIES}"
 [ -d "$POLICY_DIR" ] || { echo "run_all.sh: no $POLICY_DIR (run ./servers.py policy)" >&2; exit 2; }
+if [ "${STATEFUL:-on}" = off ]; then  # the same policies without their stateful campaigns
+  OFF_DIR="$(mktemp -d /tmp/rs-policies-off.XXXXXX)"
+  for P in "$POLICY_DIR"/*.yml; do
+    { cat "$P"; printf 'stateful: {enabled: false}\n'; } > "$OFF_DIR/$(basename "$P")"
+  done
+  POLICY_DIR="$OFF_DIR"
+fi
 export POLICY_DIR
 mkdir -p "$RES"
 
@@ -38,6 +47,7 @@ fi
   echo "checkout: $CHECKOUT ($SHA, $(git -C "$CHECKOUT" log -1 --format=%s 2>/dev/null | cut -c1-80))"
   echo "runs: $RUNS"
   echo "policies: $POLICY_DIR"
+  echo "stateful: ${STATEFUL:-on}"
   echo "isolation: ${NET[*]}; nice -n 10"
   echo "started: $(date -u +%FT%TZ)"
 } > "$RES/run.txt"

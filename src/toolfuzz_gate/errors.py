@@ -252,7 +252,9 @@ class LlmError(ToolfuzzError):
     `llm.malformed-response` (an answer that is not a chat completion),
     `llm.unreachable` (network error or timeout after the retries),
     `llm.rate-limited` (429 beyond the retries), `llm.forbidden` (401, 403),
-    `llm.rejected` (another 4xx) and `llm.failed` (5xx beyond the retries). The message
+    `llm.rejected` (another 4xx), `llm.failed` (5xx beyond the retries),
+    `llm.request-deadline` (one request past `llm.request_deadline_s`, retries included) and
+    `llm.run-deadline` (the run past `llm.run_deadline_s`). The message
     never holds the API key: the client removes it from any text it reports.
     """
 

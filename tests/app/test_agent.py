@@ -464,3 +464,26 @@ def test_answers_without_usage_are_counted_and_charged_an_estimate(
     assert receipt["health"]["answersWithoutUsage"] == len(asked)
     assert receipt["budget"]["tokens"] >= len(asked)  # 0.5.0 charged 0: the budget never bit
     assert f"{len(asked)} without usage (estimated)" in out
+
+
+def test_retries_are_counted_recorded_and_replayed_to_the_same_receipt(
+    tmp_path: Path, receipts: Path
+) -> None:
+    failing = sequence([Canned(429, "{}"), Canned(500, "{}")], then=MODEL)
+    with LoopbackModel(failing) as model:
+        root = _repository(tmp_path, base_url=model.url, mode="record")
+        request = AgentRequest(
+            root / "policy.yml", receipts, tmp_path / "rec", sleep=lambda s: None
+        )
+        assert agent(request, out := io.StringIO()) == ExitCode.FAILED
+        sent = len(model.requests)
+    recorded = json.loads((tmp_path / "rec" / "geocode.json").read_text("utf-8"))
+    assert recorded["health"]["retries"] == 2
+    assert recorded["budget"]["requests"] == sent  # the two retries are requests of the budget
+    assert f"llm: {sent} of 200 request(s)" in out.getvalue()
+    _replay_policy(root)
+    replayed = AgentRequest(root / "policy.yml", receipts, tmp_path / "rep")
+    assert agent(replayed, io.StringIO()) == ExitCode.FAILED
+    assert (tmp_path / "rep" / "geocode.json").read_bytes() == (
+        tmp_path / "rec" / "geocode.json"
+    ).read_bytes()

@@ -21,7 +21,7 @@ from toolfuzz_gate.app.action_trust import (
     governed_policy,
     guard_run,
 )
-from toolfuzz_gate.app.agent_gate import AgentForGate
+from toolfuzz_gate.app.agent_gate import AgentForGate, with_stored_base
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
@@ -163,6 +163,7 @@ def _confined_run(
             agent, noted, advisory = agent_on_trusted_cassette(
                 loaded, written, directory, out, environ, git, ref
             )
+            agent = with_stored_base(agent, _stored_baseline(runner, inputs))
             failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
             if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
                 noted.append(
@@ -270,6 +271,13 @@ def _baseline(
     return rerun_baseline_diff(
         run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
     )
+
+
+def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
+    """The stored baseline's directory (`baseline: dir:PATH`), else None."""
+    if inputs.baseline != "dir" or inputs.baseline_dir is None:
+        return None
+    return in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
 
 
 def _comment(

@@ -3,13 +3,15 @@ forks. It runs no code from the pull request and posts no Markdown the pull requ
 but the results are the first run's, which the fork controls: the comment is labelled as
 "reported by the pull request's own run".
 The comment is rendered here from the first workflow's receipts (JSON, checked like any
-receipt), the verdict is the first workflow's conclusion as GitHub reports it, and the PR
+receipt), with its agent sections from the agent receipts in `agent/` when that run ran
+agent mode, the verdict is the first workflow's conclusion as GitHub reports it, and the PR
 number (from the event, else the results' `pr.json`) must name a pull request whose head
 is the commit the first workflow ran on.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,9 +25,11 @@ from toolfuzz_gate.core.github.event import Event
 from toolfuzz_gate.core.github.names import is_issue_number
 from toolfuzz_gate.core.github.workflow_commands import warning_command
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.report.agent_fixes import agent_rows
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
 from toolfuzz_gate.edges.actions_env import Runner, in_workspace
+from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY, load_agent_receipts
 from toolfuzz_gate.edges.files import load_json, refuse_symlinks, write_atomic
 from toolfuzz_gate.edges.github.pulls import pull_request_head
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -33,6 +37,7 @@ from toolfuzz_gate.errors import GitHubError, InputFileError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 MAX_PR_FILE_BYTES = 4096
+AgentRows = tuple[Mapping[str, Any], ...]
 REPORTED_BY = "reported by the pull request's own run"
 """The report's heading says so: a fork controls that run, so its receipts can be forged
 (a receipt's hash is no signature), and only the verdict of a run the fork cannot alter
@@ -50,6 +55,7 @@ def report_action(runner: Runner, inputs: ActionInputs, event: Event, out: TextI
     refuse_symlinks(results, "input results-dir")  # a fork's artifact: read nothing through one
     document = report_document(results, event.run_head_sha)
     failed = event.run_conclusion != "success"
+    reached, fixes = report_agent_rows(results)
     context = ReportContext(
         failed=failed,
         reasons=(f"the gate's workflow concluded {event.run_conclusion or 'without a result'}",),
@@ -57,6 +63,8 @@ def report_action(runner: Runner, inputs: ActionInputs, event: Event, out: TextI
         seeds=_seeds(document),
         key=inputs.comment_key,
         reported_by=REPORTED_BY,
+        agent_fixes=fixes,
+        agent_reached=reached,
     )
     # the body goes beside the downloaded results, never over a file they brought
     directory = in_workspace(runner.workspace, "output-dir", f"{inputs.output_dir}/report")
@@ -85,6 +93,16 @@ def report_document(results: Path, head_sha: str) -> JSONObject:
         head_ref=Revision("HEAD", head_sha),
     )
     return group_diff(document, head.receipts)
+
+
+def report_agent_rows(results: Path) -> tuple[AgentRows, AgentRows]:
+    """The comment's agent sections from the first run's agent receipts (`agent/` in the
+    results, each checked as any agent receipt is), diffed against `base/agent/` when the
+    results have one; none when that run did not run agent mode."""
+    head = load_agent_receipts(results / AGENT_DIRECTORY)
+    if head is None:
+        return (), ()
+    return agent_rows(head, load_agent_receipts(results / "base" / AGENT_DIRECTORY))
 
 
 def _seeds(document: JSONObject) -> tuple[int, ...]:

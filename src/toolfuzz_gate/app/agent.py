@@ -48,6 +48,7 @@ from toolfuzz_gate.core.report.agent_lines import (
     render_unjudged_line,
 )
 from toolfuzz_gate.core.schema.options import SchemaOptions
+from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
@@ -57,8 +58,6 @@ from toolfuzz_gate.edges.secrets import make_undumpable
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
-AGENT_DIRECTORY = "agent"
-"""Where agent receipts go by default: this directory under the receipts' directory."""
 COUNTED = "findings reachable counterexamples probes failing sets erroneous checks unjudged"
 COUNTED_KEYS = tuple(COUNTED.split())
 OUTPUT_TEXT_CHARS = 2_000
@@ -273,7 +272,7 @@ def _try_tool(
     context = sizes.context_for(tool.name)
     reading = SchemaOptions(tool.options.default_draft, tool.options.format_assertion)
     before = session.budget.spent()
-    unmetered = session.unmetered
+    unmetered, retries = session.unmetered, session.retries
     findings: list[JSONObject] = []
     probes: list[JSONObject] = []
     correctness: list[JSONObject] = []
@@ -321,6 +320,7 @@ def _try_tool(
         correctness,
         probes_asked=probe and sizes.probes > 0,
         unmetered=session.unmetered - unmetered,
+        retries=session.retries - retries,
     )
     missing = int(probe and sizes.probes > 0 and not probes)
     return ToolResults(

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.policy_plan import Written
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY, load_agent_receipts
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import LlmError, UsageError
 
@@ -27,6 +28,9 @@ class AgentForGate:
 
     receipts: list[JSONObject] = field(default_factory=list)
     unavailable: str | None = None
+    base: list[JSONObject] | None = None
+    """The base's agent receipts, when stored ones were at hand (a stored baseline's
+    `agent/`): head's agent findings are then diffed against them (`core.gate.agent_diff`)."""
 
 
 def agent_for_gate(
@@ -35,13 +39,18 @@ def agent_for_gate(
     directory: Path,
     out: TextIO,
     environ: Mapping[str, str],
+    base_directory: Path | None = None,
 ) -> AgentForGate:
     """The agent receipts of head's receipts (written into `agent/` under `directory`), or
-    none when `fail_on` lists no agent check. The API key, in `record` or `live` mode, is
-    read from the variable `llm.api_key_env` names; `replay` reads none."""
+    none when `fail_on` lists no agent check; with them the base's, from `agent/` under
+    `base_directory` (a stored baseline) when it has one. The API key, in `record` or
+    `live` mode, is read from the variable `llm.api_key_env` names; `replay` reads none."""
     listed = [name for name in loaded.policy.gate.fail_on if name in AGENT_CHECKS]
     if not listed:
         return AgentForGate()
+    base = None
+    if base_directory is not None:
+        base = load_agent_receipts(base_directory / AGENT_DIRECTORY)
     if loaded.policy.llm is None:
         raise UsageError(
             f"fail_on lists {listed[0]}, which needs agent mode, and the policy "
@@ -49,7 +58,7 @@ def agent_for_gate(
             hint="add `llm: {base_url, model, cassette}` (see docs/agent-mode.md), or drop "
             f"{listed[0]} from fail_on",
         )
-    from toolfuzz_gate.app.agent import AGENT_DIRECTORY, try_receipts  # the model's client
+    from toolfuzz_gate.app.agent import try_receipts  # the model's client
 
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
@@ -58,5 +67,29 @@ def agent_for_gate(
     except LlmError as error:
         reason = f"{error.code}: {error.message}"
         print(f"agent mode unavailable: {reason}", file=out)
-        return AgentForGate(unavailable=reason)
-    return AgentForGate(tried.receipts)
+        return AgentForGate(unavailable=reason, base=base)
+    return AgentForGate(tried.receipts, base=base)
+
+
+def stored_base_agent(
+    loaded: LoadedPolicy,
+    written: Sequence[Written],
+    directory: Path,
+    out: TextIO,
+    stored: Path | None,
+    environ: Mapping[str, str],
+) -> AgentForGate | None:
+    """Agent mode for a gate against a stored baseline (`--baseline-dir DIR`): head's agent
+    receipts diffed against `DIR/agent/`; None (the gate runs agent mode itself, with no
+    base agent receipts) without a stored baseline."""
+    if stored is None:
+        return None
+    return agent_for_gate(loaded, written, directory, out, environ, base_directory=stored)
+
+
+def with_stored_base(tried: AgentForGate, stored: Path | None) -> AgentForGate:
+    """`tried` with the base's agent receipts from `agent/` under a stored baseline (the
+    action's `baseline: dir:PATH`), when agent mode ran and there is one."""
+    if stored is None or (not tried.receipts and tried.unavailable is None):
+        return tried
+    return replace(tried, base=load_agent_receipts(stored / AGENT_DIRECTORY))

@@ -80,6 +80,7 @@ def gate(
                 diff,
                 tried.receipts,
                 agent_unavailable=tried.unavailable,
+                agent_base=tried.base,
             ),
             corpus.replayed,
         ),
@@ -94,7 +95,13 @@ def gate(
     write_document(directory / "summary.json", summary)
     context = replace(
         build_report_context(
-            document, verdict, written, key, replay_from_root(loaded, directory), tried.receipts
+            document,
+            verdict,
+            written,
+            key,
+            replay_from_root(loaded, directory),
+            tried.receipts,
+            tried.base,
         ),
         trust=trust.changed,
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from toolfuzz_gate.app.agent_gate import AgentForGate, stored_base_agent
 from toolfuzz_gate.app.baseline import HeadReceipts, stored_baseline_diff, wait_head
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_gate import run_gate
@@ -52,10 +53,14 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     blobs: list[bytes] = []
     sources: dict[str, SchemaSource | None] = {}
     for item in located:
+        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
+        if item.stateful:  # a server's stateful campaign: no schema file of its own
+            written.append(Written(receipt, item.unit.receipt, False))
+            blobs.append(raw)
+            continue
         tool = tools.get(item.unit.tool)
         if tool is None:
             raise ShardError(f"{request.policy} has no tool {item.unit.tool!r} the shards ran")
-        receipt, raw = load_shard_receipt(request.dirs[item.source], item)
         if item.unit.tool not in sources:  # one read of a schema file per tool, not per seed
             sources[item.unit.tool] = schema_source(tool, loaded)
         source = sources[item.unit.tool]
@@ -74,4 +79,10 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
     # The shards replayed no corpus: `run_gate` replays it, once, here.
     run = PolicyRunRequest(request.policy, request.out, request.root, environ=request.environ)
     stored = base if request.baseline_dir is not None else None
-    return run_gate(loaded, run, out, base=stored, head=copied).exit_code
+
+    def agent(written: list[Written]) -> tuple[AgentForGate | None, None]:
+        return stored_base_agent(
+            loaded, written, request.out, out, request.baseline_dir, request.environ
+        ), None
+
+    return run_gate(loaded, run, out, base=stored, head=copied, after=agent).exit_code

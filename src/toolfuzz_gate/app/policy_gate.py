@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from toolfuzz_gate.app.agent_gate import AgentForGate
+from toolfuzz_gate.app.agent_gate import AgentForGate, stored_base_agent
 from toolfuzz_gate.app.baseline import HeadReceipts, baseline_diff, beside_head
 from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
@@ -87,4 +87,9 @@ def gate_policy_on_baseline(request: BaselineRequest, out: TextIO) -> ExitCode:
     def base(receipts: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject:
         return baseline_diff(request, loaded, receipts, replay, out, jobs)
 
-    return run_gate(loaded, run, out, base=base, beside=request.ref is not None).exit_code
+    def agent(written: list[Written]) -> tuple[AgentForGate | None, None]:
+        stored = request.directory  # a stored baseline's agent receipts, to diff against
+        return stored_base_agent(loaded, written, run.out, out, stored, run.environ), None
+
+    beside = request.ref is not None
+    return run_gate(loaded, run, out, base=base, beside=beside, after=agent).exit_code

@@ -53,10 +53,14 @@ def run_policy(
     planned: Sequence[Planned] | None = None,
     progress: Progress | None = None,
     jobs: Jobs | None = None,
+    whole: Sequence[Planned] | None = None,
 ) -> list[Written]:
     """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
     receipts written into `directory`, each tool's start and end told to `progress`;
-    independent tools at the same time when `jobs` allows (`core.gate.lanes`)."""
+    independent tools at the same time when `jobs` allows (`core.gate.lanes`); then the
+    stateful campaigns (`app.stateful_run`), their receipts after the tools'. A shard gives
+    the `whole` plan too: it runs the campaigns of the servers whose first tool's unit is
+    among its `planned` ones (without `whole`, `planned` units run no campaign)."""
     progress = progress or Progress(None)
     jobs = jobs or Jobs(1)
     refuse_symlinks(directory, "the output directory")  # `run --out`, a shard's, the base's
@@ -89,14 +93,24 @@ def run_policy(
         written = jobs.run(stages([item.handler for item in ready], shared), fuzz_unit)
     finally:
         servers.close()
-    if planned is not None:
-        return written  # a shard: the stateful campaigns run in unsharded runs only
+    if planned is not None and whole is None:
+        return written
     stateful = loaded.policy.stateful
-    found = [
-        Ready(unit, item.handler, item.schema, item.spec, item.unreachable is None)
-        for unit, item in zip(units, ready, strict=True)
-    ]
+    every = units if whole is None else whole
+    found = []
+    for unit in every:  # a shard's server may have tools in other shards: prepared here too
+        key = (unit.tool.pointer, unit.tool.name)
+        if stateful.enabled and key not in prepared:
+            prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
+        item = prepared.get(key)
+        if item is not None:
+            found.append(
+                Ready(unit, item.handler, item.schema, item.spec, item.unreachable is None)
+            )
     servers_planned = plan_servers(found, stateful, listings)
+    if whole is not None:
+        mine = {unit.file for unit in units}
+        servers_planned = [server for server in servers_planned if server.first in mine]
     return written + run_servers(
         servers_planned, stateful, replay, directory, jobs, budget.ends_at, budget.seconds
     )

@@ -19,7 +19,7 @@ from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_
 from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.jsonutil.locate import line_index
-from toolfuzz_gate.core.report.agent_fixes import agent_fix_rows
+from toolfuzz_gate.core.report.agent_fixes import agent_rows
 from toolfuzz_gate.core.report.annotations import render_annotations
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext, SchemaSource
 from toolfuzz_gate.core.report.junit import render_junit
@@ -82,10 +82,13 @@ def build_report_context(
     key: str = "default",
     replay_from: ReplayFrom | None = None,
     agent: Sequence[JSONObject] = (),
+    agent_base: Sequence[JSONObject] | None = None,
 ) -> ReportContext:
     """What the renderers need beside the diff `document`: verdict, shas, seeds, the
     comment key, where each tool's schema lives, how to replay from the root, and the
-    erroneous prompt sets of the `agent` receipts (when the gate ran agent mode)."""
+    findings of the `agent` receipts (when the gate ran agent mode), against the base's
+    `agent_base` when those were at hand."""
+    reached, fixes = agent_rows(agent, agent_base)
     return ReportContext(
         failed=verdict.failed,
         reasons=tuple(verdict.reasons),
@@ -99,7 +102,8 @@ def build_report_context(
             for k, item in zip(receipt_keys([w.receipt for w in written]), written, strict=True)
             if item.source is not None
         },
-        agent_fixes=agent_fix_rows(agent),
+        agent_fixes=fixes,
+        agent_reached=reached,
     )
 
 

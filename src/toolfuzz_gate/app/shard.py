@@ -6,6 +6,8 @@ receipts are written (errors still exit 2), so a CI matrix always reaches the me
 `toolfuzz-gate merge` gives the verdict and the exit code. A shard replays no corpus:
 `merge` does, once for all shards. With `--shard-costs DIR` the units are shared out by
 the cost a previous run measured (`core.gate.sharding`), and `shard.json` says which costs.
+A server's stateful campaign runs whole in one shard, the one that runs its first tool's
+unit (`app.stateful_run`), and `shard.json` lists it under `stateful`.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from toolfuzz_gate.app.policy_plan import Planned, plan_policy
 from toolfuzz_gate.app.policy_run import run_policy
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import ShardRequest
-from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Unit, build_manifest
+from toolfuzz_gate.core.gate.shard_manifest import FILE_NAME, Campaign, Unit, build_manifest
 from toolfuzz_gate.core.gate.sharding import select, unit_costs
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.files import write_document
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -40,7 +43,9 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
     mine = select(planned, shard, costs)
     digest = policy_digest(run.policy)
     jobs = Jobs(run.jobs or default_jobs())
-    written = run_policy(loaded, run, replay, run.out, mine, jobs=jobs)
+    written = run_policy(loaded, run, replay, run.out, mine, jobs=jobs, whole=planned)
+    tools, campaigns = written[: len(mine)], written[len(mine) :]
+    index = {item.file: k for k, item in enumerate(planned)}
     manifest = build_manifest(
         policy_file=str(run.policy),
         policy_digest=digest,
@@ -49,9 +54,17 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
         plan=[_unit(item) for item in planned],
         receipts=[
             (_unit(item), str(done.receipt["receiptHash"]))
-            for item, done in zip(mine, written, strict=True)
+            for item, done in zip(mine, tools, strict=True)
         ],
         costs=costs,
+        stateful=[
+            Campaign(
+                Unit(str(done.receipt["tool"]), _seed(done.receipt), done.file),
+                index[str(done.first)],
+                str(done.receipt["receiptHash"]),
+            )
+            for done in campaigns
+        ],
     )
     write_document(run.out / FILE_NAME, manifest)
     for done in written:
@@ -62,6 +75,12 @@ def run_shard(request: ShardRequest, out: TextIO) -> ExitCode:
         file=out,
     )
     return ExitCode.PASSED
+
+
+def _seed(receipt: JSONObject) -> int:
+    seed = receipt["seed"]
+    assert isinstance(seed, int)  # a stateful receipt's seed is its first tool's
+    return seed
 
 
 def _unit(item: Planned) -> Unit:

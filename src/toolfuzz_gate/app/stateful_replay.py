@@ -104,8 +104,15 @@ def _server(
         return HandlerConfig("mcp", "", argv=tuple(command)), StatefulSettings()
     loaded = load_policy(policy, root)
     name = str(receipt["tool"])[len(PREFIX) :]
-    for tool in loaded.policy.tools:
-        if tool.handler.kind == "mcp" and server_name(tool.handler.argv) == name:
-            handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)
+    named = None  # by the command the receipt recorded first: two servers of one program
+    for tool in loaded.policy.tools:  # are `NAME` and `NAME-2`
+        if tool.handler.kind != "mcp":
+            continue
+        handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)
+        if list(handler.argv) == command:
             return handler, loaded.policy.stateful
+        if named is None and server_name(tool.handler.argv) == name:
+            named = handler
+    if named is not None:
+        return named, loaded.policy.stateful
     raise UsageError(f"the policy {policy} starts no MCP server named {name!r}")

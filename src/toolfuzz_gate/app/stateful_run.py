@@ -2,9 +2,12 @@
 tools share (`core.campaign.stateful`), its receipt written beside the tools' (application).
 
 It runs after the tools' own campaigns, on a server of its own started from a fresh state,
-for the seed of the server's first tool; its time counts toward the run's `budget_s`. The
-campaigns of different servers are independent units for `--jobs`; one server's sequences
-always run in one lane, in order.
+with the seed, `budget_s` and `saturation` of the server's first tool: like one tool's
+campaign, its time counts toward that tool budget and the run's `budget_s`, and its walks
+stop once they add nothing new unless `saturation: false`. The campaigns of different
+servers are units for `--jobs`, in lanes by the tools' lane rule (`core.gate.lanes`: a
+server with a reset or an effects probe alone, servers in one `cwd` one after another);
+one server's sequences always run in one lane, in order, on one process at a time.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, Too
 from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
 from toolfuzz_gate.core.campaign.time_budget import budget_json, earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.lanes import stages
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.options import SchemaOptions
@@ -45,6 +49,11 @@ class ServerUnit:
     handler: HandlerConfig
     entries: tuple[ToolEntry, ...]
     seed: int
+    budget_s: float | None = None
+    saturation: bool = True
+    first: str = ""
+    """The receipt file of the server's first tool's unit: a sharded run runs the campaign
+    in the shard that runs that unit (`app.shard`)."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +77,7 @@ def plan_servers(
     for item in ready:
         if item.handler.kind == "mcp" and item.reachable and isinstance(item.schema, dict):
             group = groups.setdefault(server_key(item.handler), [])
-            if all(other.spec.name != item.spec.name for other in group):
+            if all(_called(other) != _called(item) for other in group):
                 group.append(item)
     units: list[ServerUnit] = []
     names: set[str] = set()
@@ -82,7 +91,18 @@ def plan_servers(
             for path in item.handler.fixtures:
                 laid.setdefault(Path(path).name, path)
         handler = replace(group[0].handler, target="", servers=None, fixtures=tuple(laid.values()))
-        units.append(ServerUnit(name, handler, entries, group[0].unit.seed))
+        first = group[0].unit
+        units.append(
+            ServerUnit(
+                name,
+                handler,
+                entries,
+                first.seed,
+                first.options.budget_s,
+                first.options.saturation,
+                first.file,
+            )
+        )
     return units
 
 
@@ -95,7 +115,7 @@ def run_servers(
     run_ends_at: float | None,
     run_budget_s: float | None,
 ) -> list[Written]:
-    lanes = [tuple((index,) for index in range(len(units)))] if units else []
+    lanes = stages([unit.handler for unit in units])
 
     def work(index: int) -> Written | None:
         return run_server(units[index], settings, replay, directory, run_ends_at, run_budget_s)
@@ -112,9 +132,14 @@ def run_server(
     run_budget_s: float | None,
 ) -> Written | None:
     config = StatefulConfig(
-        unit.seed, settings.sequences, settings.max_calls, settings.checks, settings.shrink_runs
+        unit.seed,
+        settings.sequences,
+        settings.max_calls,
+        settings.checks,
+        settings.shrink_runs,
+        window=StatefulConfig.window if unit.saturation else 0,
     )
-    budget = earliest(time.monotonic, None, run_ends_at, run_budget_s)
+    budget = earliest(time.monotonic, unit.budget_s, run_ends_at, run_budget_s)
     file = receipt_name(stateful_key(unit.name))
     try:
         server = McpServerTools(unit.handler, [entry.spec.name for entry in unit.entries])
@@ -138,7 +163,7 @@ def run_server(
         return None  # its reset failed: no campaign on a state nobody chose
     finally:
         server.close()
-    spent = None if budget is None else budget_json(budget, None, {})
+    spent = None if budget is None else budget_json(budget, result.budget_stop, result.not_run())
     receipt = stateful_receipt(
         unit.name,
         prepared.tools,
@@ -147,7 +172,7 @@ def run_server(
         result,
         handler_label=label,
         replay_command=replay,
-        budget=spent if result.stop == "budget" else None,
+        budget=spent,
         fixtures={
             entry.spec.name: entry.spec.fixtures_json()
             for entry in callable_entries
@@ -155,7 +180,7 @@ def run_server(
         },
     )
     write_document(directory / file, receipt)
-    return Written(receipt, file, False)
+    return Written(receipt, file, False, first=unit.first)
 
 
 def server_name(argv: Sequence[str]) -> str:
@@ -178,11 +203,16 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+def _called(item: Ready) -> str:
+    """The name the server knows the tool by (a policy entry may name it otherwise)."""
+    return item.handler.target or item.spec.name
+
+
 def _entry(item: Ready, listings: Listings) -> ToolEntry:
     tool, options = item.unit.tool, item.unit.options
     output = tool_output_schema(tool, item.handler, listings)
     return ToolEntry(
-        item.spec,
+        replace(item.spec, name=_called(item)),
         item.schema if isinstance(item.schema, dict) else {},
         output if isinstance(output, dict) else None,
         tool_annotations(tool, item.handler, listings),

@@ -16,6 +16,9 @@ class Written:
     refused: bool
     source: SchemaSource | None = None
     """Where the tool's schema lives in the repository, for reports (None: a server's)."""
+    first: str | None = None
+    """A stateful campaign's receipt: the receipt file of its server's first tool's unit
+    (the shard that runs that unit runs the campaign); None: a tool's receipt."""
 
 
 def receipt_name(tool: str, seed: int | None = None) -> str:

@@ -96,3 +96,24 @@ def test_a_written_cassette_reads_back_to_the_same_answers_and_digest(
     assert read.digest() == cassette.digest()
     for prompt, answer in exchanges:
         assert read.answer(_request(prompt)) == answer
+
+
+def test_a_recording_stops_at_the_exchange_that_takes_it_past_what_a_replay_reads() -> None:
+    answer: JSONObject = {"choices": [{"message": {"content": "x" * 1_000}}]}
+    unbounded = Cassette()
+    for index in range(5):
+        unbounded.record(_request(f"prompt {index}"), answer)
+    size = len(canonical_document(unbounded.document()))
+    fits = Cassette(max_bytes=size + 100)  # the estimate may run a little over, never under
+    for index in range(5):
+        fits.record(_request(f"prompt {index}"), answer)
+    assert fits.document() == unbounded.document()
+    bounded = Cassette(max_bytes=size // 2)
+    with pytest.raises(LlmError) as raised:
+        for index in range(5):
+            bounded.record(_request(f"prompt {index}"), answer)
+    assert raised.value.code == "llm.cassette-invalid"
+    assert f"after {len(bounded.entries)} exchanges" in raised.value.message
+    assert 2 <= len(bounded.entries) <= 3  # stopped about halfway, not at the end
+    whole = len(canonical_document(bounded.document()))
+    assert whole > size // 2  # it stopped once the file would have been too large

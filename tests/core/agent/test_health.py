@@ -90,7 +90,7 @@ def test_health_counts_every_run_including_the_refinement_rerun() -> None:
             "refinement": {"rerun": rerun},
         }
     ]
-    health = model_health([finding, silent], [], sets, probes_asked=True, unmetered=3)
+    health = model_health([finding, silent], [], sets, probes_asked=True, unmetered=3, retries=2)
     assert {key: value for key, value in health.items() if key != "unjudged"} == {
         "unknownToolCalls": 1,
         "unparseableArguments": 1,
@@ -98,6 +98,7 @@ def test_health_counts_every_run_including_the_refinement_rerun() -> None:
         "recoveredAfterError": 1,
         "unreadableReplies": 3,  # the silent finding's prompt, the oracle, the missing probes
         "answersWithoutUsage": 3,
+        "retries": 2,
     }
     unjudged: Any = health["unjudged"]
     assert [(item["check"], item["what"]) for item in unjudged] == [

@@ -9,7 +9,6 @@ from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.gate.causes import change_of, group_diff
 from toolfuzz_gate.core.gate.reach_verdict import answering, entries_of, server_of, unreached
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
-from toolfuzz_gate.core.report.heading import totals_line
 
 SERVER = {"mcp": {"command": ["/a/venv/bin/python", "/a/srv.py"], "tool": "t"}}
 
@@ -172,10 +171,3 @@ def test_one_answer_to_every_call_is_a_disguised_rejection_only_when_it_reads_as
     head = {"d": receipt("d", cx("d", answer="Entities deleted successfully"), reach=done)}
     [group] = grouped({}, head)["groups"]["new"]
     assert group["failure"] == "hostile-accepted"
-
-
-def test_the_totals_line_counts_root_causes_in_words() -> None:
-    one = grouped({}, {f"t{i}": receipt(f"t{i}", cx("abc"[i])) for i in range(3)})
-    assert totals_line(one) == "3 new (1 root cause) · 3 tools added"
-    two = {"groups": {}, "totals": {"new": 3, "newGroups": 2}}
-    assert totals_line(two) == "3 new (2 root causes)"

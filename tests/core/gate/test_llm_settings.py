@@ -78,6 +78,18 @@ def test_without_the_section_there_are_no_settings(tmp_path: Path) -> None:
             "less than the minimum",
         ),
         (
+            "  base_url: http://h/v1\n  model: m\n  cassette: c.json\n  request_deadline_s: 0\n",
+            "llm/request_deadline_s",
+            10,
+            "less than or equal to the minimum",
+        ),
+        (
+            "  base_url: http://h/v1\n  model: m\n  cassette: c.json\n  run_deadline_s: 100000\n",
+            "llm/run_deadline_s",
+            10,
+            "greater than the maximum",
+        ),
+        (
             "  base_url: ftp://h/v1\n  model: m\n  cassette: c.json\n",
             "llm/base_url",
             7,
@@ -208,3 +220,15 @@ def test_a_key_header_without_a_key_and_a_query_in_the_base_url_are_refused(
     with pytest.raises(PolicyError) as raised:
         load_policy(_policy(tmp_path, query), root=tmp_path)
     assert "llm.query" in raised.value.render()
+
+
+def test_the_deadlines_have_defaults_and_are_read(tmp_path: Path) -> None:
+    llm = "  base_url: https://api.openai.com/v1\n  model: gpt-4o-mini\n  mode: live\n"
+    settings = load_policy(_policy(tmp_path, llm), root=tmp_path).policy.llm
+    assert settings is not None
+    assert (settings.request_deadline_s, settings.run_deadline_s) == (300.0, 3600.0)
+    llm += "  request_deadline_s: 2.5\n  run_deadline_s: 60\n"
+    settings = load_policy(_policy(tmp_path, llm), root=tmp_path).policy.llm
+    assert settings is not None
+    assert (settings.request_deadline_s, settings.run_deadline_s) == (2.5, 60.0)
+    assert settings.parameters() == {"temperature": 0.0, "seed": 0}  # no receipt member

@@ -185,3 +185,41 @@ def test_costs_are_read_as_untrusted() -> None:
     negative["costs"] = [-1, *COSTS[1:]]
     with pytest.raises(ShardError, match="/costs/0 is not an integer"):
         read(negative)
+
+
+def campaign(name: str, first: int) -> Any:
+    from toolfuzz_gate.core.gate.shard_manifest import Campaign
+
+    unit = Unit(f"stateful:{name}", 5, f"stateful_{name}.json")
+    return Campaign(unit, first, "cd" * 32)
+
+
+def test_stateful_campaigns_are_located_after_the_plan_in_their_first_units_order() -> None:
+    # plan units 4 and 0 are shard 2's and shard 1's (round-robin over 3)
+    shard_1 = manifest(1, stateful=[campaign("late", 3), campaign("early", 0)])
+    shard_2 = manifest(2, stateful=[campaign("middle", 1)])
+    read_back = read(shard_1)
+    assert [c.unit.tool for c in read_back.stateful] == ["stateful:late", "stateful:early"]
+    assert read(manifest(3)).stateful == ()  # a shard without campaigns: no member
+    assert "stateful" not in manifest(3)
+    located = together(shard_1, shard_2, manifest(3))
+    assert [item.unit for item in located[: len(PLAN)]] == PLAN
+    tail = located[len(PLAN) :]
+    assert [(item.unit.tool, item.source, item.stateful) for item in tail] == [
+        ("stateful:early", 0, True),
+        ("stateful:middle", 1, True),
+        ("stateful:late", 0, True),
+    ]
+
+
+def test_a_stateful_campaign_run_by_another_shard_or_twice_does_not_merge() -> None:
+    wrong = manifest(2, stateful=[campaign("x", 0)])  # unit 0 is shard 1's
+    with pytest.raises(ShardError, match="first tool another shard ran"):
+        together(manifest(1), wrong, manifest(3))
+    twice = [campaign("x", 0)]
+    again = manifest(2, stateful=[campaign("x", 1)])
+    with pytest.raises(ShardError, match=r"stateful_x\.json was written twice"):
+        together(manifest(1, stateful=twice), again, manifest(3))
+    beyond = manifest(1, stateful=[campaign("x", len(PLAN))])
+    with pytest.raises(ShardError, match="/stateful/0/unit"):
+        read(beyond)

@@ -7,8 +7,14 @@ from pathlib import Path
 import pytest
 
 from toolfuzz_gate.core.agent.cassette import Cassette
+from toolfuzz_gate.core.gate.llm_settings import LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
-from toolfuzz_gate.edges.llm.cassette_file import load_cassette, write_cassette
+from toolfuzz_gate.edges.llm.cassette_file import (
+    MAX_CASSETTE_BYTES,
+    load_cassette,
+    open_session,
+    write_cassette,
+)
 from toolfuzz_gate.errors import LlmError
 
 
@@ -32,3 +38,11 @@ def test_a_cassette_over_the_limit_is_refused_and_nothing_is_written(tmp_path: P
     assert refused.value.code == "llm.cassette-invalid"
     assert "more than the 4,096 a replay reads" in refused.value.message
     assert not path.exists()
+
+
+def test_a_record_session_checks_the_cassette_size_as_it_records() -> None:
+    settings = LlmSettings("http://127.0.0.1:9/v1", "m", cassette="c.json", mode="record")
+    session, client = open_session(settings, {})
+    assert client is not None
+    client.close()
+    assert session.cassette.max_bytes == MAX_CASSETTE_BYTES

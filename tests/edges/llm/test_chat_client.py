@@ -122,3 +122,16 @@ def test_an_answer_canonical_json_cannot_hold_is_malformed(text: str) -> None:
         with pytest.raises(LlmError) as raised:
             ChatClient(model.url, KEY, sleep=_never)(BODY)
     assert raised.value.code == "llm.malformed-response"
+
+
+def test_a_plain_http_endpoint_is_never_reached_through_a_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # http is allowed on loopback only: a proxy from the environment would see the key in clear
+    with LoopbackModel(sequence([OK])) as proxy, LoopbackModel(sequence([OK])) as model:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("http_proxy", proxy.url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        ChatClient(model.url, KEY, sleep=_never)(BODY)
+    assert proxy.requests == [] and len(model.requests) == 1

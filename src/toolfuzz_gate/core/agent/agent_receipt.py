@@ -84,3 +84,26 @@ def _summary(
             previous = counts.get(key, 0)
             counts[key] = (previous if isinstance(previous, int) else 0) + 1
     return counts
+
+
+LISTS = ("findings", "skipped", "documentationProbes", "correctness")
+"""The members that are lists of entry objects in every agent receipt."""
+
+
+def agent_receipt_problems(document: JSON) -> list[str]:
+    """Why `document` is not a sound agent receipt (empty: it is): the members a reader
+    relies on, of the right types, and a hash that seals the rest (an edited receipt fails
+    it; a forged one passes, as for schema receipts: a hash is no signature)."""
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        return [f"its format is not {FORMAT!r}"]
+    found = []
+    if not isinstance(document.get("tool"), str):
+        found.append("`tool` is not a string")
+    for name in LISTS:
+        listed = document.get(name)
+        if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+            found.append(f"`{name}` is not a list of objects")
+    body = {name: value for name, value in document.items() if name != "agentReceiptHash"}
+    if not found and document.get("agentReceiptHash") != digest(body):
+        found.append("`agentReceiptHash` does not match its content (edited?)")
+    return found

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfuzz_gate.core.agent.chat import prompt_of
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_document, digest
 from toolfuzz_gate.errors import LlmError
 
 FORMAT = "toolfuzz-cassette/1"
 MAX_ENTRIES = 10_000
+MAX_ATTEMPTS = 100
+"""The most attempts an entry may say its request took (the client makes 4)."""
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
@@ -33,6 +35,11 @@ class Cassette:
     """The exchanges of one cassette, by request digest."""
 
     entries: dict[str, JSONObject] = field(default_factory=dict)
+    max_bytes: int | None = None
+    """While recording: the most bytes the cassette's file may take (what a replay reads);
+    the exchange that takes it past them stops the run, so no more requests are paid for a
+    file that could not be written. None: not checked."""
+    _sizes: dict[str, int] = field(default_factory=dict, repr=False)
 
     def answer(self, request: JSONObject) -> JSON:
         """The recorded answer to `request`; `LlmError` naming its prompt when none is."""
@@ -47,18 +54,37 @@ class Cassette:
             )
         return entry["response"]
 
-    def record(self, request: JSONObject, response: JSON) -> None:
-        """Keep the exchange (a request asked twice keeps its latest answer)."""
+    def attempts(self, request: JSONObject) -> int:
+        """How many attempts the recorded request took (1 unless the endpoint failed and
+        the client tried again), so a replay charges the budget what the recording did."""
+        entry = self.entries.get(request_digest(request))
+        found = entry.get("attempts", 1) if entry is not None else 1
+        return found if type(found) is int else 1
+
+    def record(self, request: JSONObject, response: JSON, attempts: int = 1) -> None:
+        """Keep the exchange (a request asked twice keeps its latest answer), and, when it
+        took more than one attempt, how many."""
         if len(self.entries) >= MAX_ENTRIES and request_digest(request) not in self.entries:
             raise LlmError(
                 f"the cassette would hold more than {MAX_ENTRIES} exchanges",
                 code="llm.cassette-invalid",
             )
-        self.entries[request_digest(request)] = {
-            "prompt": prompt_of(request),
-            "request": request,
-            "response": response,
-        }
+        entry: JSONObject = {"prompt": prompt_of(request), "request": request, "response": response}
+        if attempts > 1:
+            entry["attempts"] = attempts
+        key = request_digest(request)
+        self.entries[key] = entry
+        if self.max_bytes is not None:
+            self._sizes[key] = _file_bytes(key, entry)
+            total = sum(self._sizes.values())
+            if total > self.max_bytes:
+                raise LlmError(
+                    f"the recording is over {self.max_bytes:,} bytes, more than a replay reads, "
+                    f"after {len(self.entries)} exchanges; it stopped there",
+                    code="llm.cassette-invalid",
+                    hint="record fewer exchanges: lower llm.max_requests, agent.prompt_sets or "
+                    "agent.probes",
+                )
 
     def document(self) -> JSONObject:
         """The cassette file's content (canonical encoding sorts the entries)."""
@@ -68,6 +94,13 @@ class Cassette:
     def digest(self) -> str:
         """The digest of the cassette's content, which receipts record."""
         return digest(self.document())
+
+
+def _file_bytes(key: str, entry: JSONObject) -> int:
+    """About what one exchange adds to the cassette's file (its canonical encoding at the
+    depth the file holds it; the write checks the whole file exactly)."""
+    text = canonical_document({key: entry})
+    return len(text) + 2 * text.count(b"\n")
 
 
 def parse_cassette(document: Any, source: str) -> Cassette:
@@ -96,6 +129,11 @@ def parse_cassette(document: Any, source: str) -> Cassette:
             raise invalid(f"entry {key[:12]} has no request object")
         if "response" not in entry or not isinstance(entry.get("prompt"), str):
             raise invalid(f"entry {key[:12]} lacks its response or prompt")
+        attempts = entry.get("attempts")
+        if "attempts" in entry and (type(attempts) is not int or not 2 <= attempts <= MAX_ATTEMPTS):
+            raise invalid(
+                f"entry {key[:12]}: `attempts` is not an integer from 2 to {MAX_ATTEMPTS}"
+            )
         try:
             hashed = request_digest(entry["request"])
             digest(entry["response"])

@@ -82,10 +82,13 @@ def model_health(
     *,
     probes_asked: bool,
     unmetered: int,
+    retries: int = 0,
 ) -> JSONObject:
     """The `health` member of an agent receipt. `probes_asked`: documentation probes
     were asked for (an empty list then means the reply held none); `unmetered`: replies
-    whose answer reported no token usage (the budget then charges an estimate)."""
+    whose answer reported no token usage (the budget then charges an estimate); `retries`:
+    attempts made again after a 429, a 5xx or a network error (each charged as a request,
+    and kept in the cassette, so a replay counts the same)."""
     runs: list[JSON] = [entry.get("agent") for entry in findings]
     runs += [probe.get("agent") for probe in probes]
     for entry in correctness:
@@ -121,6 +124,7 @@ def model_health(
         "recoveredAfterError": sum(1 for run in runs if _recovered(run)),
         "unreadableReplies": _unreadable(findings, correctness, probes_asked and not probes),
         "answersWithoutUsage": unmetered,
+        "retries": retries,
         "unjudged": unjudged,
     }
 

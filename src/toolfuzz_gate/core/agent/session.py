@@ -35,18 +35,35 @@ class ModelSession:
         self.unmetered = 0
         """Replies without a token count: each is charged an estimate instead of nothing."""
         self._transport = transport
+        self.retries = 0
+        """Attempts made again (or, replayed, that the recording made again)."""
+        self._asking = ""
+        self._attempts = 1
+
+    def retried(self) -> None:
+        """Count one more attempt of the request being made (the transport tries again
+        after a 429, a 5xx or a network error): charged to the budget as a request is, so a
+        run never makes more than `max_requests` attempts, and kept with the exchange so a
+        replay charges the same. `LlmError` (`llm.budget-exceeded`) when none is left."""
+        self.budget.admit(self._asking)
+        self._attempts += 1
+        self.retries += 1
 
     def ask(self, messages: Sequence[JSONObject], tools: Sequence[JSONObject] = ()) -> Reply:
         """The model's reply to `messages`, offered `tools`."""
         body_format = BODY_FORMATS[self.settings.api]
         request = body_format.build(self.settings, messages, tools)
-        self.budget.admit(prompt_of(request))
+        self._asking, self._attempts = prompt_of(request), 1
+        self.budget.admit(self._asking)
         if self.settings.mode == "replay" or self._transport is None:
             answer = self.cassette.answer(request)
+            for _ in range(self.cassette.attempts(request) - 1):
+                self.budget.admit(self._asking)  # the recording's retries, charged the same
+                self.retries += 1
         else:
             answer = self._transport(request)
             if self.settings.mode == "record":
-                self.cassette.record(request, answer)
+                self.cassette.record(request, answer, self._attempts)
         reply = body_format.parse(answer)
         if reply.metered:
             self.budget.charge(reply.tokens)

@@ -104,6 +104,14 @@ class LlmSettings:
     max_completion_tokens: int | None = None
     """The most tokens one reply may have (None: the endpoint's default; the Messages
     API, which requires one, gets `DEFAULT_REPLY_TOKENS`)."""
+    request_deadline_s: float = 300.0
+    """The most seconds one request may take, all its attempts and the waits between them
+    included (an endpoint that drips its answer a byte at a time never trips a read
+    timeout). Not a receipt member: a replay asks no endpoint."""
+    run_deadline_s: float = 3600.0
+    """The most seconds one agent run may take from its first request to the endpoint, the
+    handler's calls between requests included (a dead endpoint's requests would each run to
+    their own deadline otherwise)."""
 
     def parameters(self) -> dict[str, Any]:
         """The sampling parameters the policy sets, by their policy names (unset ones left
@@ -174,6 +182,8 @@ def parse_llm(given: Mapping[str, Any] | None, error_at: PolicyErrorAt) -> LlmSe
         query=tuple((str(n), str(v)) for n, v in given.get("query", {}).items()),
         api_key_header=given.get("api_key_header"),
         max_completion_tokens=given.get("max_completion_tokens"),
+        request_deadline_s=float(given.get("request_deadline_s", LlmSettings.request_deadline_s)),
+        run_deadline_s=float(given.get("run_deadline_s", LlmSettings.run_deadline_s)),
     )
     _check_endpoint(settings, error_at)
     if settings.cassette is None and settings.mode != "live":

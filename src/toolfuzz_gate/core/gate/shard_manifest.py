@@ -4,7 +4,11 @@ that shards belong together before `merge` combines them (pure).
 A manifest names the policy (its file and the sha256 of its bytes), the run's replay
 command (the arguments, minus where outputs go and `--shard`, so shards started with
 different flags do not merge), the shard `I/N`, the whole plan (every unit of the run, in
-order), and the receipts this shard wrote with their `receiptHash`. The gate rules are not
+order), and the receipts this shard wrote with their `receiptHash`; `stateful` (only when
+the shard ran one) lists the stateful campaigns it ran, each with `unit`, the plan index of
+its server's first tool's unit: a campaign runs in the shard that runs that unit, so it
+runs exactly once, and `merge` puts it where the unsharded run does (after the tools, in
+the order of those units). The gate rules are not
 copied here: `merge` reads them from the policy file itself, whose digest must match.
 A manifest is read as untrusted: shapes and sizes are checked and receipt names are plain
 file names, so a manifest cannot point `merge` outside its directory.
@@ -51,6 +55,18 @@ class ShardManifest:
     """The units this shard ran, each with its receipt's `receiptHash`."""
     costs: tuple[int, ...] | None = None
     """Each plan unit's cost in ms when the shards were balanced by cost (`--shard-costs`)."""
+    stateful: tuple[Campaign, ...] = ()
+    """The stateful campaigns this shard ran."""
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """A server's stateful campaign a shard ran: its receipt (`unit`: key, seed and file),
+    the plan index of its server's first tool's unit (`first`), and its `receiptHash`."""
+
+    unit: Unit
+    first: int
+    receipt_hash: str
 
 
 @dataclass(frozen=True)
@@ -60,6 +76,8 @@ class Located:
     unit: Unit
     receipt_hash: str
     source: int
+    stateful: bool = False
+    """A stateful campaign's receipt, not a plan unit's."""
 
 
 def build_manifest(
@@ -71,6 +89,7 @@ def build_manifest(
     plan: Sequence[Unit],
     receipts: Sequence[tuple[Unit, str]],
     costs: Sequence[int] | None = None,
+    stateful: Sequence[Campaign] = (),
 ) -> JSONObject:
     manifest: JSONObject = {
         "format": FORMAT,
@@ -82,6 +101,10 @@ def build_manifest(
     }
     if costs is not None:
         manifest["costs"] = list(costs)
+    if stateful:
+        manifest["stateful"] = [
+            {**_unit_json(c.unit), "unit": c.first, "receiptHash": c.receipt_hash} for c in stateful
+        ]
     return manifest
 
 
@@ -93,8 +116,8 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
     """The manifest `document` holds, or `ShardError` naming `source` and the member."""
     read = _Reader(source)
     members = {"format", "policy", "replay", "shard", "plan", "receipts"}
-    if isinstance(document, dict) and "costs" in document:
-        members.add("costs")
+    if isinstance(document, dict):
+        members |= {"costs", "stateful"} & set(document)
     top = read.object(document, "", members)
     if top["format"] != FORMAT:
         raise read.error("/format", f"is not {FORMAT!r}")
@@ -120,6 +143,14 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
         costs = tuple(
             read.integer(item, f"/costs/{k}", 0, MAX_COST_S * 1000) for k, item in enumerate(items)
         )
+    stateful = tuple(
+        Campaign(
+            read.unit(item, f"/stateful/{k}", {"unit", "receiptHash"}),
+            read.integer(item["unit"], f"/stateful/{k}/unit", 0, max(0, len(plan) - 1)),
+            _hash(read, item, k, "/stateful"),
+        )
+        for k, item in enumerate(read.items(top.get("stateful", []), "/stateful"))
+    )
     return ShardManifest(
         read.text(policy["file"], "/policy/file"),
         digest,
@@ -128,13 +159,14 @@ def read_manifest(document: JSON, source: str) -> ShardManifest:
         plan,
         receipts,
         costs,
+        stateful,
     )
 
 
-def _hash(read: _Reader, item: Any, k: int) -> str:
-    hashed = read.text(item["receiptHash"], f"/receipts/{k}/receiptHash")
+def _hash(read: _Reader, item: Any, k: int, where: str = "/receipts") -> str:
+    hashed = read.text(item["receiptHash"], f"{where}/{k}/receiptHash")
     if not _DIGEST.fullmatch(hashed):
-        raise read.error(f"/receipts/{k}/receiptHash", "is not a sha256 hex digest")
+        raise read.error(f"{where}/{k}/receiptHash", "is not a sha256 hex digest")
     return hashed
 
 
@@ -249,7 +281,28 @@ def _locate(shards: Sequence[tuple[str, ShardManifest]]) -> list[Located]:
         raise ShardError(
             f"no shard ran {', '.join(absent[:10]) or 'a unit of the plan'}", hint=_HINT
         )
-    return [found[unit] for unit in plan]
+    return [found[unit] for unit in plan] + _campaigns(shards, {u.receipt for u in plan})
+
+
+def _campaigns(shards: Sequence[tuple[str, ShardManifest]], planned: set[str]) -> list[Located]:
+    """The stateful campaigns' receipts, each run by the shard of its server's first tool,
+    in the order of those tools' units (the unsharded run's order)."""
+    found: dict[str, tuple[int, Located]] = {}
+    for position, (source, manifest) in enumerate(shards):
+        own = set(select(range(len(manifest.plan)), manifest.shard, manifest.costs))
+        for campaign in manifest.stateful:
+            name = campaign.unit.receipt
+            if name in planned or name in found:
+                raise ShardError(f"{source}: {name} was written twice", hint=_HINT)
+            if campaign.first not in own:
+                raise ShardError(
+                    f"{source}: shard {manifest.shard} ran {campaign.unit.tool!r}, the stateful "
+                    "campaign of a server whose first tool another shard ran",
+                    hint=_HINT,
+                )
+            located = Located(campaign.unit, campaign.receipt_hash, position, stateful=True)
+            found[name] = (campaign.first, located)
+    return [located for _, located in sorted(found.values(), key=lambda item: item[0])]
 
 
 def _shown(label: str, mine: Any, theirs: Any) -> str:

@@ -26,17 +26,19 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, codes_of, is_skip, skipped
+from toolfuzz_gate.core.gate.agent_diff import diff_agent
+from toolfuzz_gate.core.gate.agent_verdict import AGENT_CHECKS as AGENT_CHECKS  # the gate's checks
+from toolfuzz_gate.core.gate.agent_verdict import agent_check
 from toolfuzz_gate.core.gate.breaking import BREAKING_CHANGE, breaking_changes
 from toolfuzz_gate.core.gate.policy import GateRules
 from toolfuzz_gate.core.gate.reach_verdict import UNREACHED, entries_of, unreached_check
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
+from toolfuzz_gate.core.gate.tally import Outcome, Receipts
+from toolfuzz_gate.core.gate.tally import counted as _counted
+from toolfuzz_gate.core.gate.tally import tally as _tally
 
 COVERAGE_RANK = {"unsupported": 0, "not-applicable": 1, "tested": 2}
 """The order of a family's coverage states, for `min_coverage` floors."""
-
-Receipts = Sequence[dict[str, Any]]
-Outcome = tuple[list[str], list[str]]
-"""(reasons the gate fails, notes)."""
 
 
 @dataclass(frozen=True)
@@ -53,24 +55,26 @@ def decide(
     agent: Receipts = (),
     *,
     agent_unavailable: str | None = None,
+    agent_base: Receipts | None = None,
 ) -> Verdict:
     """`agent`: the agent receipts (`toolfuzz-agent/1`) of head's run, when `fail_on`
     lists an agent check (`AGENT_CHECKS`) and agent mode ran; `agent_unavailable`: why
     agent mode could not run (the model's `llm.*` error), which, like a check the model kept
-    agent mode from judging, fails each agent check unless `agent.unjudged` is `note`."""
+    agent mode from judging, fails each agent check unless `agent.unjudged` is `note`;
+    `agent_base`: the base's agent receipts, when stored ones were at hand: each agent
+    check's reason then says how many of its findings are new and which the base had that
+    head fixed (`core.gate.agent_diff`). Agent findings fail their check whether new or not,
+    as `invariant` fails on every counterexample."""
     failures: list[str] = []
     notes: list[str] = []
     head, diff, notes = _without_state_dependent(head, diff)
     if rules.flaky == "note":
         head, diff, flaky = _without_flaky(head, diff)
         notes += flaky
+    agent_diff = diff_agent(agent, agent_base)
     for name in rules.fail_on:
         if name in AGENT_CHECKS:
-            failed, noted = AGENT_CHECKS[name](agent)
-            unjudged = _unjudged(name, agent)
-            if agent_unavailable is not None:
-                unjudged = [f"{name}: agent mode unavailable: {agent_unavailable}"]
-            (failed if rules.agent_unjudged == "fail" else noted).extend(unjudged)
+            failed, noted = agent_check(name, rules, agent, agent_unavailable, agent_diff)
         elif name == UNREACHED:
             failed, noted = unreached_check(rules.may_be_unreached, entries_of(head))
         elif name == BREAKING_CHANGE:
@@ -113,7 +117,8 @@ def _not_run(member: dict[str, Any]) -> str:
     counts = member.get("notRun")
     if not isinstance(counts, dict):
         return "cases not run"
-    shown = ", ".join(f"{counts[s]} {s}" for s in ("valid", "hostile", "seam") if s in counts)
+    streams = ("valid", "hostile", "seam", "stateful")
+    shown = ", ".join(f"{counts[s]} {s}" for s in streams if s in counts)
     return f"not run: {shown}"
 
 
@@ -233,20 +238,6 @@ def _without(
     return head, diff, count
 
 
-def _counted(label: str, per_tool: dict[str, int]) -> str:
-    total = sum(per_tool.values())
-    tools = ", ".join(f"{tool} ({count})" for tool, count in sorted(per_tool.items()))
-    return f"{label}: {total} in {tools}"
-
-
-def _tally(items: Sequence[tuple[str, int]]) -> dict[str, int]:
-    per_tool: dict[str, int] = {}
-    for tool, count in items:
-        if count:
-            per_tool[tool] = per_tool.get(tool, 0) + count
-    return per_tool
-
-
 def _invariant(head: Receipts, diff: dict[str, Any] | None) -> Outcome:
     per_tool = _tally([(r["tool"], len(r["counterexamples"])) for r in head])
     if not per_tool:
@@ -318,69 +309,3 @@ CHECKS: dict[str, Callable[[Receipts, dict[str, Any] | None], Outcome]] = {
     "coverage-drop": _coverage_drop,
     "under-specified": _under_specified,
 }
-
-
-def _agent_reachable(agent: Receipts) -> Outcome:
-    """Counterexamples an agent reached, and documentation probes whose calls failed."""
-    per_tool = _tally(
-        [
-            (
-                r["tool"],
-                sum(
-                    1
-                    for f in r["findings"]
-                    if f["kind"] == "counterexample" and f["agentReachable"] is True
-                )
-                + sum(1 for p in r["documentationProbes"] if p["failing"] is True),
-            )
-            for r in agent
-        ]
-    )
-    if not per_tool:
-        return [], []
-    label = "agent-reachable: counterexamples an agent reaches and documentation probes failing"
-    return [_counted(label, per_tool)], []
-
-
-def _agent_correctness(agent: Receipts) -> Outcome:
-    """Erroneous prompt sets, with the arguments they name and how many fixes verified."""
-    sets = [(r["tool"], entry) for r in agent for entry in r.get("correctness", [])]
-    erroneous = [(tool, entry) for tool, entry in sets if entry.get("erroneous") is True]
-    if not erroneous:
-        return [], []
-    named = sorted({f"{tool} {name}" for tool, e in erroneous for name in e["underspecified"]})
-    verified = sum(
-        1 for _, e in erroneous if isinstance(e["refinement"], dict) and e["refinement"]["verified"]
-    )
-    label = "agent-correctness: erroneous prompt sets"
-    reason = _counted(label, _tally([(tool, 1) for tool, _ in erroneous]))
-    return [
-        f"{reason}; underspecified: {', '.join(named) or 'none named'}; "
-        f"description fixes verified: {verified} of {len(erroneous)}"
-    ], []
-
-
-def _unjudged(check: str, agent: Receipts) -> list[str]:
-    """What the model kept agent mode from judging for `check`, as one reason."""
-    per_tool = _tally([(r["tool"], _unjudged_count(r, check)) for r in agent])
-    if not per_tool:
-        return []
-    label = f"{check}: agent mode could not judge (the model's replies were unusable)"
-    return [_counted(label, per_tool)]
-
-
-def _unjudged_count(receipt: dict[str, Any], check: str) -> int:
-    """The agent receipt's `health.unjudged` entries of `check` (`core.agent.health`; none
-    in a receipt from before 0.6.0)."""
-    health = receipt.get("health")
-    listed = health.get("unjudged") if isinstance(health, dict) else None
-    items = listed if isinstance(listed, list) else []
-    return sum(1 for item in items if isinstance(item, dict) and item.get("check") == check)
-
-
-AGENT_CHECKS: dict[str, Callable[[Receipts], Outcome]] = {
-    "agent-reachable": _agent_reachable,
-    "agent-correctness": _agent_correctness,
-}
-"""The `fail_on` values judged on agent receipts: listing one makes `run --policy` (and
-the action) run agent mode after the campaign (`app.agent_gate`)."""

@@ -49,6 +49,9 @@ class ReportContext:
     agent_fixes: tuple[Mapping[str, Any], ...] = ()
     """The erroneous prompt sets agent mode found, when the gate ran it
     (`core.report.agent_fixes`)."""
+    agent_reached: tuple[Mapping[str, Any], ...] = ()
+    """The counterexamples an agent reached and the failing documentation probes, each with
+    the prompt that reached it (`core.report.agent_fixes`)."""
     trust: tuple[str, ...] = ()
     """What the pull request changed that the gate did not take from it, shown first
     (`core.report.trust_block`; `core.gate.policy_trust`)."""

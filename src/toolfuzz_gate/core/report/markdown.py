@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
-from toolfuzz_gate.core.report.agent_fixes import render_agent_section
+from toolfuzz_gate.core.report.agent_fixes import render_agent_reached, render_agent_section
 from toolfuzz_gate.core.report.context import (
     ReplayFrom,
     ReportContext,
@@ -200,6 +200,7 @@ def _render(diff: Mapping[str, Any], context: ReportContext, detail: _Detail) ->
         parts.extend(still)
         parts.extend(_collapsed(diff, context, "fixed", "Fixed", detail.fixed_rows, replay=False))
     parts.extend(render_notes_section(diff, detail.notes))
+    parts.extend(render_agent_reached(context.agent_reached, detail.notes))
     parts.extend(render_agent_section(context.agent_fixes, detail.notes))
     parts.append(f"<sub>{ENGINE_NAME} {__version__}</sub>")
     return "\n\n".join(parts) + "\n"

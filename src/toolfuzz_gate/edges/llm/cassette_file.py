@@ -12,6 +12,7 @@ from toolfuzz_gate.core.gate.llm_settings import LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import canonical_document
 from toolfuzz_gate.edges.files import load_json, write_atomic
 from toolfuzz_gate.edges.llm.chat_client import ChatClient, Retries
+from toolfuzz_gate.edges.llm.deadline import Deadlines
 from toolfuzz_gate.errors import InputFileError, LlmError
 
 MAX_CASSETTE_BYTES = 64 * 1024 * 1024
@@ -73,11 +74,22 @@ def open_session(
                 hint=f"export {settings.api_key_env}=... before a {settings.mode} run; "
                 "replay needs no key",
             )
+    # the deadlines (`deadline.py`) wrap the client; its waits between attempts count retries
+    deadlines = Deadlines(settings)
+    session: ModelSession | None = None
+
+    def retried() -> None:
+        assert session is not None  # a wait only happens inside a request the session made
+        session.retried()
+
+    wait = deadlines.wait_then(retried, sleep or time.sleep)
     client = ChatClient(
         settings.base_url,
         key,
         wire=settings.wire(),
         retries=retries or Retries(),
-        sleep=sleep or time.sleep,
+        sleep=wait,
     )
-    return ModelSession(settings, Cassette(), client), client
+    cassette = Cassette(max_bytes=MAX_CASSETTE_BYTES if settings.mode == "record" else None)
+    session = ModelSession(settings, cassette, deadlines.bound(client))
+    return session, client

@@ -109,6 +109,10 @@ class ChatClient:
         self._retries = retries
         self._sleep = sleep
         self._session = session or requests.Session()
+        if self._url.startswith("http://"):
+            # Plain http is allowed on loopback only; a proxy named by the environment would
+            # read the key in clear, so none is used.
+            self._session.trust_env = False
 
     def __repr__(self) -> str:
         return f"<ChatClient {self._url}>"

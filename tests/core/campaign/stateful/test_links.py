@@ -13,6 +13,7 @@ from toolfuzz_gate.core.campaign.stateful.value_pool import (
     listing_domain,
     rejection_domain,
 )
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 
 def tool(
@@ -90,3 +91,83 @@ def test_a_listing_teaches_the_member_its_noun_names() -> None:
 def test_harvest_names_array_items_by_the_arrays_singular() -> None:
     seen = harvest({"notes": [{"id": "n1"}], "tags": ["a"], "ok": True}, 3, "output")
     assert [(s.member, s.value, s.step) for s in seen] == [("id", "n1", 3), ("tag", "a", 3)]
+
+
+def test_deeper_output_members_link_by_their_place_and_the_holder_names_the_noun() -> None:
+    from toolfuzz_gate.core.campaign.stateful.links import at_place, place_fits
+
+    owner = {"type": "object", "properties": {"id": {"type": "string"}}}
+    deep = {
+        "type": "object",
+        "properties": {
+            "owner": owner,
+            "data": {"type": "object", "properties": {"note": owner}},
+            "items": {"type": "array", "items": owner},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        },
+    }
+    create = tool("create_note", {"title": {"type": "string"}}, deep)
+    assert ("data", "note", "id") in create.places() and ("tags", "*") in create.places()
+    assert ("items", "*", "id") in create.places()
+    get = tool("get_note", {"note_id": {"type": "string"}}, readOnlyHint=True)
+    links = {(x.consumer, x.input): x.output for x in infer_links([create, get])}
+    # the holder naming the input's noun first: the note's id, never the owner's
+    assert links == {("get_note", "note_id"): "/data/note/id"}
+    nouns = ("note",)
+    assert place_fits(("owner", "id"), nouns, "owner_id", ("owner",))
+    assert not place_fits(("owner", "id"), nouns, "note_id", nouns)
+    assert place_fits(("result", "id"), nouns, "note_id", nouns)  # a holder naming nothing
+    assert place_fits(("notes", "*", "id"), ("x",), "note_id", nouns)
+    assert at_place(("items", 2, "id"), "/items/*/id") and at_place(("items", 2, "id"), "id")
+    assert not at_place(("items", 2, "id"), "/items/*") and not at_place(("id",), "/items/*/id")
+
+
+def test_harvest_keeps_where_each_value_was_and_a_link_names_it_by_that() -> None:
+    seen = harvest({"id": "top", "note": {"id": "n1"}, "items": [{"id": "a"}, {"id": "b"}]}, 0, "o")
+    assert [(s.reference, s.value) for s in seen] == [
+        ("id", "top"),
+        ("/note/id", "n1"),
+        ("/items/0/id", "a"),
+        ("/items/1/id", "b"),
+    ]
+    assert seen[3].named_by("/items/1/id") and seen[3].named_by("id")
+    assert not seen[3].named_by("/items/0/id")
+
+
+def test_a_declared_link_binds_its_input_whatever_the_input_is_called() -> None:
+    """`label` names no held thing, so nothing would bind it; a policy link does, from the
+    place it names."""
+    from toolfuzz_gate.core.campaign.stateful.sequence import Context, run_sequence
+
+    made = {"type": "object", "properties": {"meta": {"type": "object", "properties": {}}}}
+    create = tool("create_widget", {"size": {"type": "integer"}}, made)
+    show = tool("show_widget", {"label": {"type": "string"}}, readOnlyHint=True)
+    declared = Link("create_widget", "/meta/handle", "show_widget", "label", True, "policy")
+    links = infer_links([create, show], [declared])
+    from toolfuzz_gate.core.campaign.stateful.sequence_plan import plan_sequences
+
+    planned, _ = plan_sequences(
+        {"create_widget": create, "show_widget": show},
+        links,
+        lambda name, index: {"size": 1} if name == "create_widget" else {"label": "x"},
+        41,
+        1,
+        2,
+    )
+    assert planned[0][1].bind == ("label",)
+
+    class Server:
+        def begin(self) -> None: ...
+
+        def fresh(self) -> None: ...
+
+        def call(self, name: str, arguments: Any) -> Outcome:
+            answer: JSONObject = {"meta": {"id": "m-1", "handle": "w-9"}}
+            if name != "create_widget":
+                answer = {}
+            return Outcome(kind=OutcomeKind.ACCEPTED, structured=answer, has_structured=True)
+
+    tools = {"create_widget": create, "show_widget": show}
+    steps = run_sequence(Server(), planned[0], Context(tools, links))
+    assert steps[1].call.arguments == {"label": "w-9"}
+    assert [link.as_json()["from"] for link in steps[1].call.links] == ["/meta/handle"]

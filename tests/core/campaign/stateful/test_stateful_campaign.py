@@ -34,14 +34,15 @@ NOTES = _fixture()
 class InProcess:
     """The fixture's store as a `Server`: `fresh` is a new store."""
 
-    def __init__(self, bug: str | None) -> None:
+    def __init__(self, bug: str | None, nested: bool = False) -> None:
         self.bug = bug
-        self.store: Any = NOTES.Store(bug)
+        self.nested = nested
+        self.store: Any = NOTES.Store(bug, nested)
         self.calls = 0
         self.fresh_starts = 0
 
     def fresh(self) -> None:
-        self.store = NOTES.Store(self.bug)
+        self.store = NOTES.Store(self.bug, self.nested)
         self.fresh_starts += 1
 
     def begin(self) -> None:
@@ -59,19 +60,19 @@ class InProcess:
         return Outcome(kind=OutcomeKind.ACCEPTED, structured=structured, has_structured=True)
 
 
-def prepared(seed: int = 41) -> PreparedTools:
+def prepared(seed: int = 41, nested: bool = False) -> PreparedTools:
     entries = [
         ToolEntry(
             ToolSpec(t["name"]), t["inputSchema"], t.get("outputSchema"), t.get("annotations")
         )
-        for t in NOTES.TOOLS
+        for t in NOTES.tools_for(nested)
     ]
     return PreparedTools(entries, {}, [], seed)
 
 
-def campaign(bug: str | None, seed: int = 41) -> tuple[JSONObject, InProcess]:
-    tools = prepared(seed)
-    server = InProcess(bug)
+def campaign(bug: str | None, seed: int = 41, nested: bool = False) -> tuple[JSONObject, InProcess]:
+    tools = prepared(seed, nested)
+    server = InProcess(bug, nested)
     config = StatefulConfig(seed)
     result = run_stateful(server, tools.tools, tools.links, config, tools.make, tools.admits)
     receipt = stateful_receipt(
@@ -110,9 +111,12 @@ EXPECTED = {
 }
 
 
+@pytest.mark.parametrize("nested", [False, True], ids=["flat", "nested"])
 @pytest.mark.parametrize("bug", sorted(EXPECTED))
-def test_each_planted_bug_is_found_alone_and_shrunk_to_its_minimal_sequence(bug: str) -> None:
-    receipt, _ = campaign(bug)
+def test_each_planted_bug_is_found_alone_and_shrunk_to_its_minimal_sequence(
+    bug: str, nested: bool
+) -> None:
+    receipt, _ = campaign(bug, nested=nested)
     failure, path, tools = EXPECTED[bug]
     found: Any = receipt["counterexamples"]
     assert [(cx["failure"], cx["path"]) for cx in found] == [(failure, path)]
@@ -123,8 +127,9 @@ def test_each_planted_bug_is_found_alone_and_shrunk_to_its_minimal_sequence(bug:
     assert cx["sizes"][1] == len(tools) <= cx["sizes"][0]
 
 
-def test_the_correct_reference_has_no_finding() -> None:
-    receipt, server = campaign(None)
+@pytest.mark.parametrize("nested", [False, True], ids=["flat", "nested"])
+def test_the_correct_reference_has_no_finding(nested: bool) -> None:
+    receipt, server = campaign(None, nested=nested)
     assert receipt["counterexamples"] == []
     ledger: Any = receipt["invariants"]
     assert all(ledger.values())
@@ -175,3 +180,115 @@ def test_a_finding_that_needs_no_state_is_left_to_the_tools_own_campaign() -> No
     )
     assert result.counterexamples == []
     assert result.dropped == {"single-call": 1}
+
+
+def test_saturation_counts_walks_only_so_every_shape_runs() -> None:
+    """The stale cursor lives in the last shape: a window of one walk still reaches it."""
+    tools = prepared()
+    config = StatefulConfig(41, window=1)
+    server = InProcess("stale-cursor")
+    result = run_stateful(server, tools.tools, tools.links, config, tools.make, tools.admits)
+    assert [c.finding.tool for c in result.counterexamples] == ["list_notes"]
+    assert result.stop == "saturated" and result.ran < result.planned
+
+
+def test_without_saturation_every_planned_sequence_runs() -> None:
+    tools = prepared()
+    saturated = run_stateful(
+        InProcess(None), tools.tools, tools.links, StatefulConfig(41), tools.make, tools.admits
+    )
+    config = StatefulConfig(41, window=0)
+    whole = run_stateful(
+        InProcess(None), tools.tools, tools.links, config, tools.make, tools.admits
+    )
+    assert saturated.stop == "saturated" and saturated.ran < saturated.planned
+    assert whole.stop is None and whole.ran == whole.planned == config.sequences
+
+
+class CountingClock:
+    """A budget's clock that reads the server's calls: the budget ends after `calls`."""
+
+    def __init__(self, server: InProcess) -> None:
+        self.server = server
+
+    def __call__(self) -> float:
+        return float(self.server.calls)
+
+
+def test_a_spent_budget_stops_between_sequences_and_says_what_was_not_run() -> None:
+    from toolfuzz_gate.core.campaign.time_budget import Budget, budget_json
+
+    tools = prepared()
+    server = InProcess(None)
+    budget = Budget(CountingClock(server), 5, "run", None, 30.0)
+    config = StatefulConfig(41)
+    result = run_stateful(
+        server, tools.tools, tools.links, config, tools.make, tools.admits, budget
+    )
+    # shape 1 makes 2 calls, shape 2 makes 4: the budget is spent before shape 3
+    assert (result.ran, result.calls, server.calls) == (2, 6, 6)
+    assert result.stop == "budget" and result.budget_stop == {"stream": "stateful", "case": 2}
+    spent = budget_json(budget, result.budget_stop, result.not_run())
+    receipt = stateful_receipt(
+        "notes",
+        tools.tools,
+        tools.links,
+        config,
+        result,
+        handler_label={},
+        replay_command="r",
+        budget=spent,
+    )
+    said: Any = receipt["budget"]
+    assert said["exhausted"] is True and said["scope"] == "run"
+    assert said["notRun"] == {"stateful": result.planned - 2}
+
+
+def test_a_finding_made_after_the_budget_ran_out_shrinks_with_the_smaller_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolfuzz_gate.core.campaign.stateful import stateful_campaign
+    from toolfuzz_gate.core.campaign.time_budget import Budget
+
+    monkeypatch.setattr(stateful_campaign, "SHRINK_CALLS_AFTER", 8)
+    tools = prepared()
+    config = StatefulConfig(41, shrink_runs=500)
+
+    def fresh_starts(ends_after: float) -> tuple[int, Any]:
+        server = InProcess("crash-after-delete")
+        budget = Budget(CountingClock(server), ends_after, "tool", 1.0, None)
+        result = run_stateful(
+            server, tools.tools, tools.links, config, tools.make, tools.admits, budget
+        )
+        return server.fresh_starts, result
+
+    # the crash comes in shape 2 (create, create, delete, get), after 2 + 4 calls
+    plenty, found = fresh_starts(10_000)
+    cut, stopped = fresh_starts(3)
+    assert [c.finding.tool for c in found.counterexamples] == ["get_note"]
+    assert [c.finding.tool for c in stopped.counterexamples] == ["get_note"]
+    assert stopped.budget_stop == {"stream": "stateful", "case": 2} and stopped.ran == 2
+    # fresh starts: 2 shapes, the first replay, 8 // 4 = 2 shrinking runs, 2 confirmations,
+    # the fresh state after; uncut, shrinking alone takes more
+    assert cut == 2 + 1 + 2 + 2 + 1 < plenty
+
+
+def test_nested_outputs_link_by_place_and_bind_the_value_at_it() -> None:
+    tools = prepared(nested=True)
+    links = {(x.producer, x.consumer, x.input): (x.output, x.certain) for x in tools.links}
+    # the note's id, not the owner's that comes first; a listing's items by their place
+    assert links[("create_note", "get_note", "note_id")] == ("/note/id", True)
+    assert links[("list_notes", "delete_note", "note_id")] == ("/items/*/id", True)
+    assert links[("list_notes", "list_notes", "cursor")] == ("next_cursor", True)
+    receipt, _ = campaign("update-not-visible", nested=True)
+    listed: Any = receipt["counterexamples"]
+    sequence = listed[0]["sequence"]
+    froms = [link["from"] for call in sequence for link in call.get("links", [])]
+    assert froms == ["/note/id", "/note/id"]
+    assert sequence[2]["arguments"]["note_id"] == "n2"  # the second create's note
+    calls = calls_of(listed[0])
+    assert calls is not None
+    from toolfuzz_gate.core.campaign.stateful.sequence import Context, run_sequence
+
+    steps = run_sequence(InProcess("update-not-visible", True), calls, Context(tools.tools))
+    assert [s.call.arguments.get("note_id") for s in steps] == [None, None, "n2", "n2"]

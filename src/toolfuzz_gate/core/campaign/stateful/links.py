@@ -1,9 +1,14 @@
 """Producer -> consumer links between a server's tools, inferred and declared (pure).
 
 A link says that a member of one tool's output (`id`, `note_id`, `next_cursor`) is what a
-member of another tool's input takes. Two members fit when their names are equal (word by
-word: `noteId` is `note_id`), when the output's `id` belongs to the noun the input names
-(`create_note` -> `id` fits `note_id`), or when both name a cursor. A link read from the
+member of another tool's input takes. The output member may sit deeper than the top: a
+*place* is a JSON Pointer into the output whose `*` stands for every item of an array
+(`/note/id`, `/notes/*/id`); a link names a top-level member by its name and a deeper one
+by its place. Two members fit when their names are equal (word by word: `noteId` is
+`note_id`), when the output's `id` belongs to the noun the input names (`create_note` ->
+`id` fits `note_id`; deeper, the object that holds it names the noun: `/note/id` and
+`/notes/*/id` fit `note_id`, `/owner/id` does not, and a holder that names nothing, such as
+`data` or `result`, leaves it to the tool's nouns), or when both name a cursor. A link read from the
 producer's declared `outputSchema`, or declared by the policy (`stateful.links`), is
 *certain*: the checks that need to know what a value is (`sequence_checks`) run only on
 certain links. Without an output schema, a tool whose kind produces values (creates,
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.campaign.stateful.tool_kinds import ToolKind, ToolShape, singular, words
+from toolfuzz_gate.core.jsonutil import pointer as jp
 
 ID_WORDS = frozenset(
     (
@@ -28,6 +34,15 @@ ID_WORDS = frozenset(
 )
 """Last words of an input member that names a thing the server holds."""
 _PRODUCING = frozenset((ToolKind.CREATES, ToolKind.LISTS, ToolKind.SEARCHES, ToolKind.READS))
+EVERY_ITEM = "*"
+"""A place's token for every item of an array."""
+MAX_PLACE_DEPTH = 5
+"""Tokens of the deepest place read from an output schema (`/a/b/*/c/id`)."""
+_HOLDERS = frozenset(
+    ("data", "result", "item", "record", "entry", "value", "content", "response", "output")
+)
+"""Holders that name no noun of their own: a member under one belongs to the tool's nouns."""
+Place = tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,10 @@ class ServerTool:
     def outputs(self) -> tuple[str, ...]:
         """Member names the output schema declares, at the top and one object deeper."""
         return tuple(sorted(set(_declared_members(self.output_schema, 2))))
+
+    def places(self) -> list[Place]:
+        """Every place the output schema declares, `MAX_PLACE_DEPTH` tokens deep at most."""
+        return sorted(set(_declared_places(self.output_schema, ())))
 
 
 @dataclass(frozen=True)
@@ -99,6 +118,50 @@ def fits(
     if len(out) == 1 and len(into) >= 2 and into[-1] == out[0] and into[-2] in producer_nouns:
         return True  # `id` (or `name`) of a tool about notes fits `note_id` (`noteName`)
     return into == ("id",) and len(out) >= 2 and out[-1] == "id" and out[-2] in consumer_nouns
+
+
+def place_of(path: Sequence[str | int]) -> Place:
+    """The place of a concrete path (array indices as `*`)."""
+    return tuple(EVERY_ITEM if isinstance(token, int) else token for token in path)
+
+
+def place_text(place: Place) -> str:
+    """How a link names a place: a top-level member by its name, a deeper one by pointer."""
+    return place[0] if len(place) == 1 else jp.from_parts(place)
+
+
+def at_place(path: Sequence[str | int], reference: str) -> bool:
+    """Is the value at concrete `path` one a link's `reference` names: a pointer (whose `*`
+    matches any index) equal to it, or a plain name equal to the path's last member?"""
+    if not reference.startswith("/"):
+        named = [token for token in path if isinstance(token, str)]
+        return bool(named) and named[-1] == reference
+    wanted = jp.split(reference)
+    if len(wanted) != len(path):
+        return False
+    return all(
+        str(token) == want or (want == EVERY_ITEM and isinstance(token, int))
+        for token, want in zip(path, wanted, strict=True)
+    )
+
+
+def place_fits(
+    place: Place, producer_nouns: Sequence[str], member: str, consumer_nouns: Sequence[str]
+) -> bool:
+    """Does the output value at `place` fit input `member`? The name is the place's last
+    member (an array's items: the array's singular), its noun the holder's, if any."""
+    named = [k for k, token in enumerate(place) if token != EVERY_ITEM]
+    if not named:
+        return False
+    last = named[-1]
+    name = place[last]
+    if last < len(place) - 1:  # an item of an array of scalars: `tags` -> `tag`
+        name = "_".join(_norm(name))
+    holders = [place[k] for k in named if k < last]
+    nouns = producer_nouns
+    if holders and _norm(holders[-1]) and _norm(holders[-1])[-1] not in _HOLDERS:
+        nouns = (_norm(holders[-1])[-1],)
+    return fits(name, nouns, member, consumer_nouns)
 
 
 def scalar_items(schema: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -150,8 +213,17 @@ def infer_links(tools: Sequence[ServerTool], declared: Iterable[Link] = ()) -> l
 
 def _link(producer: ServerTool, consumer: ServerTool, member: str) -> Link | None:
     p_nouns, c_nouns = producer.shape.nouns, consumer.shape.nouns
-    for output in producer.outputs():
-        if fits(output, p_nouns, member, c_nouns):
+    noun = _norm(member)[-2:-1]
+
+    def preferred(place: Place) -> tuple[bool, int, Place]:
+        # the holder naming the input's noun first (`/note/id` before `/owner/id`), then
+        # the shallowest
+        holders = [_norm(t)[-1:] for t in place[:-1] if t != EVERY_ITEM and _norm(t)]
+        return (not noun or not holders or holders[-1] != noun, len(place), place)
+
+    for place in sorted(producer.places(), key=preferred):
+        if place_fits(place, p_nouns, member, c_nouns):
+            output = place_text(place)
             return Link(producer.name, output, consumer.name, member, True, "outputSchema")
     if producer.output_schema is not None or producer.shape.kind is not ToolKind.CREATES:
         return None
@@ -182,6 +254,22 @@ def render_graph(shapes: Sequence[ToolShape], links: Sequence[Link]) -> list[str
 
 def _norm(name: str) -> tuple[str, ...]:
     return tuple(singular(word) for word in words(name))
+
+
+def _declared_places(schema: Any, above: Place) -> Iterable[Place]:
+    if not isinstance(schema, dict) or len(above) >= MAX_PLACE_DEPTH:
+        return
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in properties.items():
+            if isinstance(name, str):
+                yield (*above, name)
+                yield from _declared_places(sub, (*above, name))
+    items = schema.get("items")
+    if isinstance(items, dict) and above and above[-1] != EVERY_ITEM:
+        if items.get("type") in ("string", "integer"):
+            yield (*above, EVERY_ITEM)
+        yield from _declared_places(items, (*above, EVERY_ITEM))
 
 
 def _declared_members(schema: Any, depth: int) -> Iterable[str]:

@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.stateful.links import ServerTool, fits, scalar_items
+from toolfuzz_gate.core.campaign.stateful.links import (
+    Link,
+    ServerTool,
+    at_place,
+    place_fits,
+    place_of,
+    scalar_items,
+)
 from toolfuzz_gate.core.campaign.stateful.tool_kinds import ToolKind
 from toolfuzz_gate.core.campaign.stateful.value_pool import (
     Domains,
@@ -105,9 +112,11 @@ class Step:
 
 @dataclass
 class Context:
-    """What running needs besides the server: the tools, and the domains learned so far."""
+    """What running needs besides the server: the tools, the links between them (a certain
+    link says exactly which output value an input takes), and the domains learned so far."""
 
     tools: Mapping[str, ServerTool]
+    links: Sequence[Link] = ()
     domains: Domains = field(default_factory=Domains)
 
 
@@ -164,13 +173,24 @@ def bound_value(step: Step, member: str) -> JSON:
     return value[0] if isinstance(value, list) and len(value) == 1 else value
 
 
-def _value_at(steps: Sequence[Step], ref: LinkRef) -> JSON:
+def source_of(steps: Sequence[Step], ref: LinkRef) -> Seen | None:
+    """The value `ref` names in its step (None: it is not there)."""
     if ref.step >= len(steps):
         return None
-    for seen in steps[ref.step].seen:
-        if seen.member == ref.output and seen.origin == ref.origin:
-            return seen.value
+    for seen in _shallow_first(steps[ref.step].seen):
+        if seen.origin == ref.origin and seen.named_by(ref.output):
+            return seen
     return None
+
+
+def _value_at(steps: Sequence[Step], ref: LinkRef) -> JSON:
+    seen = source_of(steps, ref)
+    return None if seen is None else seen.value
+
+
+def _shallow_first(seen: Sequence[Seen]) -> list[Seen]:
+    """`seen` with the top-level values first, in document order otherwise."""
+    return sorted(seen, key=lambda item: len(item.path))
 
 
 def _pick(
@@ -182,6 +202,11 @@ def _pick(
     updating call sent."""
     schema = tool.inputs().get(member, {})
     wants = (scalar_items(schema) or schema).get("type")
+    certain = [
+        link
+        for link in context.links
+        if link.certain and link.consumer == tool.name and link.input == member
+    ]
     for creating_only in (True, False):
         for step in reversed(steps):
             producer = context.tools.get(step.tool)
@@ -189,11 +214,18 @@ def _pick(
                 continue
             if creating_only and producer.shape.kind is not ToolKind.CREATES:
                 continue
-            for seen in step.seen:
+            # a certain link names the very value; else any value whose place fits
+            named = [link.output for link in certain if link.producer == step.tool]
+            for seen in _shallow_first(step.seen):
                 if seen.origin != "output" or not _typed(seen.value, wants):
                     continue
-                if fits(seen.member, producer.shape.nouns, member, tool.shape.nouns):
-                    return LinkRef(member, seen.step, seen.member), seen.value
+                if named:
+                    fitting = any(at_place(seen.path, output) for output in named)
+                else:
+                    place = place_of(seen.path)
+                    fitting = place_fits(place, producer.shape.nouns, member, tool.shape.nouns)
+                if fitting:
+                    return LinkRef(member, seen.step, seen.reference), seen.value
     if tool.shape.kind is ToolKind.SEARCHES and member.lower() in QUERY_WORDS:
         for step in reversed(steps):
             producer = context.tools.get(step.tool)
@@ -201,7 +233,7 @@ def _pick(
                 continue
             for seen in step.seen:
                 if seen.origin == "input" and isinstance(seen.value, str) and seen.value.strip():
-                    return LinkRef(member, seen.step, seen.member, "input"), seen.value
+                    return LinkRef(member, seen.step, seen.reference, "input"), seen.value
     return None
 
 

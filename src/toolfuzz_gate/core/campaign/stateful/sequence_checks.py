@@ -22,7 +22,7 @@ from toolfuzz_gate.core.campaign.cause import cause_of
 from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
 from toolfuzz_gate.core.campaign.stateful.links import Link, ServerTool
-from toolfuzz_gate.core.campaign.stateful.sequence import Step, bound_value
+from toolfuzz_gate.core.campaign.stateful.sequence import Step, bound_value, source_of
 from toolfuzz_gate.core.campaign.stateful.tool_kinds import WRITING, ToolKind
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 
@@ -114,8 +114,10 @@ def check_use_after_delete(steps: Sequence[Step], graph: Graph) -> Iterator[Sequ
         for link in step.call.links:
             if _certain_source(steps, index, link.member, graph) is None:
                 continue
+            source = source_of(steps, link)
             value = bound_value(step, link.member)
-            yield from _after_delete(steps, index, link.output, value, graph)
+            member = link.output if source is None else source.member
+            yield from _after_delete(steps, index, member, value, graph)
 
 
 def _after_delete(

@@ -40,10 +40,13 @@ def plan_sequences(
     how many are shapes (each is run from a fresh state: its order is what it tests)."""
     shapes = list(dict.fromkeys(tuple(s) for s in _shapes(tools, links) if len(s) <= max_calls))
     planned: list[list[Call]] = []
+    targets = {(link.consumer, link.input) for link in links}
+
+    def call(tool: str, number: int, position: int) -> Call:
+        return _call(tools, tool, make, number, position, targets)
+
     for number, shape in enumerate(shapes[:count]):
-        planned.append(
-            [_call(tools, tool, make, number, position) for position, tool in enumerate(shape)]
-        )
+        planned.append([call(tool, number, position) for position, tool in enumerate(shape)])
     shaped = len(planned)
     names = sorted(tools)
     creating = [n for n in names if tools[n].shape.kind is ToolKind.CREATES]
@@ -53,22 +56,28 @@ def plan_sequences(
         length = rng.randint(2, max(2, max_calls))
         walk = [rng.choice(creating)] if creating else []
         walk += [rng.choice(names) for _ in range(length - len(walk))]
-        planned.append(
-            [_call(tools, tool, make, number, position) for position, tool in enumerate(walk)]
-        )
+        planned.append([call(tool, number, position) for position, tool in enumerate(walk)])
         number += 1
     return planned, shaped
 
 
 def _call(
-    tools: Mapping[str, ServerTool], tool: str, make: Maker, number: int, position: int
+    tools: Mapping[str, ServerTool],
+    tool: str,
+    make: Maker,
+    number: int,
+    position: int,
+    targets: set[tuple[str, str]],
 ) -> Call:
+    """A call of `tool`; `targets`: the (tool, input) pairs a link (declared ones too)
+    feeds, bound at run time whatever their names."""
     found = tools[tool]
     arguments = make(tool, number * CALLS_PER_SEQUENCE + position)
     bind = tuple(
         member
         for member, schema in sorted(found.inputs().items())
         if linkable(member, schema)
+        or (tool, member) in targets
         or (found.shape.kind is ToolKind.SEARCHES and member.lower() in QUERY_WORDS)
     )
     return Call(tool, arguments, (), bind)

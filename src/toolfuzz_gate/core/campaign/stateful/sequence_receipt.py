@@ -80,7 +80,11 @@ def stateful_receipt(
         "schemaDigest": digest(schemas),
         "handler": handler_label,
         "engine": {"name": ENGINE_NAME, "version": __version__},
-        "limits": {"sequences": config.sequences, "maxCalls": config.max_calls},
+        "limits": {
+            "sequences": config.sequences,
+            "maxCalls": config.max_calls,
+            "window": config.window,
+        },
         "coverage": {},
         "mutationCounts": {},
         "invariants": ledger,

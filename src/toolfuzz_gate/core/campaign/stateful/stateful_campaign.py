@@ -7,8 +7,12 @@ come back needed what earlier sequences left, and is dropped. It is then shrunk
 (`sequence_shrink`), and a crash or hang that shrinks to a single call is dropped too: a
 single call is the one-tool campaign's to find, not a stateful bug. The minimal sequence
 is replayed `CONFIRMATIONS` more times from a fresh state; one that does not fail every
-time is flaky. Generation stops once `window` sequences in a row add no new
-(tool, outcome, cause) to what was seen, or when the time budget runs out.
+time is flaky. Generation stops once `window` walks in a row add no new
+(tool, outcome, cause) to what was seen (the shapes always run: each is an order chosen
+for a kind of bug, as near-misses meet every operator before their stream saturates), or
+when the time budget runs out, between sequences, as a tool's campaign stops between
+cases; what it found then is still settled, each finding shrunk with at most
+`SHRINK_CALLS_AFTER` handler calls.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from toolfuzz_gate.core.campaign.stateful.sequence_shrink import (
     shifted,
     shrink_sequence,
 )
-from toolfuzz_gate.core.campaign.time_budget import Budget
+from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 CONFIRMATIONS = 2
 MAX_HISTORY = 48
@@ -52,7 +57,8 @@ class StatefulConfig:
     shrink_runs: int = 30
     """Fresh-state runs each finding may take to shrink."""
     window: int = 8
-    """Sequences in a row that add nothing new before generation stops (0: never)."""
+    """Walks in a row that add nothing new before generation stops (0: never, as with a
+    policy's `saturation: false`)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,12 @@ class StatefulResult:
     calls: int = 0
     stop: str | None = None
     dropped: dict[str, int] = field(default_factory=dict)
+    budget_stop: JSONObject | None = None
+    """Where the time budget ran out (`core.campaign.time_budget`): before which sequence."""
+
+    def not_run(self) -> JSONObject:
+        """Planned sequences the budget left out, as the receipt's `budget.notRun`."""
+        return {"stateful": self.planned - self.ran}
 
 
 def run_stateful(
@@ -89,7 +101,7 @@ def run_stateful(
     budget: Budget | None = None,
 ) -> StatefulResult:
     graph = Graph(tools, links)
-    context = Context(tools)
+    context = Context(tools, links)
     planned, shaped = plan_sequences(
         tools, links, make, config.seed, config.sequences, config.max_calls
     )
@@ -99,22 +111,22 @@ def run_stateful(
     quiet = 0
     history: list[Step] = []
     for number, calls in enumerate(planned):
-        if number <= shaped:  # each shape, and the first walk, from a fresh state
-            server.fresh()
-            history = []
-        if budget is not None and budget.exhausted():
-            result.stop = "budget"
+        if _out_of_time(result, budget, number):
             break
         if config.window and quiet >= config.window:
             result.stop = "saturated"
             break
+        if number <= shaped:  # each shape, and the first walk, from a fresh state
+            server.fresh()
+            history = []
         steps = run_sequence(server, calls, context)
         result.ran += 1
         result.calls += len(steps)
         signature = {
             (s.tool, s.outcome.kind.value, cause_of(s.outcome, s.call.arguments)) for s in steps
         }
-        quiet = 0 if signature - seen else quiet + 1
+        if number >= shaped:  # only walks count towards saturation
+            quiet = 0 if signature - seen else quiet + 1
         seen |= signature
         restart = any(s.outcome.kind.value in ("crash", "timeout") for s in steps)
         for finding in check_sequence(steps, graph, config.checks):
@@ -122,8 +134,18 @@ def run_stateful(
                 continue
             found.add(finding.identity)
             restart = True
+            cut = _out_of_time(result, budget, number + 1)
             example = _settle(
-                server, (history, steps), finding, number, graph, context, config, admits, tools
+                server,
+                (history, steps),
+                finding,
+                number,
+                graph,
+                context,
+                config,
+                admits,
+                tools,
+                cut,
             )
             if isinstance(example, str):
                 result.dropped[example] = result.dropped.get(example, 0) + 1
@@ -141,6 +163,14 @@ def run_stateful(
     return result
 
 
+def _out_of_time(result: StatefulResult, budget: Budget | None, number: int) -> bool:
+    """Has the time budget run out (by sequence `number`, recorded the first time)?"""
+    if result.budget_stop is None and budget is not None and budget.exhausted():
+        result.stop = "budget"
+        result.budget_stop = {"stream": "stateful", "case": number}
+    return result.budget_stop is not None
+
+
 def _settle(
     server: Server,
     ran: tuple[list[Step], list[Step]],
@@ -151,12 +181,14 @@ def _settle(
     config: StatefulConfig,
     admits: Admits,
     tools: Mapping[str, ServerTool],
+    cut: bool = False,
 ) -> SequenceCounterexample | str:
-    """The confirmed, shrunk counterexample, or why the finding is dropped."""
+    """The confirmed, shrunk counterexample, or why the finding is dropped; `cut`: the
+    time budget has run out, so shrinking takes at most `SHRINK_CALLS_AFTER` calls."""
 
     def attempt(calls: Sequence[Call]) -> tuple[list[Step], SequenceFinding] | None:
         server.fresh()
-        ran = run_sequence(server, calls, Context(context.tools))
+        ran = run_sequence(server, calls, Context(context.tools, context.links))
         for again in check_sequence(ran, graph, config.checks):
             if again.identity == finding.identity:
                 return ran, again
@@ -176,7 +208,10 @@ def _settle(
         known = tools.get(tool)
         return known.required() if known is not None else frozenset()
 
-    shrunk = shrink_sequence(first[0], first[1], attempt, admits, config.shrink_runs, required)
+    runs = config.shrink_runs
+    if cut:  # no candidate is longer than the first reproduction
+        runs = min(runs, SHRINK_CALLS_AFTER // len(first[0]))
+    shrunk = shrink_sequence(first[0], first[1], attempt, admits, runs, required)
     if len(shrunk.steps) == 1 and shrunk.finding.failure in _SINGLE_CALL:
         return "single-call"
     failed = 0

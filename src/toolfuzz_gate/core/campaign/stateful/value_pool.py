@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.stateful.tool_kinds import singular, words
+from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
 MAX_HARVEST = 200
@@ -35,12 +36,27 @@ _STRIP = "\"'`[](){}<>. "
 @dataclass(frozen=True)
 class Seen:
     """One value seen in a sequence: at which step, under which member name, from where
-    (`output` or `input`), and whether the step's output schema declared the member."""
+    (`output` or `input`), and where in the value (`path`: members and array indices)."""
 
     step: int
     member: str
     value: JSON
     origin: str
+    path: tuple[str | int, ...] = ()
+
+    @property
+    def reference(self) -> str:
+        """How a link names this value: a top-level member by its name (`id`), a deeper one
+        by its JSON Pointer (`/note/id`, `/notes/2/id`)."""
+        if len(self.path) <= 1:
+            return self.member
+        return jp.from_parts(self.path)
+
+    def named_by(self, reference: str) -> bool:
+        """Is this the value `reference` (`Seen.reference`) names?"""
+        return self.reference == reference or (
+            not reference.startswith("/") and self.member == reference
+        )
 
 
 @dataclass
@@ -97,27 +113,29 @@ def harvest(value: JSON, step: int, origin: str) -> list[Seen]:
     """The scalar leaves of `value` under their member names (an array's items under the
     array's singular name), at most MAX_HARVEST, in document order."""
     found: list[Seen] = []
-    for member, leaf in _leaves(value, "", 0):
+    for member, leaf, path in _leaves(value, "", ()):
         if len(found) >= MAX_HARVEST:
             break
         if isinstance(leaf, str) and len(leaf) > MAX_VALUE_CHARS:
             continue
-        found.append(Seen(step, member, leaf, origin))
+        found.append(Seen(step, member, leaf, origin, path))
     return found
 
 
-def _leaves(value: JSON, member: str, depth: int) -> Iterator[tuple[str, JSON]]:
-    if depth > 6:
+def _leaves(
+    value: JSON, member: str, path: tuple[str | int, ...]
+) -> Iterator[tuple[str, JSON, tuple[str | int, ...]]]:
+    if len(path) > 6:
         return
     if isinstance(value, dict):
         for name, item in value.items():
-            yield from _leaves(item, name, depth + 1)
+            yield from _leaves(item, name, (*path, name))
     elif isinstance(value, list):
         name = "_".join(singular(w) for w in words(member)) if member else member
-        for item in value:
-            yield from _leaves(item, name, depth + 1)
+        for index, item in enumerate(value):
+            yield from _leaves(item, name, (*path, index))
     elif member and (isinstance(value, (str, int)) and not isinstance(value, bool)):
-        yield member, value
+        yield member, value, path
 
 
 def choices_named(message: str) -> list[str]:
