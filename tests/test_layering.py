@@ -153,7 +153,9 @@ LAYERS = ("errors", "core", "contract", "edges", "app", "cli")
 """The package's layers, lowest first. `errors` stands for the leaves every layer may use: the
 package's own `__init__` (its version), `errors` and `exitcodes`; `contract` is the built-in
 renderPoster tool, a handler like any other that happens to ship in the package."""
-MAX_MODULE_LINES = 400
+MAX_MODULE_LINES = 500
+"""A ceiling, not a target: a module is as long as its one concern (CONTRIBUTING.md, "Module
+size"). At 400 it had modules pinned at 393-399 lines and fragments split off only to fit."""
 
 
 def _all_modules() -> dict[str, Path]:

@@ -25,11 +25,11 @@ from toolfuzz_gate.core.campaign.oracle import (
     JsonschemaRsOracle,
     fails_exactly_at,
 )
-from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import generate, generator_for
 from toolfuzz_gate.core.engine.mutate import apply as apply_operator
 from toolfuzz_gate.core.engine.mutate import iter_operators
+from toolfuzz_gate.core.engine.sizes import SOFT_REF_DEPTH
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
 from toolfuzz_gate.core.schema.validate import validate_node

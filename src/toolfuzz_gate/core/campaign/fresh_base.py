@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import cast
 
-from toolfuzz_gate.core.engine.alphabets import random_text
-from toolfuzz_gate.core.engine.caps import string_cap
 from toolfuzz_gate.core.engine.object_members import member_schema
+from toolfuzz_gate.core.engine.scalars import random_text
 from toolfuzz_gate.core.engine.seeds import stable_int
+from toolfuzz_gate.core.engine.sizes import string_cap
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.conjoin import effective

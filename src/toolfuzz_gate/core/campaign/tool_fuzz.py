@@ -26,11 +26,11 @@ from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, Ca
 from toolfuzz_gate.core.campaign.settle import settle
 from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, budget_json
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.engine.caps import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
 from toolfuzz_gate.core.engine.requirement import accepted_reason, value_at
 from toolfuzz_gate.core.engine.satisfiable import root_problem
+from toolfuzz_gate.core.engine.sizes import SOFT_REF_DEPTH
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, present

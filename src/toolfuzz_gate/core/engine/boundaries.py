@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.engine.caps import generated_types, items_cap
+from toolfuzz_gate.core.engine.sizes import generated_types, items_cap
 from toolfuzz_gate.core.engine.steer import Steer
 from toolfuzz_gate.core.engine.trouble import (
     TRAVERSALS,
@@ -29,6 +29,7 @@ from toolfuzz_gate.core.engine.trouble import (
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import ALL_TYPES, json_equal, json_type
+from toolfuzz_gate.core.schema.keywords import BRANCHING
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 
@@ -212,8 +213,6 @@ def _no_hits(node: Node, value: JSON) -> Iterator[str]:
     """Branches are judged by the ledger, which has the validator (`validate_node`)."""
     return iter(())
 
-
-BRANCHING = ("anyOf", "oneOf")
 
 EDGE_KINDS: tuple[EdgeKind, ...] = (
     EdgeKind("path", _path_edges, _path_hits),

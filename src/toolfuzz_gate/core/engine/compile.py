@@ -14,23 +14,23 @@ generation failures later, so the message can point at the keyword at fault.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toolfuzz_gate.core.engine.consistency import iter_contradictions, iter_linked_contradictions
-from toolfuzz_gate.core.engine.estimate import estimate_bytes
-from toolfuzz_gate.core.engine.satisfiable import check_generation, prove_empty
+from toolfuzz_gate.core.engine.consistency import (
+    iter_linked_contradictions,
+    iter_local_problems,
+    prove_empty,
+)
+from toolfuzz_gate.core.engine.satisfiable import check_generation
 from toolfuzz_gate.core.engine.screen import iter_lone_surrogates, iter_unsafe_names
+from toolfuzz_gate.core.engine.sizes import estimate_bytes
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_compact, digest
-from toolfuzz_gate.core.jsonutil.values import ALL_TYPES
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective
+from toolfuzz_gate.core.schema.dialects import type_hint
 from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
 from toolfuzz_gate.core.schema.keywords.compose import Reference
-from toolfuzz_gate.core.schema.keywords.formats import contradictions as format_contradictions
-from toolfuzz_gate.core.schema.keywords.negation import forbids_everything
-from toolfuzz_gate.core.schema.keywords.pattern import length_contradiction, unbuildable
 from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, Limits
 from toolfuzz_gate.core.schema.node import CompiledSchema, Domain, Node
 from toolfuzz_gate.core.schema.options import (
@@ -47,9 +47,6 @@ from toolfuzz_gate.core.schema.references import (
 )
 from toolfuzz_gate.core.schema.vocabulary import is_defined
 from toolfuzz_gate.errors import SchemaError, SchemaProblem
-
-NOT_LOCAL = frozenset({"enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if"})
-LINKED = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "if"})  # may hide a `$ref`
 
 
 @dataclass
@@ -94,6 +91,9 @@ class _ObjectContext:
 
     def subschema(self, document: JSON, *tokens: str | int) -> Node:
         return _compile_node(self.state, document, jp.join(self.pointer, *tokens), self.depth + 1)
+
+    def type_hint(self, name: object) -> str:
+        return type_hint(name)
 
     def reference(self, target: str) -> Any:
         self.state.ref_count += 1
@@ -181,10 +181,10 @@ def _proven(state: _Compilation, problem: SchemaProblem) -> SchemaProblem:
     proof = prove_empty(node, merged)
     if proof is not None:
         return proof
-    scratch = _Compilation(state.limits, state.options, state.draft)
-    _check_contradictions(_ObjectContext(scratch, node.pointer, 0), merged)
-    proofs = [found for found in scratch.problems if found.code == "schema.contradiction"]
-    return proofs[0] if proofs else problem
+    for code, keyword, message, tokens in iter_local_problems(merged, state.limits, True):
+        if code == "schema.contradiction":
+            return SchemaProblem(code, jp.join(node.pointer, keyword, *tokens), message, keyword)
+    return problem
 
 
 def _link_references(state: _Compilation, document: JSON) -> None:
@@ -278,121 +278,22 @@ def _compile_node(state: _Compilation, document: JSON, where: str, depth: int) -
     domain = Domain()
     for name, value in parsed:
         domain = KEYWORDS[name].narrow(domain, value, conjoin)
-    node = Node(where, tuple(parsed), domain, forbids_everything(parsed))  # `{"not": {}}`
+    node = Node(where, tuple(parsed), domain, _forbidden(parsed))
     before = len(state.problems)
-    _check_contradictions(ctx, node)
+    refused = (jp.join(where, "properties"), jp.join(where, "patternProperties"))
+    members_read = not any(p.pointer in refused for p in state.problems)  # else unknown
+    for code, name, message, tokens in iter_local_problems(node, state.limits, members_read):
+        ctx.problem(code, name, message, *tokens)
     if any(p.code == "schema.contradiction" for p in state.problems[before:]):
         node = replace(node, never=True)  # proven empty; an unbuildable node is not
     state.compiled[where] = node
     return node
 
 
-def _check_contradictions(ctx: _ObjectContext, node: Node) -> None:
-    d = node.domain
-    if not d.types:
-        ctx.problem("schema.contradiction", "type", "no type remains possible")
-    if d.lo is not None and d.hi is not None:
-        if d.lo > d.hi:
-            ctx.problem("schema.contradiction", "minimum", f"minimum {d.lo} > maximum {d.hi}")
-        elif d.types <= {"integer"} and math.ceil(d.lo) > math.floor(d.hi):
-            ctx.problem("schema.contradiction", "minimum", "no integer lies within the bounds")
-    if d.max_length is not None and d.min_length > d.max_length:
-        ctx.problem(
-            "schema.contradiction",
-            "minLength",
-            f"minLength {d.min_length} > maxLength {d.max_length}",
-        )
-    for message in format_contradictions(node, ctx.limits):
-        ctx.problem("schema.contradiction", "format", message)
-    if d.min_length > ctx.limits.max_string_bytes:
-        ctx.problem(
-            "schema.limit-string",
-            "minLength",
-            f"minLength {d.min_length} exceeds the {ctx.limits.max_string_bytes}-byte string limit",
-        )
-    if d.max_items is not None and d.min_items > d.max_items:
-        ctx.problem(
-            "schema.contradiction", "minItems", f"minItems {d.min_items} > maxItems {d.max_items}"
-        )
-    if d.min_items > len(d.prefix_items) and d.items is not None and d.items.never:
-        ctx.problem("schema.contradiction", "minItems", "minItems > 0 but items admits nothing")
-    pattern = node.argument("pattern")
-    if pattern is not None and (reason := length_contradiction(pattern, d)) is not None:
-        ctx.problem("schema.contradiction", "pattern", reason)
-    elif pattern is not None and (reason := unbuildable(pattern, d, ctx.limits)) is not None:
-        ctx.problem("schema.unbuildable", "pattern", reason)
-    known = {name for name, _ in d.properties}
-    refused = (jp.join(ctx.pointer, "properties"), jp.join(ctx.pointer, "patternProperties"))
-    members_read = not any(p.pointer in refused for p in ctx.state.problems)  # else unknown
-    # References are not linked yet: names and members are judged by local keywords only.
-    names = [
-        replace(n, keywords=tuple(kv for kv in n.keywords if kv[0] not in LINKED))
-        for n in d.property_names
-    ]
-    for index, name in enumerate(d.required):
-        child = d.property_node(name)
-        patterned = [n for pattern, n in d.pattern_properties if pattern.matches(name)]
-        if not all(_validate_unlinked(n, name) for n in names):
-            ctx.problem(
-                "schema.contradiction",
-                "required",
-                f"{name!r} is required but propertyNames forbids it",
-                index,
-            )
-        elif not d.additional and name not in known and not patterned and members_read:
-            ctx.problem(
-                "schema.contradiction",
-                "required",
-                f"{name!r} is required but the closed object does not define it",
-                index,
-            )
-        elif _admits_no_value([child, *patterned] if child is not None else patterned):
-            ctx.problem(
-                "schema.contradiction",
-                "required",
-                f"{name!r} is required but admits no value",
-                index,
-            )
-    for keyword, message, tokens in iter_contradictions(node):
-        ctx.problem("schema.contradiction", keyword, message, *tokens)
-    listed = node.argument("enum")
-    constant = node.argument("const")
-    # Members are judged against the object's own keywords: references are not linked yet.
-    beyond = replace(node, keywords=tuple(kv for kv in node.keywords if kv[0] not in NOT_LOCAL))
-    if listed is not None:
-        for index, member in enumerate(listed):
-            if not _validate_unlinked(beyond, member):
-                ctx.problem(
-                    "schema.contradiction",
-                    "enum",
-                    "this member violates the node's other keywords, so it can never be valid",
-                    index,
-                )
-    if constant is not None:
-        if not _validate_unlinked(beyond, constant[0]):
-            ctx.problem("schema.contradiction", "const", "the constant violates other keywords")
-        elif not d.enum:
-            ctx.problem("schema.contradiction", "const", "the constant is not among the enum")
-
-
-def _validate_unlinked(node: Node, instance: JSON) -> bool:
-    """`validate_node` before references are linked: a `$ref`, at any depth, is taken as
-    satisfied, so a member is refused only for what the compiled keywords prove."""
-    if node.never:
-        return False
-    for name, argument in node.keywords:
-        check = KEYWORDS[name].check
-        if name != "$ref" and check is not None:
-            if not check(node, argument, instance, _validate_unlinked):
-                return False
-    return True
-
-
-def _admits_no_value(nodes: list[Node]) -> bool:
-    """Whether the schemas governing one key cancel out, judged before linking."""
-    types = ALL_TYPES
-    for node in nodes:
-        if node.never:
+def _forbidden(parsed: list[tuple[str, Any]]) -> bool:
+    """Whether one keyword's argument makes the object admit nothing (`{"not": {}}`)."""
+    for name, argument in parsed:
+        forbids = KEYWORDS[name].forbids
+        if forbids is not None and forbids(argument):
             return True
-        types = types & node.domain.types
-    return bool(nodes) and not types
+    return False

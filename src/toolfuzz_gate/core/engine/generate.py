@@ -18,13 +18,6 @@ from dataclasses import dataclass, field
 from toolfuzz_gate.core.engine.arguments import arguments_node
 from toolfuzz_gate.core.engine.array_elements import ItemPlan, count_range
 from toolfuzz_gate.core.engine.avoidance import NEGATION_ATTEMPTS, avoidance
-from toolfuzz_gate.core.engine.caps import (
-    ANY_DEPTH,
-    HARD_REF_DEPTH,
-    SOFT_REF_DEPTH,
-    generated_types,
-    items_cap,
-)
 from toolfuzz_gate.core.engine.choices import Choices
 from toolfuzz_gate.core.engine.number_edges import within
 from toolfuzz_gate.core.engine.number_range import NUMERIC, admits_numbers
@@ -36,6 +29,13 @@ from toolfuzz_gate.core.engine.seeds import (
     mode_for,
     pointer_salt,
     stable_int,
+)
+from toolfuzz_gate.core.engine.sizes import (
+    ANY_DEPTH,
+    HARD_REF_DEPTH,
+    SOFT_REF_DEPTH,
+    generated_types,
+    items_cap,
 )
 from toolfuzz_gate.core.engine.steer import NO_STEER, Aim, Steer, combine
 from toolfuzz_gate.core.jsonutil.canonical import JSON

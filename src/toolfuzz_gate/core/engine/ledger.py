@@ -23,12 +23,13 @@ from collections import deque
 from dataclasses import dataclass
 
 from toolfuzz_gate.core.engine.arguments import arguments_node
-from toolfuzz_gate.core.engine.boundaries import BRANCHING, EDGE_KINDS
-from toolfuzz_gate.core.engine.caps import generated_types
+from toolfuzz_gate.core.engine.boundaries import EDGE_KINDS
+from toolfuzz_gate.core.engine.sizes import generated_types
 from toolfuzz_gate.core.engine.steer import Steer, add_steers
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.values import intersect_types
 from toolfuzz_gate.core.schema.conjoin import effective
+from toolfuzz_gate.core.schema.keywords import BRANCHING
 from toolfuzz_gate.core.schema.limits import Limits
 from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.core.schema.validate import validate_node

@@ -27,7 +27,7 @@ from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import copy_json, has_type
 from toolfuzz_gate.core.schema.conjoin import conjoin, effective, without
-from toolfuzz_gate.core.schema.keywords import INAPPLICABLE, KEYWORDS, Recipe
+from toolfuzz_gate.core.schema.keywords import BRANCHING, INAPPLICABLE, KEYWORDS, Recipe
 from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keys import PATTERN_FAMILY
 from toolfuzz_gate.core.schema.keywords.objects import Additional
@@ -36,8 +36,6 @@ from toolfuzz_gate.core.schema.node import CompiledSchema, Node
 from toolfuzz_gate.core.schema.object_keys import admits_nothing, governing, representative_members
 from toolfuzz_gate.core.schema.recipe_context import TableRecipeContext
 from toolfuzz_gate.core.schema.validate import validate_node
-
-CHOICES = ("anyOf", "oneOf")
 
 
 @dataclass(frozen=True)
@@ -115,7 +113,7 @@ def _walk(
     merged = effective(node)
     if merged.never:
         return
-    base = without(merged, *CHOICES) if merged.domain.choices else merged
+    base = without(merged, *BRANCHING) if merged.domain.choices else merged
     for recipe in _recipes(merged, merged.keywords, steps, limits):
         if family is not None:
             recipe = replace(recipe, family=family, variant=f"{recipe.keyword}:{recipe.variant}")
@@ -123,7 +121,7 @@ def _walk(
     yield from _children(base, base, steps, limits, site, seen)
     path = jp.from_parts(token for token, _ in steps if not isinstance(token, Branch))
     for choice in merged.domain.choices:
-        if choice.keyword not in CHOICES:
+        if choice.keyword not in BRANCHING:
             continue  # a side of `if` or of a dependent schema: its keyword's own recipes
         for index, branch in enumerate(choice.branches):
             own = effective(branch)

@@ -1,4 +1,5 @@
-"""Scalar draws of the valid-value generator: integers, numbers, multiples, strings (pure).
+"""Scalar draws of the valid-value generator: integers, numbers, multiples, strings, and the
+alphabets plain strings are drawn from (pure).
 
 `Scalars` is the half of `core.engine.generate.Generator` that draws one scalar within a
 node's bounds, at the low end, the high end or mixed; the generator adds the walk over
@@ -8,12 +9,10 @@ types, choices, arrays and objects.
 from __future__ import annotations
 
 import math
-from functools import cached_property
+from functools import cached_property, lru_cache
 from random import Random
 
 from toolfuzz_gate.core.engine import dictionary
-from toolfuzz_gate.core.engine.alphabets import ASCII, CHARSETS, random_text
-from toolfuzz_gate.core.engine.caps import string_cap
 from toolfuzz_gate.core.engine.number_edges import (
     FLOAT_EDGES,
     INT_EDGES,
@@ -26,6 +25,7 @@ from toolfuzz_gate.core.engine.number_edges import (
 )
 from toolfuzz_gate.core.engine.number_range import DEFAULT_NUMBER, integer_span, span
 from toolfuzz_gate.core.engine.seeds import pointer_salt
+from toolfuzz_gate.core.engine.sizes import string_cap
 from toolfuzz_gate.core.schema.draw_modes import EDGE_PROBABILITY, HIGH, LOW, MIXED
 from toolfuzz_gate.core.schema.formats import make_string as make_format_string
 from toolfuzz_gate.core.schema.limits import Limits
@@ -43,6 +43,35 @@ DICTIONARY_EVERY = 5
 """One mixed case in this many draws a location's plain string from the dictionary of
 troublesome strings, each time from the next category (`core.engine.dictionary`)."""
 _within = within
+
+ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 -_."
+CHARSETS: tuple[tuple[str, str, int], ...] = (
+    # (name, alphabet, worst-case UTF-8 bytes per character)
+    ("ascii", ASCII, 1),
+    ("whitespace", " \t\n\r\u00a0\u2003\u3000", 3),
+    ("non-ascii", "éßñçüЖжΩ中文한글عربי\u0301", 3),
+    ("astral", "\U0001f600\U0001f389\U0001d538\U0001d54f\U0001f0a1\U00020000a", 4),
+    ("control", "ab\x00\x01\x07\x1b\x7f\r\n\t", 1),
+    ("mixed", ASCII + "é中\U0001f600\x00\u3000\u200b", 4),
+)
+"""Case 0 draws from the first, case 1 from the last, the others from any."""
+
+
+@lru_cache(maxsize=64)
+def _byte_table(alphabet: str) -> dict[int, str]:
+    return {byte: alphabet[byte % len(alphabet)] for byte in range(256)}
+
+
+def random_text(rng: Random, alphabet: str, length: int) -> str:
+    """`length` characters drawn from `alphabet`, one random byte each.
+
+    Drawing all the bytes at once and mapping them with `str.translate` keeps the
+    per-character work in C; the modulo bias is irrelevant for fuzzing.
+    """
+    if length <= 0:
+        return ""
+    raw = rng.getrandbits(8 * length).to_bytes(length, "little")
+    return raw.decode("latin-1").translate(_byte_table(alphabet))
 
 
 class NoValue(Exception):

@@ -27,6 +27,7 @@ from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import json_equal
 from toolfuzz_gate.core.schema.conjoin import effective
+from toolfuzz_gate.core.schema.keywords import KEYWORDS, MERGED
 from toolfuzz_gate.core.schema.node import Choice, Domain, Node
 
 
@@ -330,8 +331,10 @@ def _written(node: Node, keyword: str, seen: set[int]) -> str | None:
         if name == keyword:
             return jp.join(node.pointer, keyword)
     for name, argument in node.keywords:
-        parts = argument if name == "allOf" else (argument.node,) if name == "$ref" else ()
-        for part in parts:
+        in_place = KEYWORDS[name].in_place
+        if name not in MERGED or in_place is None:
+            continue
+        for part in in_place(argument):
             found = _written(part, keyword, seen)
             if found is not None:
                 return found

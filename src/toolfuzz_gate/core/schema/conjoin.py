@@ -3,8 +3,8 @@
 Design note. The compiler keeps each schema object as written: a node with `allOf`
 or `$ref` holds its parts as arguments, so checking stays a literal reading of the
 schema and recursive `$ref`s need no unrolling. Generation and mutation want one
-merged node instead. `effective(node)` flattens the same-instance applicators
-(`allOf` branches and `$ref` targets, transitively) into one keyword list and folds
+merged node instead. `effective(node)` flattens the merged applicators (`Keyword.merged`:
+`allOf` branches and `$ref` targets, transitively) into one keyword list and folds
 every keyword's `narrow` over it; because each `narrow` intersects, the merged
 domain admits only what every part admits (or a little more, which the generator's
 own re-check filters out). Children are merged lazily the same way (`conjoin`), so a
@@ -26,13 +26,11 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS
+from toolfuzz_gate.core.schema.keywords import INVALID, KEYWORDS, MERGED
+from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.node import Domain, Node
 
 CACHE_SIZE = 8192
-
-SAME_INSTANCE = frozenset({"allOf", "$ref"})
-"""Keywords whose parts apply to the same instance and are merged into the node."""
 
 
 class _Reentered(Exception):
@@ -58,19 +56,16 @@ def _narrowed(keywords: Iterable[tuple[str, Any]]) -> Domain:
 
 
 def _flat_keywords(node: Node) -> tuple[tuple[tuple[str, Any], ...], bool]:
-    """`node`'s keywords with `allOf` and `$ref` replaced by their parts' keywords,
-    and whether any part is the `false` schema."""
+    """`node`'s keywords with the merged ones (`allOf`, `$ref`) replaced by their parts'
+    keywords, and whether any part is the `false` schema."""
     flat: list[tuple[str, Any]] = []
     never = node.never
     for name, argument in node.keywords:
-        if name == "allOf":
-            parts: tuple[Node, ...] = argument
-        elif name == "$ref":
-            parts = (argument.node,)
-        else:
+        keyword = KEYWORDS[name]
+        if not keyword.merged or keyword.in_place is None:
             flat.append((name, argument))
             continue
-        for part in parts:
+        for part in keyword.in_place(argument):
             merged = effective(part)
             never = never or merged.never
             flat.extend(merged.keywords)
@@ -80,7 +75,7 @@ def _flat_keywords(node: Node) -> tuple[tuple[tuple[str, Any], ...], bool]:
 @lru_cache(maxsize=CACHE_SIZE)
 def effective(node: Node) -> Node:
     """`node` with its `allOf` branches and `$ref` targets merged in (itself when none)."""
-    if not any(name in SAME_INSTANCE for name, _ in node.keywords):
+    if not any(name in MERGED for name, _ in node.keywords):
         return node
     busy = _being_merged()
     if node in busy:
@@ -140,8 +135,10 @@ def expands_reference(node: Node) -> bool:
     """Whether merging `node` follows a `$ref` (directly or through `allOf`): the step the
     generator counts to bound recursive schemas."""
     for name, argument in node.keywords:
-        if name == "$ref":
+        if isinstance(argument, Reference):
             return True
-        if name == "allOf" and any(expands_reference(branch) for branch in argument):
-            return True
+        in_place = KEYWORDS[name].in_place
+        if name in MERGED and in_place is not None:
+            if any(expands_reference(part) for part in in_place(argument)):
+                return True
     return False

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.compose import Reference, same_instance_parts
+from toolfuzz_gate.core.schema.keywords import KEYWORDS
+from toolfuzz_gate.core.schema.keywords.compose import Reference
 from toolfuzz_gate.core.schema.node import Node
 from toolfuzz_gate.errors import SchemaProblem
 
@@ -88,8 +89,17 @@ def link(
     return problems
 
 
+def same_instance_parts(node: Node) -> Iterator[Node]:
+    """The schemas applied to the same instance as `node` (each keyword's `in_place`)."""
+    for name, argument in node.keywords:
+        in_place = KEYWORDS[name].in_place
+        if in_place is not None:
+            yield from in_place(argument)
+
+
 def same_instance_cycles(nodes: Iterable[Node]) -> list[SchemaProblem]:
-    """`$ref`/`allOf`/`anyOf`/`oneOf`/`not` chains that come back to where they started."""
+    """`$ref`/`allOf`/`anyOf`/`oneOf`/`not`/`if` chains (every keyword's `in_place`) that
+    come back to where they started."""
     problems: list[SchemaProblem] = []
     state: dict[int, int] = {}  # id -> 1 while on the current path, 2 when done
     for start in nodes:

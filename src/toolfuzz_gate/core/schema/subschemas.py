@@ -1,8 +1,10 @@
 """Where a JSON Schema document holds subschemas, as the standard spells them (pure).
 
 Read by the passes that look at every schema object without compiling it (dialect
-rewriting, documentation lint). It knows every standard applicator, supported by the
-compiler or not, and never looks inside values (`enum`, `const`, `default`, `examples`).
+rewriting, documentation lint). The keyword table says where each supported applicator
+holds schemas (`Keyword.subschemas`); the standard applicators the compiler refuses are
+listed here (`REFUSED`). It never looks inside values (`enum`, `const`, `default`,
+`examples`).
 """
 
 from __future__ import annotations
@@ -11,10 +13,27 @@ from collections.abc import Iterator
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil import pointer as jp
+from toolfuzz_gate.core.schema.keywords import KEYWORDS
+from toolfuzz_gate.core.schema.keywords.keyword import (
+    SCHEMA,
+    SCHEMA_LIST,
+    SCHEMA_MAP,
+    SCHEMA_OR_LIST,
+)
 
-SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
-SCHEMA_SINGLES = (
+REFUSED: dict[str, str] = {"unevaluatedProperties": SCHEMA, "unevaluatedItems": SCHEMA}
+"""Standard applicators the compiler refuses, so not in the keyword table: walked all the same,
+so that a dialect's rewrites and the lint reach inside them."""
+FIRST = (
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "prefixItems",
     "additionalProperties",
     "additionalItems",
     "unevaluatedProperties",
@@ -23,31 +42,33 @@ SCHEMA_SINGLES = (
     "contains",
     "propertyNames",
     "not",
-    "if",
-    "then",
-    "else",
 )
+"""The order the walk visits these keywords' schemas in, as it always has (a receipt lists a
+dialect's rewrites in walk order); every other applicator follows, in table order."""
+APPLICATORS: tuple[tuple[str, str], ...] = tuple(
+    sorted(
+        {
+            **REFUSED,
+            **{n: k.subschemas for n, k in KEYWORDS.items() if k.subschemas is not None},
+        }.items(),
+        key=lambda entry: FIRST.index(entry[0]) if entry[0] in FIRST else len(FIRST),
+    )
+)
+"""(keyword, how its argument holds schemas): `Keyword.subschemas`, and `REFUSED`."""
 MAX_OBJECTS = 20_000
 """How many schema objects one walk visits at most: bounded work on untrusted files."""
 
 
 def _children(node: dict[str, Any], where: str) -> Iterator[tuple[str, Any]]:
-    for name in SCHEMA_MAPS:
-        members = node.get(name)
-        if isinstance(members, dict):
-            for key, child in members.items():
-                yield jp.join(where, name, key), child
-    for name in SCHEMA_LISTS:
-        members = node.get(name)
-        if isinstance(members, list):
-            for index, child in enumerate(members):
-                yield jp.join(where, name, index), child
-    for name in SCHEMA_SINGLES:
+    for name, shape in APPLICATORS:
         child = node.get(name)
-        if isinstance(child, list) and name == "items":  # draft-07 tuple form
+        if shape == SCHEMA_MAP and isinstance(child, dict):
+            for key, member in child.items():
+                yield jp.join(where, name, key), member
+        elif shape in (SCHEMA_LIST, SCHEMA_OR_LIST) and isinstance(child, list):
             for index, member in enumerate(child):
                 yield jp.join(where, name, index), member
-        elif child is not None:
+        elif shape in (SCHEMA, SCHEMA_OR_LIST) and child is not None:
             yield jp.join(where, name), child
 
 

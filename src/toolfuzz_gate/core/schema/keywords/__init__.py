@@ -1,7 +1,9 @@
 """The registry of supported JSON Schema keywords: one entry each (pure).
 
 Adding a keyword is one new `Keyword` here, with its parse, narrow, check and
-recipes together. The compiler refuses any keyword not in `KEYWORDS`. Nothing here
+recipes together, and, for an applicator, where it holds subschemas and how they
+apply (`Keyword.subschemas`, `in_place`, `merged`, `branches`, `composes`): the
+sets below are derived from those. The compiler refuses any keyword not in `KEYWORDS`. Nothing here
 imports what reads this table (`conjoin`, `validate`, `object_keys`, the engine):
 they hand each keyword what it needs (`keyword.Recurse`, `Merge`, `RecipeContext`).
 """
@@ -91,11 +93,27 @@ FAMILIES: tuple[str, ...] = tuple(
 )
 """The hostile mutation families, in table order: the coverage ledger's rows."""
 
+MERGED: frozenset[str] = frozenset(n for n, k in KEYWORDS.items() if k.merged)
+"""Keywords whose schemas are merged into their node (`allOf`, `$ref`)."""
+BRANCHING: tuple[str, ...] = tuple(n for n, k in KEYWORDS.items() if k.branches)
+"""Keywords whose `Choice` is alternatives walked one by one (`anyOf`, `oneOf`)."""
+COMPOSED: frozenset[str] = frozenset(
+    n for n, k in KEYWORDS.items() if k.merged or k.branches or k.composes
+)
+"""Keywords whose generation merges schemas or rejects values: the compiler tries building
+values for every node with one (`core.engine.satisfiable`)."""
+IN_PLACE: frozenset[str] = frozenset(n for n, k in KEYWORDS.items() if k.in_place is not None)
+"""Keywords applying schemas to their node's own instance (`allOf`, `not`, `if`, ...)."""
+
 __all__ = [
+    "BRANCHING",
+    "COMPOSED",
     "FAMILIES",
     "INAPPLICABLE",
     "INVALID",
+    "IN_PLACE",
     "KEYWORDS",
+    "MERGED",
     "Keyword",
     "Maker",
     "Merge",

@@ -10,14 +10,15 @@ compiled where it stands, so its problems are reported with their own pointers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.keywords.conditional import same_instance
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
+    SCHEMA_LIST,
+    SCHEMA_MAP,
     Keyword,
     Maker,
     Merge,
@@ -128,22 +129,31 @@ def _parse_definitions(keyword: str) -> Any:
     return parse
 
 
-def same_instance_parts(node: Node) -> Iterator[Node]:
-    """The schemas applied to the same instance as `node` (the edges a `$ref` cycle needs)."""
-    for name, argument in node.keywords:
-        if name in ("allOf", "anyOf", "oneOf"):
-            yield from argument
-        elif name == "$ref" and argument.node is not None:
-            yield argument.node
-        elif name == "not":
-            yield argument
-        else:
-            yield from same_instance(name, argument)
+def _branches(argument: tuple[Node, ...]) -> Iterable[Node]:
+    return argument
 
 
-ALL_OF = Keyword("allOf", _parse_branches("allOf"), check=_check_all)
+def _target(argument: Reference) -> Iterable[Node]:
+    return () if argument.node is None else (argument.node,)
+
+
+ALL_OF = Keyword(
+    "allOf",
+    _parse_branches("allOf"),
+    check=_check_all,
+    subschemas=SCHEMA_LIST,
+    in_place=_branches,
+    merged=True,
+)
 ANY_OF = Keyword(
-    "anyOf", _parse_branches("anyOf"), _narrow_choice("anyOf"), _check_any, unchosen=none_left
+    "anyOf",
+    _parse_branches("anyOf"),
+    _narrow_choice("anyOf"),
+    _check_any,
+    unchosen=none_left,
+    subschemas=SCHEMA_LIST,
+    in_place=_branches,
+    branches=True,
 )
 ONE_OF = Keyword(
     "oneOf",
@@ -153,7 +163,10 @@ ONE_OF = Keyword(
     FAMILY,
     _one_of_recipes,
     unchosen=none_left,
+    subschemas=SCHEMA_LIST,
+    in_place=_branches,
+    branches=True,
 )
-REF = Keyword("$ref", _parse_ref, check=_check_ref)
-DEFS = Keyword("$defs", _parse_definitions("$defs"))
-DEFINITIONS = Keyword("definitions", _parse_definitions("definitions"))
+REF = Keyword("$ref", _parse_ref, check=_check_ref, in_place=_target, merged=True)
+DEFS = Keyword("$defs", _parse_definitions("$defs"), subschemas=SCHEMA_MAP)
+DEFINITIONS = Keyword("definitions", _parse_definitions("definitions"), subschemas=SCHEMA_MAP)

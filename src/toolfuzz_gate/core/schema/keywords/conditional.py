@@ -29,6 +29,8 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
     OBJECTS,
+    SCHEMA,
+    SCHEMA_MAP,
     Keyword,
     Maker,
     Merge,
@@ -146,16 +148,14 @@ def _check_dependent_schemas(
     return check_dependents(argument, instance, recurse)
 
 
-def same_instance(name: str, argument: Any) -> Iterator[Node]:
-    """The schemas a conditional keyword applies to its own instance (for `$ref` cycles)."""
-    if name == "if":
-        yield argument.condition
-        yield from (n for n in (argument.then, argument.otherwise) if n is not None)
-    elif name in ("dependentSchemas", "dependencies"):
-        for entry in argument:
-            found = entry if isinstance(entry, Dependent) else entry[1]
-            if isinstance(found, Dependent):
-                yield found.schema
+def _if_in_place(argument: Conditional) -> Iterable[Node]:
+    yield argument.condition
+    yield from (n for n in (argument.then, argument.otherwise) if n is not None)
+
+
+def dependent_in_place(dependents: Iterable[Dependent]) -> Iterable[Node]:
+    """The dependent schemas: each applies to the object itself when its name is present."""
+    return [d.schema for d in dependents]
 
 
 def _others(node: Node, argument: Any, rest: Any = INVALID) -> Node:
@@ -296,9 +296,12 @@ IF = Keyword(
     _if_recipes,
     _bind_if,
     unchosen=none_left,
+    subschemas=SCHEMA,
+    in_place=_if_in_place,
 )
-THEN = Keyword("then", _parse_schema("then"), check=_annotation)
-ELSE = Keyword("else", _parse_schema("else"), check=_annotation)
+# `then` and `else` apply through `if` (its `in_place`); alone they apply nothing.
+THEN = Keyword("then", _parse_schema("then"), check=_annotation, subschemas=SCHEMA)
+ELSE = Keyword("else", _parse_schema("else"), check=_annotation, subschemas=SCHEMA)
 DEPENDENT_SCHEMAS = Keyword(
     "dependentSchemas",
     _parse_dependent_schemas,
@@ -309,4 +312,6 @@ DEPENDENT_SCHEMAS = Keyword(
     drafts=frozenset({DRAFT_2020_12}),
     instance_types=OBJECTS,
     unchosen=none_left,
+    subschemas=SCHEMA_MAP,
+    in_place=dependent_in_place,
 )

@@ -17,6 +17,7 @@ from toolfuzz_gate.core.schema.keywords.items import item_node
 from toolfuzz_gate.core.schema.keywords.keyword import (
     ARRAYS,
     INVALID,
+    SCHEMA,
     Keyword,
     Maker,
     Merge,
@@ -160,7 +161,15 @@ def _counted_by_contains(node: Node, argument: int, instance: JSON, recurse: obj
 
 
 CONTAINS = Keyword(
-    "contains", _parse, _narrow, _check, FAMILY, _contains_recipes, _bind, instance_types=ARRAYS
+    "contains",
+    _parse,
+    _narrow,
+    _check,
+    FAMILY,
+    _contains_recipes,
+    _bind,
+    instance_types=ARRAYS,
+    subschemas=SCHEMA,
 )
 MIN_CONTAINS = Keyword(
     "minContains",

@@ -16,7 +16,6 @@ from toolfuzz_gate.core.jsonutil.values import (
     json_equal,
     json_type,
 )
-from toolfuzz_gate.core.schema.dialects import type_hint
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     Keyword,
@@ -59,7 +58,7 @@ def _parse_type(argument: Any, ctx: ParseContext) -> Any:
                 "type",
                 f"unknown type {canonical_compact(name)[:40]}; expected one of "
                 + ", ".join(TYPE_NAMES)
-                + type_hint(name),
+                + ctx.type_hint(name),
                 *at,
             )
             return INVALID

@@ -17,6 +17,9 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     ARRAYS,
     INVALID,
+    SCHEMA,
+    SCHEMA_LIST,
+    SCHEMA_OR_LIST,
     Keyword,
     Merge,
     ParseContext,
@@ -143,7 +146,13 @@ def _bind_additional_items(argument: Node, siblings: Mapping[str, Any]) -> Rest 
 
 
 ITEMS = Keyword(
-    "items", _parse_items, _narrow_items, _check_items, bind=_bind_items, instance_types=ARRAYS
+    "items",
+    _parse_items,
+    _narrow_items,
+    _check_items,
+    bind=_bind_items,
+    instance_types=ARRAYS,
+    subschemas=SCHEMA_OR_LIST,
 )
 PREFIX_ITEMS = Keyword(
     "prefixItems",
@@ -152,6 +161,7 @@ PREFIX_ITEMS = Keyword(
     _check_positional,
     drafts=frozenset({DRAFT_2020_12}),
     instance_types=ARRAYS,
+    subschemas=SCHEMA_LIST,
 )
 ADDITIONAL_ITEMS = Keyword(
     "additionalItems",
@@ -161,4 +171,5 @@ ADDITIONAL_ITEMS = Keyword(
     bind=_bind_additional_items,
     drafts=frozenset({DRAFT_07}),
     instance_types=ARRAYS,
+    subschemas=SCHEMA,
 )

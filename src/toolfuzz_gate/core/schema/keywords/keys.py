@@ -18,6 +18,8 @@ from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
     INVALID,
     OBJECTS,
+    SCHEMA,
+    SCHEMA_MAP,
     Keyword,
     Maker,
     Merge,
@@ -160,6 +162,8 @@ PATTERN_PROPERTIES = Keyword(
     # the pattern matches (`core.engine.mutate`), and claimed for this family there.
     PATTERN_FAMILY,
     instance_types=OBJECTS,
+    subschemas=SCHEMA_MAP,
+    composes=True,  # a member's schemas are merged: its property's and every pattern's
 )
 PROPERTY_NAMES = Keyword(
     "propertyNames",
@@ -169,4 +173,6 @@ PROPERTY_NAMES = Keyword(
     NAME_FAMILY,
     _name_recipes,
     instance_types=OBJECTS,
+    subschemas=SCHEMA,
+    composes=True,  # keys are built from the merged names schemas
 )

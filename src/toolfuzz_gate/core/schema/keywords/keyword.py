@@ -4,6 +4,11 @@ A keyword carries its whole meaning in one place: how its argument is read
 (`parse`), how it narrows what the generator produces (`narrow`), how the
 engine checks an instance against it (`check`), and which hostile near-misses
 it yields (`recipes`). "Supported" means exactly "has an entry in the table".
+An applicator also says where its written argument holds schemas (`subschemas`),
+which compiled schemas it applies to the instance itself (`in_place`), and how
+generation treats them (`merged`, `branches`, `composes`, `forbids`): the passes
+that walk documents, link `$ref`s, merge nodes, find reference cycles and try
+generation read these instead of naming keywords.
 
 The operations a keyword needs that themselves read the keyword table (checking
 a child schema, merging two nodes, the near-misses of an inner keyword) are
@@ -35,6 +40,15 @@ INVALID: Any = object()
 INAPPLICABLE: Any = object()
 """What a recipe's `make` returns when the value at hand admits no such near-miss."""
 
+SCHEMA = "schema"
+"""`subschemas`: the argument is one schema (`not`, `items` in 2020-12)."""
+SCHEMA_LIST = "list"
+"""`subschemas`: the argument is a list of schemas (`allOf`, `prefixItems`)."""
+SCHEMA_MAP = "map"
+"""`subschemas`: the argument maps names to schemas (`properties`, `$defs`)."""
+SCHEMA_OR_LIST = "schema-or-list"
+"""`subschemas`: one schema or a list of them (`items`, whose list form is draft-07's)."""
+
 
 class ParseContext(Protocol):
     """What a keyword's `parse` may use while the compiler reads one schema object."""
@@ -61,6 +75,10 @@ class ParseContext(Protocol):
     def reference(self, target: str) -> Any:
         """A link to the schema `target` (a `$ref` value) names, or INVALID after
         reporting why it cannot be followed."""
+
+    def type_hint(self, name: object) -> str:
+        """ "" or a sentence naming the dialects that read the type name `name` (the
+        dialects walk documents by this table, so the table does not import them)."""
 
 
 class RecipeContext(Protocol):
@@ -148,6 +166,21 @@ class Keyword:
     `unchosen`, for a keyword whose `narrow` adds a `Choice`, gives its argument without
     the part the choice stands for (INVALID when nothing is left): the generator conjoins
     one branch of each choice with what remains (`core.schema.conjoin.without_choices`).
+
+    The applicator facts. `subschemas` says how the written argument holds schemas
+    (`SCHEMA`, `SCHEMA_LIST`, `SCHEMA_MAP`, `SCHEMA_OR_LIST`), for the passes that read
+    a document without compiling it (`core.schema.subschemas`). `in_place` gives the
+    compiled schemas the keyword applies to the node's own instance (not to its members
+    or items): the edges of a `$ref` cycle that never descends (`core.schema.references`),
+    and what may hide a `$ref` not yet linked (`core.engine.compile`). `merged`: those
+    schemas are merged into the node for generation and mutation, as `allOf` and `$ref`
+    are (`core.schema.conjoin.effective`). `branches`: its `Choice` is alternatives a valid
+    value satisfies one of (`anyOf`, `oneOf`), which the mutator and the boundary ledger
+    walk into one by one; the sides of `if` are not. `composes`: generation merges other
+    schemas into what it builds or rejects values for it (`not`, `propertyNames`), so the
+    compiler tries building values for every node with it (`core.engine.satisfiable`), as
+    it does for merged keywords and choices. `forbids`: whether this argument alone makes
+    the schema object admit nothing (`{"not": {}}`), read by the compiler as `false`.
     """
 
     name: str
@@ -160,6 +193,12 @@ class Keyword:
     drafts: frozenset[str] = frozenset(DRAFTS)
     instance_types: frozenset[str] | None = None
     unchosen: Callable[[Any], Any] | None = None
+    subschemas: str | None = None
+    in_place: Callable[[Any], Iterable[Node]] | None = None
+    merged: bool = False
+    branches: bool = False
+    composes: bool = False
+    forbids: Callable[[Any], bool] | None = None
 
 
 def none_left(argument: Any) -> Any:

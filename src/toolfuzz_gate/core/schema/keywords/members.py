@@ -14,6 +14,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.conditional import (
     Dependent,
     check_dependents,
+    dependent_in_place,
     dependent_recipes,
     dependent_schema,
     narrow_dependents,
@@ -238,6 +239,10 @@ def _names_only(argument: Entries) -> Any:
     return names or INVALID
 
 
+def _dependencies_in_place(argument: Entries) -> Iterable[Node]:
+    return dependent_in_place(_schemas(argument))
+
+
 DEPENDENCIES = Keyword(
     "dependencies",
     _parse_dependents("dependencies"),
@@ -248,4 +253,7 @@ DEPENDENCIES = Keyword(
     drafts=frozenset({DRAFT_07}),
     instance_types=OBJECTS,
     unchosen=_names_only,
+    # Its schemas are not walked in documents (`subschemas`): walking them would change what
+    # dialect rewriting and lint report on draft-07 schemas.
+    in_place=_dependencies_in_place,
 )

@@ -17,6 +17,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import copy_json
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INAPPLICABLE,
+    SCHEMA,
     Keyword,
     Maker,
     Merge,
@@ -50,11 +51,8 @@ def admits_everything(node: Node) -> bool:
     )
 
 
-def forbids_everything(keywords: Iterable[tuple[str, Any]]) -> bool:
-    """Whether a schema object with these parsed keywords admits nothing because one of them
-    negates a schema that admits everything (`{"not": {}}`): the compiler reads it as the
-    `false` schema, as it reads `properties: {"x": false}`."""
-    return any(name == "not" and admits_everything(argument) for name, argument in keywords)
+def _negated(negated: Node) -> Iterable[Node]:
+    return (negated,)
 
 
 def _recipes(node: Node, negated: Node, ctx: RecipeContext) -> Iterable[Recipe]:
@@ -81,4 +79,17 @@ def _recipes(node: Node, negated: Node, ctx: RecipeContext) -> Iterable[Recipe]:
     return (Recipe(FAMILY, "not", f"matches-negated:{index}", make),)
 
 
-NOT = Keyword("not", _parse, _narrow, _check, FAMILY, _recipes)
+NOT = Keyword(
+    "not",
+    _parse,
+    _narrow,
+    _check,
+    FAMILY,
+    _recipes,
+    subschemas=SCHEMA,
+    in_place=_negated,
+    composes=True,
+    # `{"not": {}}` admits nothing: the compiler reads it as the `false` schema, as it reads
+    # `properties: {"x": false}`.
+    forbids=admits_everything,
+)

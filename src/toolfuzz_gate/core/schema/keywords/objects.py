@@ -10,6 +10,8 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.keywords.keyword import (
     INVALID,
     OBJECTS,
+    SCHEMA,
+    SCHEMA_MAP,
     Keyword,
     Maker,
     Merge,
@@ -177,7 +179,12 @@ def _additional_recipes(node: Node, argument: Additional, ctx: RecipeContext) ->
 
 
 PROPERTIES = Keyword(
-    "properties", _parse_properties, _narrow_properties, _check_properties, instance_types=OBJECTS
+    "properties",
+    _parse_properties,
+    _narrow_properties,
+    _check_properties,
+    instance_types=OBJECTS,
+    subschemas=SCHEMA_MAP,
 )
 REQUIRED = Keyword(
     "required",
@@ -197,4 +204,5 @@ ADDITIONAL_PROPERTIES = Keyword(
     _additional_recipes,
     _bind_additional,
     instance_types=OBJECTS,
+    subschemas=SCHEMA,
 )
