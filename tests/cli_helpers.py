@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,15 @@ POSTER_CONTRACT = (
     "dryRun",
 )
 """The `fuzz` flags that declare the poster handlers' contract."""
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now: a fixed one (the README's 8765) collides with
+    another test suite running on the same machine."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def invoke(*argv: str) -> tuple[int, str, str]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli_helpers import invoke
+from tests.cli_helpers import free_port, invoke
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.gate.policy import parse_policy
 from toolfuzz_gate.core.schema.formats import FORMATS
@@ -249,7 +249,8 @@ def test_the_quickstart_policies_parse(marker: str) -> None:
 @pytest.mark.parametrize("marker", QUICKSTART)
 def test_the_quickstart_policies_pass_on_the_fixtures(marker: str, tmp_path: Path) -> None:
     policy = tmp_path / "toolfuzz.yml"
-    policy.write_text(yaml.safe_dump(_quickstart(marker)), encoding="utf-8")
+    text = yaml.safe_dump(_quickstart(marker))
+    policy.write_text(text.replace("8765", str(free_port())), encoding="utf-8")
     out = tmp_path / "out"
     status, said, err = invoke(
         "run", "--policy", str(policy), "--root", str(ROOT), "--out", str(out), "--runs", "24"

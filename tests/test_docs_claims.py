@@ -30,8 +30,8 @@ from toolfuzz_gate.core.campaign.run_defaults import (
     DEFAULT_SEED,
     DEFAULT_TIMEOUT_MS,
 )
+from toolfuzz_gate.core.gate.handler_kinds import POLICY_KINDS
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
-from toolfuzz_gate.core.gate.policy_handler import HANDLER_KINDS
 from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -189,13 +189,13 @@ def test_the_summary_table_is_what_each_command_writes(
     full = written["run --policy"]
     assert set(_quoted(rows["counts"][1])) == set(full["counts"])
     assert set(_quoted(rows["rootCauses"][1])) == set(full["rootCauses"])
-    tools, _, builtin = rows["tools"][1].partition("the built-in `run`'s one entry:")
+    tools = rows["tools"][1]
     (entry,) = full["tools"]
     assert entry["findings"], "the lax poster has counterexamples"
     assert set(_quoted(tools)) == set(entry) | {key for f in entry["findings"] for key in f}
     (builtin_entry,) = written["run"]["tools"]
-    assert set(_quoted(builtin)) == set(builtin_entry)
-    assert written["fuzz"]["regressions"] == []
+    assert set(builtin_entry) == set(entry)  # the built-in run's summary is fuzz's shape
+    assert written["fuzz"]["regressions"] == written["run"]["regressions"] == []
 
 
 # --- defaults and flags ------------------------------------------------------------------------
@@ -298,9 +298,8 @@ def test_the_action_page_names_every_report_the_step_writes() -> None:
 # --- handler kinds -----------------------------------------------------------------------------
 
 HANDLERS = DOCS / "handlers.md"
-KINDS = HANDLER_KINDS
-"""The handler kinds a policy and `fuzz` take; point this at the handler-kind registry when
-one holds them."""
+KINDS = POLICY_KINDS
+"""The handler kinds a policy and `fuzz` take (the handler-kind registry)."""
 
 
 def _first_cells(section: str) -> list[str]:
@@ -313,8 +312,8 @@ def _first_cells(section: str) -> list[str]:
 
 def test_the_handlers_page_has_one_row_per_kind_in_each_table() -> None:
     text = _text(HANDLERS)
-    kinds = re.search(r"\n## The (\w+) kinds\n(.*?)\n## ", text, re.S)
-    assert kinds, "no 'The N kinds' section"
+    kinds = re.search(r"\n## The (kinds)\n(.*?)\n## ", text, re.S)
+    assert kinds, "no 'The kinds' section"
     named = [
         next(k for k in KINDS if f"--{k}" in cell or f"`{k}:" in cell or f" {k}:" in cell)
         for cell in _first_cells(kinds[2])

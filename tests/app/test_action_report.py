@@ -20,7 +20,7 @@ from tests.profiles import examples
 from tests.receipts import sealed
 from toolfuzz_gate.app.action_report import report_document
 from toolfuzz_gate.app.fuzz import fuzz
-from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
+from toolfuzz_gate.app.requests import FuzzRequest
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import BODY_BUDGET, marker, render_markdown
@@ -47,10 +47,10 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("genuine")
     request = FuzzRequest(
         config=FuzzConfig(41, 24),
-        handler=HandlerFlags(
-            handler="python:lax_width:render_poster",
-            rejects=("toolfuzz_gate.contract.poster:ToolError",),
-        ),
+        handler={
+            "--handler": "python:lax_width:render_poster",
+            "--rejects": ["toolfuzz_gate.contract.poster:ToolError"],
+        },
         schema=FAULTS / "poster_schema.json",
         tool="renderPoster",
         expected_rejections=("policy-pixel-budget", "policy-duplicate-semantic-intent"),

@@ -13,24 +13,16 @@ import io
 import json
 import os
 import shutil
-import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli_helpers import commit, init_repository
+from tests.cli_helpers import commit, free_port, init_repository
 from toolfuzz_gate.cli import run
 
 PAGER = Path(__file__).parents[1] / "fixtures" / "pager"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _handler(kind: str, port: int) -> str:
@@ -61,7 +53,7 @@ def _repository(root: Path, kind: str) -> tuple[str, str]:
     policy = (
         "version: 1\ndefaults: {runs: 12, timeout_ms: 5000}\n"
         "gate: {fail_on: [new-counterexample]}\n"
-        f"tools:\n  - name: list_items\n{_handler(kind, _free_port())}"
+        f"tools:\n  - name: list_items\n{_handler(kind, free_port())}"
     )
     (root / "toolfuzz.yml").write_text(policy)
     base = commit(root, "a correct pager")

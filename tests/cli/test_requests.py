@@ -22,7 +22,7 @@ from toolfuzz_gate.errors import UsageError
 
 
 def _request(*argv: str) -> object:
-    return build_run_request(build_parser().parse_args(list(argv)), argv)
+    return build_run_request(build_parser().parse_args(list(argv)), argv, {})
 
 
 def test_only_the_options_given_override_the_policy() -> None:
@@ -68,7 +68,7 @@ def test_jobs_reach_the_run_but_never_its_replay_command() -> None:
     """How many tools ran at once changes no receipt, so the receipts' replayCommand
     leaves it out as it leaves out where the outputs went."""
     argv = ("run", "--policy", "p.yml", "--jobs", "2", "--baseline", "main", "--jobs=3")
-    request = build_run_request(build_parser().parse_args(list(argv[:7])), argv[:7])
+    request = build_run_request(build_parser().parse_args(list(argv[:7])), argv[:7], {})
     assert isinstance(request, BaselineRequest) and request.run.jobs == 2
     assert _request("run", "--policy", "p.yml").jobs is None  # type: ignore[attr-defined]
     assert build_replay_command(argv) == "toolfuzz-gate run --policy p.yml"
@@ -79,5 +79,6 @@ def test_a_replay_command_is_read_back_by_the_grammar_alone() -> None:
     question, so `run --root DIR` still names the built-in handler."""
     assert isinstance(read_command(["run", "--root", "."]), BuiltinRunRequest)
     fuzz = read_command(["fuzz", "--schema", "s.json", "--command", "--", "./h", "-v"])
-    assert isinstance(fuzz, FuzzRequest) and fuzz.handler.argv == ("./h", "-v")
+    assert isinstance(fuzz, FuzzRequest) and fuzz.command == ("./h", "-v")
+    assert fuzz.handler == {"--command": True}
     assert read_command(["diff", "a", "b"]) is None

@@ -30,9 +30,12 @@ OTHER_KINDS = (
     "toolfuzz_gate.edges.handlers.mcp",
     "toolfuzz_gate.edges.handlers.mcp_client",
     "toolfuzz_gate.edges.handlers.mcp_servers",
-    "toolfuzz_gate.core.gate.policy",
+    "toolfuzz_gate.edges.policy_file",
+    "toolfuzz_gate.app.policy_plan",
 )
-"""What an MCP handler and a policy run need, and the built-in run does not."""
+"""What an MCP handler and a policy file need, and the built-in run does not (the built-in
+contract is a policy tool, `app.front_doors`, so it loads `core.gate.policy`, which is pure,
+but reads no policy file)."""
 ENGINE = ("toolfuzz_gate.core.campaign.tool_fuzz", "toolfuzz_gate.core.engine.generate")
 
 

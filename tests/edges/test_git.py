@@ -19,6 +19,7 @@ from toolfuzz_gate.edges.git import (
     Git,
     baseline_receipts,
     git_environment,
+    pull_request_base,
     repository_root,
     resolve_base,
     resolve_commit,
@@ -81,7 +82,7 @@ def test_on_a_merge_commit_the_base_is_its_first_parent(
     repo, shas = history
     merge_commit(repo)
     # The event's sha is deliberately another commit: the merge commit's parent wins.
-    base = resolve_base(Git(repo), event("main", shas["c1"]))
+    base = resolve_base(Git(repo), *pull_request_base(event("main", shas["c1"])))
     assert (base.sha, base.how, base.warning) == (shas["c3"], "first-parent", "")
 
 
@@ -89,7 +90,7 @@ def test_off_a_merge_commit_the_base_is_the_merge_base_with_the_base_branch(
     history: tuple[Path, dict[str, str]],
 ) -> None:
     repo, shas = history
-    base = resolve_base(Git(repo), event("main", shas["c3"]))
+    base = resolve_base(Git(repo), *pull_request_base(event("main", shas["c3"])))
     assert (base.sha, base.how, base.warning) == (shas["c1"], "merge-base", "")
 
 
@@ -97,7 +98,7 @@ def test_without_the_base_branch_the_events_sha_is_used_with_a_warning(
     history: tuple[Path, dict[str, str]],
 ) -> None:
     repo, shas = history
-    base = resolve_base(Git(repo), event("release", shas["c3"]))
+    base = resolve_base(Git(repo), *pull_request_base(event("release", shas["c3"])))
     assert (base.sha, base.how) == (shas["c3"], "event-base-sha")
     assert "event's base sha" in base.warning and shas["c3"][:12] in base.warning
 
@@ -106,7 +107,7 @@ def test_a_branch_name_that_could_be_an_option_is_not_passed_to_git(
     history: tuple[Path, dict[str, str]],
 ) -> None:
     repo, shas = history
-    base = resolve_base(Git(repo), event("--output=/tmp/x", shas["c3"]))
+    base = resolve_base(Git(repo), *pull_request_base(event("--output=/tmp/x", shas["c3"])))
     assert base.how == "event-base-sha"
 
 
@@ -123,7 +124,7 @@ def test_an_event_sha_missing_from_a_full_clone_says_to_fetch_it(
 ) -> None:
     repo, _ = history
     with pytest.raises(GitError) as raised:
-        resolve_base(Git(repo), event("release", "f" * 40))
+        resolve_base(Git(repo), *pull_request_base(event("release", "f" * 40)))
     assert raised.value.code == "git.base-unresolved"
     assert "f" * 40 in raised.value.message
 
@@ -145,7 +146,7 @@ def test_a_shallow_clone_without_the_base_says_to_set_fetch_depth(
     clone, shas = shallow
     assert sh(clone, "rev-parse", "--is-shallow-repository") == "true"
     with pytest.raises(GitError) as raised:
-        resolve_base(Git(clone), event("main", shas["c3"]))
+        resolve_base(Git(clone), *pull_request_base(event("main", shas["c3"])))
     assert raised.value.code == "git.shallow-clone"
     assert raised.value.hint == FETCH_DEPTH_HINT
     assert "fetch-depth: 0" in raised.value.render()

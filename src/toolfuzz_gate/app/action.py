@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
@@ -21,28 +21,24 @@ from toolfuzz_gate.app.action_trust import (
     governed_policy,
     guard_run,
 )
-from toolfuzz_gate.app.agent_gate import with_stored_base
+from toolfuzz_gate.app.agent_gate import AgentForGate, with_stored_base
 from toolfuzz_gate.app.baseline import (
     BASE_RECEIPTS,
     HeadReceipts,
-    beside_head,
     rerun_baseline_diff,
     stored_baseline_diff,
     wait_head,
 )
-from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.emit import emit
-from toolfuzz_gate.app.gate_results import GateOutcome, gate
-from toolfuzz_gate.app.jobs import Jobs, default_jobs
+from toolfuzz_gate.app.gate_results import GateOutcome
+from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
+from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import Written, override_values
-from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
-from toolfuzz_gate.app.progress import Progress, say_command
-from toolfuzz_gate.app.replay_command import build_replay_command
+from toolfuzz_gate.app.progress import say_command
 from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.gate.action_budget import with_action_budgets
-from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs
 from toolfuzz_gate.core.github.event import Event, parse_event
@@ -143,8 +139,9 @@ def _confined_run(
             root=workspace,
             overrides=RunOverrides(seed=inputs.seed, runs=inputs.runs),
             argv=argv,
+            jobs=inputs.jobs,
+            environ=environ,
         )
-        replay = build_replay_command(run.argv)
         git = Git(workspace, safe_directory=str(workspace))
         ref = _base_ref(git, inputs, event, out)
         loaded, changed, key_names = governed_policy(
@@ -152,51 +149,43 @@ def _confined_run(
         )
         loaded = replace(loaded, policy=with_action_budgets(loaded.policy))
         keep_key_from_handlers(loaded, environ, key_names)
-        corpus = replay_corpus(loaded, override_values(run.overrides), out)
-        jobs = Jobs(inputs.jobs or default_jobs())
-        progress = Progress(out, concurrent=jobs.parallel)
 
-        def head() -> list[Written]:
-            return run_policy(loaded, run, replay, directory, progress=progress, jobs=jobs)
-
-        def base(receipts: HeadReceipts) -> JSONObject | None:
+        def base(head: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject | None:
             with base_side():  # its handlers run as the base's own user (`confine`)
-                return _baseline(runner, inputs, git, ref, loaded, run, receipts, replay, out, jobs)
+                return _baseline(runner, inputs, git, ref, loaded, run, head, replay, out, jobs)
 
-        together = (
-            jobs.parallel and inputs.baseline == "rerun" and side_by_side(policy_handlers(loaded))
-        )
-        written, diff = beside_head(head, base, together)
-        if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
-            raise UsageError(  # the handlers ran in the workspace: they could have planted one
-                f"the output directory {inputs.output_dir!r} became a symlink during the run"
+        def after(written: list[Written]) -> tuple[AgentForGate, Trust]:
+            if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
+                raise UsageError(  # the handlers ran in the workspace: they could plant one
+                    f"the output directory {inputs.output_dir!r} became a symlink during the run"
+                )
+            refuse_symlinks(directory, "input output-dir")
+            agent, noted, advisory = agent_on_trusted_cassette(
+                loaded, written, directory, out, environ, git, ref
             )
-        refuse_symlinks(directory, "input output-dir")
-        agent, noted, advisory = agent_on_trusted_cassette(
-            loaded, written, directory, out, environ, git, ref
+            agent = with_stored_base(agent, _stored_baseline(runner, inputs))
+            failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
+            if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
+                noted.append(
+                    "the base ran with this pull request's installed dependencies "
+                    f"({', '.join(guard.lent_names[:3])}), checked unchanged after the run"
+                )
+            return agent, Trust((*changed, *noted), tuple(failures))
+
+        beside = inputs.baseline == "rerun"
+        outcome = run_gate(
+            loaded, run, out, base=base, beside=beside, after=after, key=inputs.comment_key
         )
-        agent = with_stored_base(agent, _stored_baseline(runner, inputs))
-        changed += noted
-        failures = [*advisory, *guard.release()]  # every handler is reaped: agent mode's too
-        if ref is not None and inputs.baseline == "rerun" and guard.lent_names:
-            changed.append(
-                "the base ran with this pull request's installed dependencies "
-                f"({', '.join(guard.lent_names[:3])}), checked unchanged after the run"
-            )
-    trust = Trust(tuple(changed), tuple(failures))
-    outcome = gate(
-        loaded, written, diff, directory, out, corpus, inputs.comment_key, agent=agent, trust=trust
-    )
     pull = event.pull_request
     if pull is not None:
         write_document(
             directory / PR_FILE,
             {"format": "toolfuzz-pr/1", "number": pull.number, "headSha": pull.head_sha},
         )
-    for line in (directory / ANNOTATIONS.file).read_text("utf-8").splitlines():
+    for line in outcome.reports[ANNOTATIONS.file].splitlines():
         emit(out, line)  # the gate's own commands, their data escaped by `render_annotations`
     posted = _comment(runner, inputs, event, outcome, out)
-    body = (directory / COMMENT.file).read_text("utf-8")
+    body = outcome.reports[COMMENT.file]
     failed = outcome.verdict.failed
     finish(runner, body, outcome.document, failed, posted, inputs.output_dir, out)
     return outcome.exit_code
@@ -236,7 +225,7 @@ def _base_ref(git: Git, inputs: ActionInputs, event: Event, out: TextIO) -> str 
     """The base commit: a pull request's, a push's `before`, or None (no base)."""
     if event.pull_request is not None:
         try:
-            found = resolve_base(git, _pull_request_payload(event))
+            found = resolve_base(git, event.pull_request.base_ref, event.pull_request.base_sha)
         except GitError:
             if inputs.baseline == "rerun":
                 raise
@@ -289,13 +278,6 @@ def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
     if inputs.baseline != "dir" or inputs.baseline_dir is None:
         return None
     return in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
-
-
-def _pull_request_payload(event: Event) -> dict[str, Any]:
-    """The part of the event `resolve_base` reads, rebuilt from the checked fields."""
-    pull = event.pull_request
-    assert pull is not None
-    return {"pull_request": {"base": {"ref": pull.base_ref, "sha": pull.base_sha}}}
 
 
 def _comment(

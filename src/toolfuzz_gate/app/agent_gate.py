@@ -5,7 +5,6 @@ imports agent mode and its HTTP client)."""
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,7 +38,7 @@ def agent_for_gate(
     written: Sequence[Written],
     directory: Path,
     out: TextIO,
-    environ: Mapping[str, str] | None = None,
+    environ: Mapping[str, str],
     base_directory: Path | None = None,
 ) -> AgentForGate:
     """The agent receipts of head's receipts (written into `agent/` under `directory`), or
@@ -63,7 +62,6 @@ def agent_for_gate(
 
     pairs = [(item.file, item.receipt) for item in written]
     print(f"agent mode ({', '.join(listed)} in fail_on):", file=out)
-    environ = os.environ if environ is None else environ  # the action's holds the key in memory
     try:
         tried = try_receipts(loaded, pairs, directory / AGENT_DIRECTORY, environ, time.sleep, out)
     except LlmError as error:
@@ -79,13 +77,14 @@ def stored_base_agent(
     directory: Path,
     out: TextIO,
     stored: Path | None,
+    environ: Mapping[str, str],
 ) -> AgentForGate | None:
     """Agent mode for a gate against a stored baseline (`--baseline-dir DIR`): head's agent
     receipts diffed against `DIR/agent/`; None (the gate runs agent mode itself, with no
     base agent receipts) without a stored baseline."""
     if stored is None:
         return None
-    return agent_for_gate(loaded, written, directory, out, base_directory=stored)
+    return agent_for_gate(loaded, written, directory, out, environ, base_directory=stored)
 
 
 def with_stored_base(tried: AgentForGate, stored: Path | None) -> AgentForGate:

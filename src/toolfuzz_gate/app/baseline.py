@@ -9,7 +9,6 @@ A base without the policy file (the pull request that adds the gate) has no tool
 
 from __future__ import annotations
 
-import os
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -22,15 +21,22 @@ from toolfuzz_gate.app.interface_sample import with_head_sample
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_plan import Written, override_values, receipt_set
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
-from toolfuzz_gate.app.progress import Progress, say
+from toolfuzz_gate.app.progress import Progress, on_actions, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
 from toolfuzz_gate.edges.files import load_json
-from toolfuzz_gate.edges.git import Git, baseline_receipts, repository_root, resolve_base
+from toolfuzz_gate.edges.git import (
+    Git,
+    baseline_receipts,
+    pull_request_base,
+    repository_root,
+    resolve_base,
+)
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
@@ -61,7 +67,7 @@ def baseline_diff(
     git = Git(loaded.root)
     ref = request.ref
     if ref == AUTO:
-        found = resolve_base(git, _event())
+        found = resolve_base(git, *pull_request_base(_event(run.environ)))
         if found.warning:
             say(out, f"warning: {found.warning}")
         ref = found.sha
@@ -153,7 +159,8 @@ def rerun_baseline_diff(
         base_loaded = base_policy(policy, worktree)
         if not side_by_side(policy_handlers(base_loaded)):
             wait_head(head)  # its declared state or servers would meet the head's
-        told = Progress(out, side="base", concurrent=jobs is not None and jobs.parallel)
+        parallel = jobs is not None and jobs.parallel
+        told = Progress(out, "base", on_actions(run.environ), parallel)
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
             written = receipt_set(
@@ -169,7 +176,9 @@ def rerun_baseline_diff(
         return written, reproduced_on(base_loaded, overrides, head_set, wanted)
 
     shared = sum(
-        1 for tool in loaded.policy.tools if tool.handler.kind == "http" and not tool.handler.argv
+        1
+        for tool in loaded.policy.tools
+        if not handler_kind(tool.handler).gate_starts(tool.handler)
     )
     if shared:
         say(
@@ -229,6 +238,6 @@ def stored_baseline_diff(
     )
 
 
-def _event() -> Any:
-    path = os.environ.get("GITHUB_EVENT_PATH")
+def _event(environ: Mapping[str, str]) -> Any:
+    path = environ.get("GITHUB_EVENT_PATH")
     return load_json(Path(path), what="GitHub event") if path else None

@@ -2,176 +2,63 @@
 
 from __future__ import annotations
 
-import json
-import shlex
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT
-from toolfuzz_gate.app.gate_results import build_summary
-from toolfuzz_gate.app.policy_plan import Written, receipt_name
+from toolfuzz_gate.app.front_doors import fuzz_tool
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.requests import FuzzRequest, HandlerFlags
-from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
+from toolfuzz_gate.app.requests import FuzzRequest
+from toolfuzz_gate.app.summary import gate_without_base
+from toolfuzz_gate.app.tool_setup import build_policy_spec
+from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.campaign.interface import (
     NOTHING_DECLARED,
     DeclaredInterface,
     declared_interface,
 )
-from toolfuzz_gate.core.campaign.output_schema import read_output_schema
-from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
-from toolfuzz_gate.core.gate.policy import ANY_TOOL, GateRules
-from toolfuzz_gate.core.gate.verdict import decide
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
 from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt
-from toolfuzz_gate.edges.files import load_json, write_document
+from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 
-def build_handler_config(flags: HandlerFlags) -> HandlerConfig:
-    """The one handler the flags name; `flags.argv` is the command after `--`."""
-    chosen = [
-        name
-        for name, given in (
-            ("--handler", flags.handler is not None),
-            ("--command", flags.stdio),
-            ("--mcp", flags.mcp),
-            ("--http", flags.http is not None),
-        )
-        if given
-    ]
-    if len(chosen) != 1:
-        raise UsageError(
-            "name exactly one handler" + (f"; got {', '.join(chosen)}" if chosen else ""),
-            hint="--handler python:MODULE:FUNCTION, --command -- ARGV, --mcp -- ARGV, --http URL",
-        )
-    needs_argv = flags.stdio or flags.mcp
-    if needs_argv != bool(flags.argv):
-        raise UsageError(
-            f"{chosen[0]} takes the command after `--`" if needs_argv else "unexpected `--` ARGV",
-        )
-    if flags.timeout_ms <= 0:
-        raise UsageError("--timeout-ms must be positive")
-    for flag, value in (
-        ("--memory-limit-mb", flags.memory_limit_mb),
-        ("--cpu-limit-s", flags.cpu_limit_s),
-        ("--process-limit", flags.process_limit),
-    ):
-        if value is not None and value < 0:
-            raise UsageError(f"{flag} must be 0 (no limit) or positive")
-    if flags.rejects and flags.handler is None:
-        raise UsageError("--rejects goes with --handler python:...")
-    if flags.effects and flags.handler is None and not flags.mcp:
-        raise UsageError(
-            "--effects goes with --handler python:... (a function) or --mcp (a tool)",
-            hint="for other handlers use --effects-directory or --effects-command",
-        )
-    if flags.reset_tool is not None and not flags.mcp:
-        raise UsageError("--reset-tool goes with --mcp", hint="use --reset-command otherwise")
-    if flags.reset_tool is not None and flags.reset_command is not None:
-        raise UsageError("--reset-command and --reset-tool conflict: name one reset")
-    headers = []
-    for header in flags.headers:
-        name, separator, variable = header.partition("=")
-        if not separator or not name or not variable:
-            raise UsageError(f"--header {header!r} is not NAME=ENV_VAR")
-        headers.append((name, variable))
-    if headers and flags.http is None:
-        raise UsageError("--header goes with --http")
-    common: dict[str, Any] = {
-        "timeout_ms": flags.timeout_ms,
-        "env": tuple(flags.env),
-        "cwd": flags.cwd,
-        "memory_limit_mb": flags.memory_limit_mb,
-        "cpu_limit_s": flags.cpu_limit_s,
-        "process_limit": flags.process_limit,
-        "effects_directory": flags.effects_directory,
-        "effects_command": tuple(shlex.split(flags.effects_command or "")),
-        "reset_command": tuple(shlex.split(flags.reset_command or "")),
-        "reset_tool": flags.reset_tool,
-    }
-    if flags.handler is not None:
-        return HandlerConfig.from_spec(
-            flags.handler, rejects=tuple(flags.rejects), effects=flags.effects, **common
-        )
-    if flags.stdio:
-        return HandlerConfig("command", argv=tuple(flags.argv), **common)
-    if flags.mcp:
-        return HandlerConfig(
-            "mcp", target=flags.tool or "", argv=tuple(flags.argv), effects=flags.effects, **common
-        )
-    assert flags.http is not None
-    return HandlerConfig("http", target=flags.http, headers=tuple(headers), **common)
+def fuzz_handler(request: FuzzRequest) -> HandlerConfig:
+    """The handler the flags name, as a policy's handler becomes a config."""
+    tool = fuzz_tool(request, request.tool or "")
+    return HandlerConfig.from_policy(tool.handler, tool.name, tool.options)
 
 
-def build_tool_spec(
+def _spec(
     request: FuzzRequest,
     name: str,
     annotations: Mapping[str, Any] | None = None,
     output_schema: JSON = None,
     interface: DeclaredInterface = NOTHING_DECLARED,
 ) -> ToolSpec:
-    """The contract the flags declare; the contract checks as the MCP server's
-    `annotations` declare them (without a policy nothing else can), and its
+    """The contract the flags declare, as a policy tool's (`app.tool_setup`): the checks
+    as the MCP server's `annotations` declare them where the flags do not say, and its
     `outputSchema` when it declares one."""
-    for flag, given, problem_of in (
-        ("--error-codes", request.error_codes, regex_problem),
-        ("--rejection-code", request.rejection_code, pattern_problem),
-    ):
-        problem = problem_of(given) if given is not None else None
-        if problem is not None:
-            raise UsageError(f"{flag}: {problem}")
-    return ToolSpec(
-        name,
-        expected_rejections=tuple(request.expected_rejections),
-        error_codes=request.error_codes,
-        rejection_code=request.rejection_code,
-        dry_run=request.dry_run,
-        fixed=build_fixed(request.fixed_arguments),
-        checks=resolve_checks(
-            annotations=annotations,
-            deterministic=True if request.deterministic else None,
-            strict=True if request.strict else None,
-        ),
-        output_schema=None if output_schema is None else read_output_schema(output_schema),
-        annotations=declared_hints(annotations),
-        interface=interface,
-    )
+    tool = fuzz_tool(request, name)
+    return build_policy_spec(tool, tool.options, annotations, output_schema, interface)
 
 
-def build_fixed(given: tuple[str, ...]) -> tuple[tuple[str, JSON], ...]:
-    """`--fixed-argument POINTER=JSON` flags as (pointer, value) pairs, sorted."""
-    fixed: dict[str, JSON] = {}
-    for item in given:
-        pointer, separator, text = item.partition("=")
-        if not separator or not pointer.startswith("/"):
-            raise UsageError(
-                f"--fixed-argument {item!r} is not POINTER=JSON",
-                hint="""e.g. --fixed-argument '/repo_path="/tmp/repo"'""",
-            )
-        try:
-            fixed[pointer] = json.loads(text)
-        except ValueError:
-            raise UsageError(
-                f"--fixed-argument {pointer}: {text!r} is not JSON",
-                hint="a string is quoted: '/repo_path=\"/tmp/repo\"'",
-            ) from None
-    return tuple(sorted(fixed.items()))
-
-
-def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
-    """One run per tool: the schema file's tool, or each tool an MCP server lists."""
-    handler = build_handler_config(request.handler)
+def build_fuzz_runs(request: FuzzRequest, servers: McpServers | None = None) -> list[ToolRun]:
+    """One run per tool: the schema file's tool, or each tool an MCP server lists (the
+    server left running in `servers`, when given, for the first tool to call)."""
+    handler = fuzz_handler(request)
     config = request.config
     replay = build_replay_command(request.argv)
     sources = [
@@ -190,26 +77,27 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
     if request.schema is not None:
         schema = load_json(request.schema, what="schema")
         name = request.tool or request.schema.stem
-        return [ToolRun(schema, handler, build_tool_spec(request, name), config, replay)]
+        return [ToolRun(schema, handler, _spec(request, name), config, replay)]
     if request.tools is not None or request.model is not None:
         declared = build_declarations(request)
         kept = set(_not_excluded([tool.name for tool in declared], request))
         return [
             ToolRun(
                 tool.schema,
-                replace(handler, target=tool.name) if handler.kind == "mcp" else handler,
-                build_tool_spec(request, tool.name, interface=DeclaredInterface(tool.description)),
+                replace(handler, target=tool.name) if _lists(handler) else handler,
+                _spec(request, tool.name, interface=DeclaredInterface(tool.description)),
                 config,
                 replay,
             )
             for tool in declared
             if tool.name in kept
         ]
-    if handler.kind != "mcp":
+    if not _lists(handler):
         raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
     from toolfuzz_gate.edges.handlers.mcp import list_tools
 
-    listed = list_tools(handler)
+    listed = list_tools(handler, servers=servers)
+    handler = replace(handler, listed=servers)
     if request.tool is not None:
         listed = [tool for tool in listed if tool.get("name") == request.tool]
         if not listed:
@@ -219,7 +107,7 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         ToolRun(
             tool.get("inputSchema", {}),
             replace(handler, target=str(tool["name"])),
-            build_tool_spec(
+            _spec(
                 request,
                 str(tool["name"]),
                 tool.get("annotations"),
@@ -232,6 +120,10 @@ def build_fuzz_runs(request: FuzzRequest) -> list[ToolRun]:
         for tool in listed
         if str(tool.get("name")) in kept
     ]
+
+
+def _lists(handler: HandlerConfig) -> bool:
+    return handler_kind(handler).lists_its_tools
 
 
 def _not_excluded(names: list[str], request: FuzzRequest) -> list[str]:
@@ -269,7 +161,14 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
     """Each tool fuzzed, or refused in its own receipt (its schema refused, its handler
     unreachable) while the others run; the exit code is the verdict: a counterexample or
     a refusal fails (there is no baseline, so every refusal is new)."""
-    runs = build_fuzz_runs(request)
+    servers = McpServers()  # the server listed is the server the first tool calls
+    try:
+        return _fuzz(request, build_fuzz_runs(request, servers), out)
+    finally:
+        servers.close()
+
+
+def _fuzz(request: FuzzRequest, runs: list[ToolRun], out: TextIO) -> ExitCode:
     if request.receipt is not None and request.out is not None:
         raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
     if request.receipt is not None and len(runs) != 1:
@@ -299,18 +198,8 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
         written.append(Written(done.receipt, receipt_path.name, done.refused))
         render = render_refused_summary if done.refused else render_receipt_summary
         print(render(done.receipt, str(receipt_path)), file=out)
-    # The default gate rules: any counterexample fails, and so does any refusal (there is
-    # no base for a refusal to be old against) and a tool no valid call got past.
-    rules = GateRules(allow_unreached=(ANY_TOOL,) if request.allow_unreached else ())
-    verdict = decide(rules, [item.receipt for item in written], None)
-    if request.receipt is None:
-        summary = build_summary(verdict, written)
-        summary["regressions"] = []
-        write_document((request.out or DEFAULT_OUT) / "summary.json", summary)
-    for reason in verdict.reasons:  # why it failed (a tool unreached, say), as `run` says
-        print(f"  - {reason}", file=out)
-    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
-    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
+    directory = None if request.receipt is not None else request.out or DEFAULT_OUT
+    return gate_without_base(written, directory, out, allow_unreached=request.allow_unreached)
 
 
 def build_schema_lines(request: FuzzRequest) -> dict[str, SchemaLines]:

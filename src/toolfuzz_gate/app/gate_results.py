@@ -6,7 +6,7 @@ The verdict is `core.gate.verdict.decide`, then the regression corpus's outcome.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
@@ -15,11 +15,12 @@ from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import Written, receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
+from toolfuzz_gate.app.summary import build_summary
 from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts
 from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions
 from toolfuzz_gate.core.gate.verdict import Verdict, decide
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.causes_console import render_causes
 from toolfuzz_gate.core.report.context import ReplayFrom, ReportContext
 from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
@@ -37,6 +38,8 @@ class GateOutcome:
     verdict: Verdict
     document: JSONObject
     context: ReportContext
+    reports: Mapping[str, str]
+    """Each report's text by file name, as written (the action publishes them)."""
 
 
 def gate(
@@ -50,13 +53,19 @@ def gate(
     *,
     agent: AgentForGate | None = None,
     trust: Trust | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> GateOutcome:
     """The verdict over `written` (and the diff, and the replayed regression corpus):
     `diff.json`, `summary.json` and the reports written into `directory`, the receipts and
     reasons printed; `key` is the PR comment's key. `agent`: what agent mode gave when the
     caller ran it already (else it runs here when `fail_on` asks); `trust`: what the run
-    found the pull request tried against the gate itself (`core.gate.policy_trust`)."""
-    tried = agent_for_gate(loaded, written, directory, out) if agent is None else agent
+    found the pull request tried against the gate itself (`core.gate.policy_trust`);
+    `environ`: where agent mode reads the model's key (the command line's environment)."""
+    tried = (
+        agent
+        if agent is not None
+        else agent_for_gate(loaded, written, directory, out, environ or {})
+    )
     trust = trust or Trust()
     head = [item.receipt for item in written]
     receipts = receipt_set(written)
@@ -96,7 +105,7 @@ def gate(
         ),
         trust=trust.changed,
     )
-    write_reports(directory, document, context)
+    reports = write_reports(directory, document, context)
     for item in written:
         print(render_written(item), file=out)
     for line in render_causes(document):
@@ -107,7 +116,7 @@ def gate(
     exit_code = ExitCode.FAILED if verdict.failed else ExitCode.PASSED
     if tried.unavailable is not None and loaded.policy.gate.agent_unjudged == "fail":
         exit_code = ExitCode.MODEL  # every report is written; the exit code names the cause
-    return GateOutcome(exit_code, verdict, document, context)
+    return GateOutcome(exit_code, verdict, document, context, reports)
 
 
 def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
@@ -120,49 +129,6 @@ def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
         return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
 
     return ReplayFrom(shown(directory), shown(Path(loaded.file)))
-
-
-def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:
-    """`toolfuzz-summary/1`: the verdict, counts, and per receipt its coverage and findings."""
-    ordered = sorted(written, key=lambda item: (item.receipt.tool, item.file))
-    tools: list[JSON] = []
-    for item in ordered:
-        receipt = item.receipt
-        findings: list[JSON] = [
-            {"fingerprint": c.fingerprint, "failure": c.failure, "path": c.path}
-            for c in receipt.counterexamples
-        ]
-        tools.append(
-            {
-                "tool": receipt.tool,
-                "seed": receipt.seed,
-                "receipt": item.file,
-                "receiptHash": receipt.receipt_hash,
-                "refused": item.refused,
-                "counterexamples": len(findings),
-                "underSpecified": len(receipt.under_specified),
-                "coverage": dict[str, JSON](receipt.coverage),
-                "findings": findings,
-                "unsupported": [u.as_json() for u in receipt.unsupported],
-                "refusal": [r.as_json() for r in receipt.reasons],
-            }
-        )
-    counterexamples = sum(len(item.receipt.counterexamples) for item in written)
-    unsupported = sum(len(item.receipt.unsupported) for item in written)
-    return {
-        "format": "toolfuzz-summary/1",
-        "verdict": "failed" if verdict.failed else "passed",
-        "reasons": list(verdict.reasons),
-        "counts": {
-            "tools": len({item.receipt.tool for item in written}),
-            "receipts": len(written),
-            "counterexamples": counterexamples,
-            "underSpecified": sum(len(item.receipt.under_specified) for item in written),
-            "refused": sum(1 for item in written if item.refused),
-            "unsupported": unsupported,
-        },
-        "tools": tools,
-    }
 
 
 def render_written(item: Written) -> str:

@@ -13,15 +13,16 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from toolfuzz_gate.app.agent_gate import stored_base_agent
-from toolfuzz_gate.app.baseline import stored_baseline_diff
-from toolfuzz_gate.app.corpus_run import replay_corpus
-from toolfuzz_gate.app.gate_results import gate
-from toolfuzz_gate.app.policy_plan import Written, policy_tools, receipt_set
+from toolfuzz_gate.app.agent_gate import AgentForGate, stored_base_agent
+from toolfuzz_gate.app.baseline import HeadReceipts, stored_baseline_diff, wait_head
+from toolfuzz_gate.app.jobs import Jobs
+from toolfuzz_gate.app.policy_gate import run_gate
+from toolfuzz_gate.app.policy_plan import Written, policy_tools
 from toolfuzz_gate.app.reports import schema_source
-from toolfuzz_gate.app.requests import MergeRequest
+from toolfuzz_gate.app.requests import MergeRequest, PolicyRunRequest
 from toolfuzz_gate.core.gate.shard_manifest import check_together
 from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.edges.files import refuse_symlinks, write_atomic
 from toolfuzz_gate.edges.policy_file import load_policy
@@ -65,11 +66,23 @@ def merge(request: MergeRequest, out: TextIO) -> ExitCode:
         source = sources[item.unit.tool]
         written.append(Written(receipt, item.unit.receipt, receipt.refused is not None, source))
         blobs.append(raw)
-    for done, raw in zip(written, blobs, strict=True):
-        write_atomic(request.out / done.file, raw)
-    diff = None
-    if request.baseline_dir is not None:
-        diff = stored_baseline_diff(request.baseline_dir, receipt_set(written), loaded, {})
-    corpus = replay_corpus(loaded, {}, out)  # the shards replayed none: once, here
-    agent = stored_base_agent(loaded, written, request.out, out, request.baseline_dir)
-    return gate(loaded, written, diff, request.out, out, corpus, agent=agent).exit_code
+
+    def copied() -> list[Written]:
+        for done, raw in zip(written, blobs, strict=True):
+            write_atomic(request.out / done.file, raw)
+        return written
+
+    def base(head: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject | None:
+        assert request.baseline_dir is not None
+        return stored_baseline_diff(request.baseline_dir, wait_head(head), loaded, {})
+
+    # The shards replayed no corpus: `run_gate` replays it, once, here.
+    run = PolicyRunRequest(request.policy, request.out, request.root, environ=request.environ)
+    stored = base if request.baseline_dir is not None else None
+
+    def agent(written: list[Written]) -> tuple[AgentForGate | None, None]:
+        return stored_base_agent(
+            loaded, written, request.out, out, request.baseline_dir, request.environ
+        ), None
+
+    return run_gate(loaded, run, out, base=stored, head=copied, after=agent).exit_code

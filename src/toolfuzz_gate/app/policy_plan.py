@@ -3,7 +3,6 @@ the user's overrides applied, and the receipt file each writes; and what a run w
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -11,24 +10,12 @@ from typing import Any
 from toolfuzz_gate.app.requests import RunOverrides
 from toolfuzz_gate.app.tool_setup import Listings
 from toolfuzz_gate.app.whole_entries import expanded
-from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.app.written import Written as Written  # its older home
+from toolfuzz_gate.app.written import receipt_name
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
-from toolfuzz_gate.core.report.context import SchemaSource
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import PolicyError, UsageError
-
-
-@dataclass(frozen=True)
-class Written:
-    receipt: Receipt
-    file: str
-    refused: bool
-    source: SchemaSource | None = None
-    """Where the tool's schema lives in the repository, for reports (None: a server's)."""
-    first: str | None = None
-    """A stateful campaign's receipt: the receipt file of its server's first tool's unit
-    (the shard that runs that unit runs the campaign); None: a tool's receipt."""
 
 
 @dataclass(frozen=True)
@@ -106,12 +93,6 @@ def chosen_tools(
     picked = set(overrides.tools) if overrides.tools else set(known)
     picked -= set(overrides.exclude_tools)
     return [tool for tool in tools if tool.name in picked]
-
-
-def receipt_name(tool: str, seed: int | None = None) -> str:
-    """`NAME.json`, or `NAME.seed-N.json` when a tool runs under several seeds."""
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", tool)[:100] or "tool"
-    return f"{safe}.json" if seed is None else f"{safe}.seed-{seed}.json"
 
 
 def receipt_set(written: Sequence[Written]) -> ReceiptSet:

@@ -8,9 +8,9 @@ by the command line's output layer (`cli.output.CommandGuard`) like everything i
 
 from __future__ import annotations
 
-import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -35,12 +35,18 @@ def say_command(out: TextIO, line: str) -> None:
         emit(out, line)
 
 
+def on_actions(environ: Mapping[str, str]) -> bool:
+    """Does the environment say the Actions runner reads the output (it folds groups)?"""
+    return environ.get("GITHUB_ACTIONS") == "true"
+
+
 @dataclass
 class Progress:
     out: TextIO | None
     side: str = ""
     """"base" while the base runs, so its lines are told apart."""
-    grouped: bool = field(default_factory=lambda: os.environ.get("GITHUB_ACTIONS") == "true")
+    grouped: bool = False
+    """Each tool's lines in a folded group (`on_actions`: the Actions runner folds them)."""
     concurrent: bool = False
     """Tools run at once (`--jobs`): a tool's group is written whole when it ends, since
     groups cannot interleave."""

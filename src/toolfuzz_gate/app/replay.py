@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.fuzz import build_handler_config
+from toolfuzz_gate.app.front_doors import builtin_tool
+from toolfuzz_gate.app.fuzz import fuzz_handler
 from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.requests import (
     BuiltinRunRequest,
@@ -42,7 +43,6 @@ from toolfuzz_gate.core.gate.regression import (
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.case_replay import replay_cases
-from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt
@@ -127,9 +127,10 @@ def handler_from_receipt(receipt: Receipt, read_command: CommandReader) -> Handl
                 hint=NEEDS_POLICY,
             )
         if isinstance(request, BuiltinRunRequest):
-            config = HandlerConfig.from_spec(BUILTIN_SPEC)
+            builtin = builtin_tool()
+            config = HandlerConfig.from_policy(builtin.handler, builtin.name, builtin.options)
         elif isinstance(request, FuzzRequest):
-            config = build_handler_config(request.handler)
+            config = fuzz_handler(request)
         else:
             raise ReceiptError(
                 f"the receipt's replayCommand does not fuzz: {command[:160]!r}",

@@ -115,10 +115,13 @@ def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = Fals
     return group_diff(diff_sets(ReceiptSet({}), head), head.receipts, each=each)
 
 
-def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> None:
+def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> dict[str, str]:
+    """Each report written into `directory`; returns each file's text by file name."""
+    written: dict[str, str] = {}
     for report in REPORTS:
-        text = report.render(document, context)
+        text = written[report.file] = report.render(document, context)
         write_atomic(directory / report.file, text.encode("utf-8"))
+    return written
 
 
 def _sha(side: object) -> str | None:

@@ -7,9 +7,9 @@ handlers or the policy happen in the use case that runs it, in the order they al
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
@@ -48,6 +48,9 @@ class PolicyRunRequest:
     """The words the run was started with; the receipts' replayCommand is built from them."""
     jobs: int | None = None
     """`--jobs N`: tools fuzzed at the same time (None: `app.jobs.default_jobs`)."""
+    environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """The environment the command line was given (the model's key, `GITHUB_ACTIONS`,
+    `GITHUB_EVENT_PATH`): `app/` reads no other."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class MergeRequest:
     policy: Path
     root: Path | None = None
     baseline_dir: Path | None = None
+    environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -94,39 +98,16 @@ class BuiltinRunRequest:
 
 
 @dataclass(frozen=True)
-class HandlerFlags:
-    """The handler `fuzz` names, as given: one of `handler` (python:MODULE:FUNCTION),
-    `stdio` (a JSON-lines process), `mcp` (a server over stdio) or `http` (a URL); `argv`
-    is the command after `--`."""
-
-    handler: str | None = None
-    stdio: bool = False
-    mcp: bool = False
-    http: str | None = None
-    argv: tuple[str, ...] = ()
-    headers: tuple[str, ...] = ()
-    """NAME=ENV_VAR, each an HTTP header read from an environment variable."""
-    env: tuple[str, ...] = ()
-    cwd: str | None = None
-    tool: str | None = None
-    rejects: tuple[str, ...] = ()
-    effects: str | None = None
-    effects_directory: str | None = None
-    effects_command: str | None = None
-    reset_command: str | None = None
-    reset_tool: str | None = None
-    timeout_ms: int = DEFAULT_TIMEOUT_MS
-    memory_limit_mb: int | None = None
-    cpu_limit_s: int | None = None
-    process_limit: int | None = None
-
-
-@dataclass(frozen=True)
 class FuzzRequest:
     """`fuzz`: one tool, or every tool of a tools file, a model or an MCP server."""
 
     config: FuzzConfig
-    handler: HandlerFlags
+    handler: Mapping[str, Any]
+    """The handler's flags as given (flag -> value, `app.front_doors.HANDLER_FLAGS`); the
+    front door checks them as a policy's handler is checked."""
+    command: tuple[str, ...] = ()
+    """The command after `--` (`--command`, `--mcp`)."""
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
     schema: Path | None = None
     tools: Path | None = None
     model: str | None = None

@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from toolfuzz_gate.app.jobs import Jobs
-from toolfuzz_gate.app.policy_plan import Planned, Written, receipt_name
+from toolfuzz_gate.app.policy_plan import Planned
 from toolfuzz_gate.app.tool_setup import Listings, tool_annotations, tool_output_schema
+from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import receipt_name as stateful_key
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import stateful_receipt
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry

@@ -4,19 +4,19 @@ inputs, the judge of validity under that schema."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.core.campaign.checks import declared_hints, resolve_checks
+from toolfuzz_gate.app.front_doors import build_policy_spec as build_policy_spec  # its older home
 from toolfuzz_gate.core.campaign.interface import (
-    NOTHING_DECLARED,
     DeclaredInterface,
     declared_interface,
 )
 from toolfuzz_gate.core.campaign.output_schema import OutputSchema, read_output_schema
-from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
@@ -25,7 +25,6 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.workspace import fixture_digest
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
@@ -40,44 +39,6 @@ def build_policy_handler(
     """The adapter config, its code read from the policy's checkout (`loaded.root`)."""
     mirrors = None if loaded.mirrors is None else str(loaded.mirrors)
     return HandlerConfig.from_policy(handler, tool, options, root=str(loaded.root), mirrors=mirrors)
-
-
-def build_policy_spec(
-    tool: ToolPolicy,
-    options: RunOptions,
-    annotations: Mapping[str, Any] | None = None,
-    output_schema: JSON = None,
-    interface: DeclaredInterface = NOTHING_DECLARED,
-) -> ToolSpec:
-    """The tool's contract as the policy declares it, and as its MCP server's
-    `annotations` declare it where the policy does not say; its `outputSchema`, when the
-    server declares one."""
-    checks = resolve_checks(
-        annotations=annotations,
-        deterministic=tool.deterministic,
-        strict=tool.strict,
-        switches=dict(tool.checks),
-    )
-    return ToolSpec(
-        tool.name,
-        expected_rejections=tool.expected_rejections,
-        error_codes=tool.error_codes,
-        dry_run=tool.dry_run,
-        max_output_bytes=options.max_output_bytes,
-        ignore_output=options.ignore_output,
-        rejection_code=options.rejection_code,
-        rejection_answer=options.rejection_answer,
-        fixed=tool.fixed,
-        fixtures=tuple(
-            (pointer, tuple(Fixture(Path(path).name, fixture_digest(Path(path))) for path in paths))
-            for pointer, paths in tool.fixtures
-        ),
-        confined=tool.handler.sandbox,
-        checks=checks,
-        output_schema=None if output_schema is None else read_output_schema(output_schema),
-        annotations=declared_hints(annotations),
-        interface=interface,
-    )
 
 
 def tool_annotations(
@@ -127,7 +88,7 @@ def build_listed_spec(
 
 
 def _listed(handler: HandlerConfig, listings: Listings | None) -> dict[str, Any]:
-    if handler.kind != "mcp":
+    if not handler_kind(handler).lists_its_tools:
         return {}
     try:
         listed = server_tools(handler, {} if listings is None else listings)

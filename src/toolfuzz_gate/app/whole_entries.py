@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz_gate.app.tool_setup import Listings, build_policy_handler, server_tools
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
@@ -52,7 +53,7 @@ def expanded(tool: ToolPolicy, loaded: LoadedPolicy, listings: Listings) -> list
 
 def whole_server(tool: ToolPolicy) -> bool:
     """An MCP entry without `name` or the handler's `tool`: every tool its server lists."""
-    return tool.handler.kind == "mcp" and not tool.named and not tool.handler.target
+    return handler_kind(tool.handler).lists_its_tools and not tool.named and not tool.handler.target
 
 
 def takes_every_tool(tool: ToolPolicy) -> bool:
@@ -68,7 +69,7 @@ def _named_elsewhere(whole: ToolPolicy, loaded: LoadedPolicy) -> set[str]:
         for other in loaded.policy.tools
         if other is not whole
         and other.named
-        and other.handler.kind == "mcp"
+        and other.handler.kind == whole.handler.kind
         and other.handler.argv == whole.handler.argv
         and other.handler.cwd == whole.handler.cwd
     }

@@ -75,7 +75,8 @@ def _run(
             from toolfuzz_gate.app.merge import merge
             from toolfuzz_gate.cli.commands_receipts import build_merge_request
 
-            return int(merge(build_merge_request(args), stdout))
+            env = os.environ if environ is None else environ
+            return int(merge(build_merge_request(args, env), stdout))
         if args.command == "promote":
             from toolfuzz_gate.app.promote import promote
             from toolfuzz_gate.cli.commands_receipts import build_promote_request
@@ -100,7 +101,8 @@ def _run(
             return int(run_action(request, stdout))
         from toolfuzz_gate.cli.commands_run import build_run_request
 
-        return int(_run_command(build_run_request(args, argv), stdout))
+        env = os.environ if environ is None else environ
+        return int(_run_command(build_run_request(args, argv, env), stdout))
     except LlmError as error:
         print(error.render(), file=stderr)
         return int(ExitCode.MODEL)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 from toolfuzz_gate.app.requests import DiffRequest, MergeRequest, PromoteRequest, ReplayRequest
 from toolfuzz_gate.cli.commands_run import read_command
@@ -13,8 +14,9 @@ def build_diff_request(args: argparse.Namespace) -> DiffRequest:
     return DiffRequest(args.base, args.head, args.format)
 
 
-def build_merge_request(args: argparse.Namespace) -> MergeRequest:
+def build_merge_request(args: argparse.Namespace, environ: Mapping[str, str]) -> MergeRequest:
     return MergeRequest(
+        environ=environ,
         dirs=tuple(args.dirs),
         out=args.out,
         policy=args.policy,

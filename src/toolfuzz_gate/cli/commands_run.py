@@ -4,18 +4,20 @@ that need nothing but the flags (which flags go together)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
+from toolfuzz_gate.app.front_doors import HANDLER_FLAGS
 from toolfuzz_gate.app.jobs import MAX_JOBS
 from toolfuzz_gate.app.requests import (
     BaselineRequest,
     BuiltinRunRequest,
     FuzzRequest,
-    HandlerFlags,
     PolicyRunRequest,
     RunOverrides,
     ShardRequest,
 )
+from toolfuzz_gate.cli.grammar_fuzz import KIND_DESTS
 from toolfuzz_gate.cli.parser import build_parser, split_tail
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
 from toolfuzz_gate.core.gate.sharding import parse_shard
@@ -25,7 +27,9 @@ from toolfuzz_gate.errors import UsageError
 RunRequest = BuiltinRunRequest | PolicyRunRequest | BaselineRequest | ShardRequest
 
 
-def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunRequest:
+def build_run_request(
+    args: argparse.Namespace, argv: Sequence[str], environ: Mapping[str, str]
+) -> RunRequest:
     """`run`: the built-in contract, or with `--policy` a policy run, with a base or a shard."""
     if args.policy is None:
         for flag, given in (
@@ -57,7 +61,7 @@ def build_run_request(args: argparse.Namespace, argv: Sequence[str]) -> RunReque
             hint="give --baseline-dir DIR to `toolfuzz-gate merge` instead: it diffs the "
             "merged receipts",
         )
-    run = _policy_run(args, argv)
+    run = replace(_policy_run(args, argv), environ=environ)
     if shard is not None:
         return ShardRequest(run, shard, args.shard_costs)
     if args.baseline is not None or args.baseline_dir is not None:
@@ -101,27 +105,10 @@ def build_fuzz_request(
     args: argparse.Namespace, argv: Sequence[str], tail: Sequence[str]
 ) -> FuzzRequest:
     """`fuzz`; `tail` is the command after `--`."""
-    handler = HandlerFlags(
-        handler=args.handler,
-        stdio=args.stdio,
-        mcp=args.mcp,
-        http=args.http,
-        argv=tuple(tail),
-        headers=tuple(args.header),
-        env=tuple(args.env),
-        cwd=args.cwd,
-        tool=args.tool,
-        rejects=tuple(args.rejects),
-        effects=args.effects,
-        effects_directory=args.effects_directory,
-        effects_command=args.effects_command,
-        reset_command=args.reset_command,
-        reset_tool=args.reset_tool,
-        timeout_ms=args.timeout_ms,
-        memory_limit_mb=args.memory_limit_mb,
-        cpu_limit_s=args.cpu_limit_s,
-        process_limit=args.process_limit,
-    )
+    given = {
+        flag: getattr(args, KIND_DESTS.get(flag, flag[2:].replace("-", "_")))
+        for flag in HANDLER_FLAGS
+    }
     return FuzzRequest(
         config=FuzzConfig(
             args.seed,
@@ -130,7 +117,13 @@ def build_fuzz_request(
             options=schema_options(args),
             dialect=args.dialect,
         ),
-        handler=handler,
+        handler={
+            flag: value
+            for flag, value in given.items()
+            if value is not None and value is not False and value != []
+        },
+        command=tuple(tail),
+        timeout_ms=args.timeout_ms,
         schema=args.schema,
         tools=args.tools,
         model=args.model,

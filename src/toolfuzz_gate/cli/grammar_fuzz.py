@@ -8,6 +8,7 @@ from typing import Any
 
 from toolfuzz_gate.cli.flags import DIALECT_HELP, Once, add_campaign_flags
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_RUNS, DEFAULT_TIMEOUT_MS
+from toolfuzz_gate.core.gate.handler_kinds import KINDS
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_CPU_LIMIT_S,
@@ -15,13 +16,17 @@ from toolfuzz_gate.edges.handlers.rlimits import (
     DEFAULT_PROCESS_LIMIT,
 )
 
+KIND_DESTS = {"--command": "stdio"}
+"""Where a kind's flag goes when its own name is taken (`command` names the subcommand)."""
+
 
 def add_fuzz_parser(commands: Any) -> None:
     one = commands.add_parser(
         "fuzz",
         help="fuzz one tool (or every tool of an MCP server)",
-        description="Handler, one of: --handler python:MODULE:FUNCTION, --command -- ARGV..., "
-        "--mcp -- ARGV..., --http URL. The command after `--` is taken verbatim.",
+        description="Handler, one of: "
+        + ", ".join(kind.flag + ("..." * kind.takes_command) for kind in KINDS if kind.in_policy)
+        + ". The command after `--` is taken verbatim.",
     )
     add_campaign_flags(one, DEFAULT_RUNS)
     _schema_source(one)
@@ -51,10 +56,7 @@ def _schema_source(one: Any) -> None:
 
 def _handler(one: Any) -> None:
     """The handler's kind and how it is started, and the reset run before each tool."""
-    one.add_argument("--handler", action=Once, help="python:MODULE:FUNCTION")
-    one.add_argument("--command", dest="stdio", action="store_true", help="a JSON-lines process")
-    one.add_argument("--mcp", action="store_true", help="an MCP server over stdio")
-    one.add_argument("--http", action=Once, metavar="URL")
+    _kind_flags(one)
     one.add_argument(
         "--header",
         action="append",
@@ -74,6 +76,20 @@ def _handler(one: Any) -> None:
     one.add_argument(
         "--reset-tool", action=Once, metavar="NAME", help="mcp: a tool called with {} instead"
     )
+
+
+def _kind_flags(one: Any) -> None:
+    """One flag per kind of handler `fuzz` names (`core.gate.handler_kinds`; kinds that
+    share a flag, as `--handler python:...` and `--handler builtin:...`, share it)."""
+    for option in dict.fromkeys(kind.option for kind in KINDS if kind.flag):
+        kind = next(kind for kind in KINDS if kind.option == option)
+        dest = KIND_DESTS.get(option, option[2:])
+        if kind.takes_command:
+            one.add_argument(option, dest=dest, action="store_true", help=kind.help)
+            continue
+        value = kind.flag.partition(" ")[2]
+        metavar = None if ":" in value else value
+        one.add_argument(option, dest=dest, action=Once, metavar=metavar, help=kind.help)
 
 
 def _tools_and_calls(one: Any) -> None:

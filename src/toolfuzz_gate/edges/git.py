@@ -149,15 +149,22 @@ class Base:
     warning: str = ""
 
 
-def resolve_base(git: Git, event: Mapping[str, Any] | None) -> Base:
-    """The base commit for the checked-out HEAD (`event`: the parsed GitHub event, or None)."""
-    parents = git.output("rev-list", "--parents", "-n", "1", "HEAD").split()
-    if len(parents) > 2:
-        return Base(_present(git, parents[1]), "first-parent")
+def pull_request_base(event: Mapping[str, Any] | None) -> tuple[object, object]:
+    """The (branch, sha) a raw GitHub event names as its pull request's base (each
+    unchecked: `resolve_base` checks them)."""
     base = (event or {}).get("pull_request", {}) or {}
     base = base.get("base", {}) if isinstance(base, dict) else {}
     base = base if isinstance(base, dict) else {}
-    branch, sha = base.get("ref"), base.get("sha")
+    return base.get("ref"), base.get("sha")
+
+
+def resolve_base(git: Git, branch: object = None, sha: object = None) -> Base:
+    """The base commit for the checked-out HEAD: its first parent when HEAD is a merge
+    commit, else the merge base with the pull request's base `branch`, else its base
+    `sha` (a pull request's, from the event; None: none)."""
+    parents = git.output("rev-list", "--parents", "-n", "1", "HEAD").split()
+    if len(parents) > 2:
+        return Base(_present(git, parents[1]), "first-parent")
     if isinstance(branch, str) and _BRANCH.match(branch):
         remote = f"refs/remotes/origin/{branch}"
         if git.succeeds("rev-parse", "--verify", "--quiet", f"{remote}^{{commit}}"):

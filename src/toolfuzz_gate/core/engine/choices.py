@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 from toolfuzz_gate.core.engine.scalars import NoValue
 from toolfuzz_gate.core.engine.seeds import pointer_salt
@@ -17,9 +18,15 @@ from toolfuzz_gate.core.engine.sizes import SOFT_REF_DEPTH
 from toolfuzz_gate.core.engine.steer import NO_STEER, Aim, Steer, combine
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import intersect_types
-from toolfuzz_gate.core.schema.conjoin import conjoin, effective, expands_reference, without_choices
+from toolfuzz_gate.core.schema.conjoin import (
+    CACHE_SIZE,
+    conjoin,
+    effective,
+    expands_reference,
+    without_choices,
+)
 from toolfuzz_gate.core.schema.draw_modes import MIXED
-from toolfuzz_gate.core.schema.node import Choice, Node
+from toolfuzz_gate.core.schema.node import Choice, Domain, Node
 from toolfuzz_gate.core.schema.validate import validate_node
 
 BRANCH_ATTEMPTS = 16
@@ -110,7 +117,7 @@ class Choices:
         other = choice.branches[-1]
         if choice.condition is None or attempt % 2 == 0 or effective(other).never:
             return None
-        return other
+        return unmatched_side(choice)
 
     def _carried(self, picks: list[Node]) -> Steer | None:
         """The steers of the branches taken, for the merged node made of them: the ledger
@@ -142,6 +149,8 @@ class Choices:
             branches = [b for b in branches if intersect_types(effective(b).domain.types, wanted)]
         if not branches:
             raise NoValue(node.pointer, f"no branch of {choice.keyword} can be used", proven=True)
+        if choice.condition is not None and branches == [choice.branches[-1]]:
+            return unmatched_side(choice)
         aimed = steer.branch(choice.keyword)
         if aimed is not None and attempt == 0 and choice.branches[aimed] in branches:
             return choice.branches[aimed]
@@ -150,6 +159,22 @@ class Choices:
             return branches[attempt % len(branches)]
         salt = pointer_salt(f"{node.pointer}/{choice.keyword}")
         return branches[(self.index + salt + attempt) % len(branches)]
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def unmatched_side(choice: Choice) -> Node:
+    """A conditional's other side (`else`, the trigger absent), kept from meeting its
+    condition when the first side admits nothing (`"then": false`): built alone, it meets
+    the condition by chance (`{"if": {"maxProperties": 2}, "then": false}` drawing two
+    members) and has nowhere to go; with the condition negated, `core.engine.avoidance`
+    subtracts it where it can (`minProperties: 3`)."""
+    other = choice.branches[-1]
+    if choice.condition is None or not effective(choice.branches[0]).never:
+        return other
+    negated = Node(
+        other.pointer, (("not", choice.condition),), Domain(negations=(choice.condition,))
+    )
+    return conjoin(other, negated)
 
 
 def owed_sides(choices: Sequence[Choice], picks: list[Node], value: JSON) -> dict[int, Node]:

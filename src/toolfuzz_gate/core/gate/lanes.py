@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 
 MAX_JOBS = 64
@@ -46,19 +47,12 @@ def exclusive(settings: HandlerSettings) -> bool:
 
 def lane_key(settings: HandlerSettings) -> str | None:
     """What the handler shares with others' handlers (None: nothing the gate can see)."""
-    if settings.kind == "http":
-        return f"http:{_authority(settings.target)}"
+    shared = handler_kind(settings).lane(settings)  # an http handler's server, say
+    if shared is not None:
+        return shared
     if settings.cwd is not None:
         return f"cwd:{settings.cwd}"
     return None
-
-
-def _authority(url: str) -> str:
-    """The host and port of `url` (`http://user@Host:8080/x` -> `host:8080`)."""
-    rest = url.partition("://")[2] or url
-    for end in "/?#":
-        rest = rest.split(end, 1)[0]
-    return rest.rpartition("@")[2].lower()
 
 
 def stages(handlers: Sequence[HandlerSettings], shared: Sequence[str | None] = ()) -> list[Stage]:
@@ -86,4 +80,6 @@ def stages(handlers: Sequence[HandlerSettings], shared: Sequence[str | None] = (
 
 def side_by_side(handlers: Sequence[HandlerSettings]) -> bool:
     """May this side run while the other side runs?"""
-    return not any(exclusive(settings) or settings.kind == "http" for settings in handlers)
+    return not any(
+        exclusive(settings) or not handler_kind(settings).beside_other_side for settings in handlers
+    )

@@ -25,6 +25,7 @@ from toolfuzz_gate.core.campaign.rejection_code import (
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_RUNS, DEFAULT_SEED, DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.gate import breaking, whole_entry
 from toolfuzz_gate.core.gate.agent_settings import AgentSettings, parse_agent
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings, parse_llm
 from toolfuzz_gate.core.gate.policy_handler import (
@@ -264,11 +265,11 @@ def _tool(entry: dict[str, Any], where: str, defaults: RunOptions, locate: Locat
             f"two schema sources: {sources[0]} and {sources[1]}",
             hint="name the schema one way: schema, tools or model",
         )
-    if not sources and handler.kind != "mcp":
+    if not sources and not handler_kind(handler).lists_its_tools:
         raise locate.error(
             where,
             "no schema: give schema, tools or model",
-            hint="only an mcp handler may omit it (its server lists the schema)",
+            hint="only an mcp handler may omit it (its server lists the schema)",  # lists_its_tools
         )
     if "tool" in entry and "tools" not in entry:
         raise locate.error(jp.join(where, "tool"), "`tool` picks from a tools file: add `tools`")

@@ -6,12 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolfuzz_gate.core.gate.handler_kinds import (
+    BY_NAME,
+    OWN_KEYS,
+    POLICY_KINDS,
+    HandlerKind,
+    handler_kind,
+    owners,
+)
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.quoting import shown
 from toolfuzz_gate.core.jsonutil import pointer as jp
 from toolfuzz_gate.errors import PolicyError
-
-HANDLER_KINDS = ("python", "command", "mcp", "http")
 
 
 class Locator:
@@ -39,7 +45,7 @@ def parse_fixtures(
     workspace: under a name no other fixture has, in a handler the gate starts."""
     given = entry.get("fixtures", {})
     at = jp.join(where, "fixtures")
-    if given and handler.kind == "http" and not handler.argv:
+    if given and not handler_kind(handler).gate_starts(handler):
         raise locate.error(
             at,
             "fixtures go with a handler the gate starts: an http handler needs `server`",
@@ -64,21 +70,11 @@ def parse_fixtures(
     return tuple(sorted((pointer, tuple(paths)) for pointer, paths in given.items()))
 
 
-_KIND_ONLY = (
-    ("rejects", ("python",)),
-    ("effects", ("python", "mcp")),
-    ("headers", ("http",)),
-    ("tool", ("mcp",)),
-    ("server", ("http",)),
-    ("reset_tool", ("mcp",)),
-)
-
-
 def parse_handler(given: dict[str, Any], where: str, locate: Locator) -> HandlerSettings:
-    kinds = [key for key in HANDLER_KINDS if key in given]
+    kinds = [key for key in POLICY_KINDS if key in given]
     if not kinds:
         raise locate.error(
-            where, f"the handler names no kind: give one of {', '.join(HANDLER_KINDS)}"
+            where, f"the handler names no kind: give one of {', '.join(POLICY_KINDS)}"
         )
     if len(kinds) > 1:
         raise locate.error(
@@ -86,11 +82,13 @@ def parse_handler(given: dict[str, Any], where: str, locate: Locator) -> Handler
             f"a handler of two kinds: {kinds[0]} and {kinds[1]}",
             hint="one tool, one handler",
         )
-    kind = kinds[0]
-    for key, owners in _KIND_ONLY:
-        if key in given and kind not in owners:
+    kind = BY_NAME[kinds[0]]
+    for key in OWN_KEYS:
+        takers = owners(key)
+        if key in given and kind.name not in takers:
             raise locate.error(
-                jp.join(where, key), f"{key} goes with a {' or '.join(owners)} handler, not {kind}"
+                jp.join(where, key),
+                f"{key} goes with a {' or '.join(takers)} handler, not {kind.name}",
             )
     if "reset_command" in given and "reset_tool" in given:
         raise locate.error(
@@ -103,7 +101,7 @@ def parse_handler(given: dict[str, Any], where: str, locate: Locator) -> Handler
             "a sandboxed handler runs in its allowed root: give sandbox or cwd, not both",
             hint="{sandbox} in the argv names the allowed root",
         )
-    if given.get("sandbox") and kind == "http" and "server" not in given:
+    if given.get("sandbox") and not kind.gate_starts(_settings(kind, given)):
         raise locate.error(
             jp.join(where, "sandbox"),
             "sandbox confines a handler the gate starts: an http handler needs `server`",
@@ -113,11 +111,14 @@ def parse_handler(given: dict[str, Any], where: str, locate: Locator) -> Handler
             jp.join(where, "effects_command"),
             "name one effects probe: effects_directory or effects_command, not both",
         )
-    target = given[kind] if kind in ("python", "http") else given.get("tool", "")
+    return _settings(kind, given)
+
+
+def _settings(kind: HandlerKind, given: dict[str, Any]) -> HandlerSettings:
     return HandlerSettings(
-        kind,
-        target=target,
-        argv=tuple(given[kind]) if kind in ("command", "mcp") else tuple(given.get("server", ())),
+        kind.name,
+        target="" if kind.target_key is None else given.get(kind.target_key, ""),
+        argv=() if kind.argv_key is None else tuple(given.get(kind.argv_key, ())),
         rejects=tuple(given.get("rejects", ())),
         effects=given.get("effects"),
         headers=tuple(sorted(given.get("headers", {}).items())),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toolfuzz_gate.core.gate.handler_kinds import BY_NAME
 from toolfuzz_gate.errors import PolicyError
 
 ErrorAt = Callable[[str, str, str], PolicyError]
@@ -23,7 +24,7 @@ def check_whole_entry(
     """`PolicyError` for an entry without `name` that is not whole, or with
     `exclude_tools` that is not whole."""
     whole_file = "tools" in entry and "tool" not in entry
-    whole_server = kind == "mcp" and "name" not in entry and not target
+    whole_server = BY_NAME[kind].lists_its_tools and "name" not in entry and not target
     if "name" not in entry and not (whole_file or whole_server):
         raise error(
             f"{where}/name",

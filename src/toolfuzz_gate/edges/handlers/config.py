@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
+from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -46,6 +47,9 @@ class HandlerConfig(HandlerSettings):
     servers: McpServers | None = field(default=None, compare=False, repr=False)
     """mcp: the run's shared servers, when this tool may share its server with other tools
     of it (`mcp_servers`); None: a server of its own."""
+    listed: McpServers | None = field(default=None, compare=False, repr=False)
+    """mcp: the servers a listing left running (`mcp.list_tools` with `servers`); this
+    tool's handler takes its server over instead of starting one, when it may."""
     work_tree: WorkTree | None = None
     """The workspace the handler runs in, once `registry.build_handler` has made it (from
     `sandbox` and `fixtures`); None: none."""
@@ -64,7 +68,7 @@ class HandlerConfig(HandlerSettings):
         output cap, its code read from `root`. An MCP handler calls the tool it names, else
         the policy tool's own name."""
         given = {item.name: getattr(settings, item.name) for item in fields(HandlerSettings)}
-        if settings.kind == "mcp" and not settings.target:
+        if handler_kind(settings).lists_its_tools and not settings.target:
             given["target"] = tool
         return cls(
             **given,
@@ -97,19 +101,7 @@ class HandlerConfig(HandlerSettings):
 
     def label(self) -> JSONObject:
         """The receipt's `handler` member: enough to start the same handler again."""
-        label: JSONObject
-        if self.kind == "command":
-            label = {"command": list(self.argv)}
-        elif self.kind == "mcp":
-            label = {"mcp": {"command": list(self.argv), "tool": self.target}}
-        elif self.kind == "http":
-            label = {"http": self.target}
-            if self.argv:
-                label["server"] = list(self.argv)
-            if self.headers:
-                label["headers"] = {name: f"${variable}" for name, variable in self.headers}
-        else:
-            label = {"spec": self.spec}
+        label = handler_kind(self).label(self)  # the kind's own part (`core.gate.handler_kinds`)
         if self.rejects:
             label["rejects"] = list(self.rejects)
         if self.effects is not None:

@@ -61,8 +61,10 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
+from toolfuzz_gate.edges.handlers.mcp_listing import list_kept
+from toolfuzz_gate.edges.handlers.mcp_listing import server_key as server_key  # its older home
 from toolfuzz_gate.edges.handlers.mcp_result import output_of, result_outcome, with_raised
-from toolfuzz_gate.edges.handlers.mcp_servers import SharedServer
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers, SharedServer
 from toolfuzz_gate.edges.handlers.rlimits import Limits
 from toolfuzz_gate.errors import HandlerError, TaskRequiredError
 
@@ -114,10 +116,13 @@ class McpHandler(RestartingHandler):
 
         # A shared server (`mcp_servers`) outlives this handler; its own dies with it.
         self._shared = config.servers is not None
+        taken = _handed_over(config)
+        if taken is not None and taken.session is not None:
+            self.noise = taken.session.noise  # what it printed while it started counts
         self._server = (
             config.servers.server(server_key(config), launch)
             if config.servers is not None
-            else SharedServer(launch())
+            else taken or SharedServer(launch())
         )
         self._relaunch = launch
         try:
@@ -331,20 +336,31 @@ class McpHandler(RestartingHandler):
             session.kill()
 
 
-def server_key(config: HandlerConfig) -> tuple[object, ...]:
-    """What starts the server of `config`: handlers with the same key may share it."""
-    limits = (config.memory_limit_mb, config.cpu_limit_s, config.process_limit)
-    return (config.argv, config.env, config.cwd, config.root, config.mirrors, limits)
+def _handed_over(config: HandlerConfig) -> SharedServer | None:
+    """The server a listing left running for this handler to take (`config.listed`), when
+    nothing must run before the handler's own server starts: a reset, a workspace."""
+    if config.listed is None or config.servers is not None:
+        return None
+    if config.reset_command or config.reset_tool is not None or config.work_tree is not None:
+        return None
+    return config.listed.take(server_key(config))
 
 
 def list_tools(
-    config: HandlerConfig, *, startup_timeout_s: float = STARTUP_TIMEOUT_S
+    config: HandlerConfig,
+    *,
+    startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    servers: McpServers | None = None,
 ) -> list[dict[str, Any]]:
     """Every tool of the server `config.argv` starts: `{name, description, inputSchema,
     annotations}` (`annotations`: the boolean hints only).
 
-    Starts the server, initializes it, follows `tools/list` pagination, stops it.
+    Starts the server, initializes it, follows `tools/list` pagination, stops it; with
+    `servers`, leaves it running there for a handler of it to take over (`_handed_over`),
+    when no reset or workspace must come before its start.
     """
+    if servers is not None and not (config.reset_command or config.reset_tool or config.sandbox):
+        return list_kept(servers, config, startup_timeout_s)
     from toolfuzz_gate.edges.handlers.reset import run_reset_command
     from toolfuzz_gate.edges.handlers.workspace import placed
 

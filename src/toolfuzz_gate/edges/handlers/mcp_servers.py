@@ -7,6 +7,10 @@ decides), so what one tool did cannot reach another's results. They run one afte
 in one lane (`core.gate.lanes`), never at once: the client is synchronous. A call that
 costs the server (a crash, a timeout) or a confirmation's restart drops the process for
 every tool; the next call, whichever tool makes it, starts a fresh one.
+
+A server started to list its tools (`mcp_listing.list_kept`) stays here, running,
+for the first handler of it to take over (`McpServers.take`): `fuzz --mcp` starts each
+server once, to list its tools and to call the first of them.
 """
 
 from __future__ import annotations
@@ -49,6 +53,20 @@ class McpServers:
             if shared is None:
                 shared = self._servers[key] = SharedServer(launch())
             return shared
+
+    def take(self, key: tuple[object, ...]) -> SharedServer | None:
+        """The running server started the way `key` says, no longer this run's to share or
+        stop: its taker's own (`listed` handed a listing's server over), or None."""
+        with self._lock:
+            shared = self._servers.get(key)
+            if shared is None or shared.session is None:
+                return None
+            return self._servers.pop(key)
+
+    def forget(self, key: tuple[object, ...]) -> None:
+        """Drop the server `key` names from the run (its caller stops it)."""
+        with self._lock:
+            self._servers.pop(key, None)
 
     def close(self) -> None:
         with self._lock:
