@@ -94,8 +94,8 @@ class WorkerProcess:
                 cwd=cwd,
                 start_new_session=True,
             )
+            self.pid = self.process.pid  # before it joins `_live`: `live_pids` reads it
             WorkerProcess._live.add(self)
-        self.pid = self.process.pid
         self._readable = selectors.DefaultSelector()
         self._writable = selectors.DefaultSelector()
         self._streams: list[IO[bytes]] = []
