@@ -70,4 +70,7 @@ sed -i "s#$repo#REPO#g; s#/tmp/[A-Za-z0-9._/-]*#TMP#g" "$out"/*.stdout || true
 "$PY" -m toolfuzz_gate merge "$out/s1" "$out/s2" --policy policy.yml --out "$out/merged" > "$out/merge.stdout" 2>&1 || echo "merge rc=$?" >> "$out/rc"
 sed -i "s#$repo#REPO#g; s#/tmp/[A-Za-z0-9._/-]*#TMP#g" "$out"/*.stdout || true
 sed -i -E "s#[0-9]+\.[0-9]+ s\b#N s#g" "$out"/*.stdout
+# head and base run side by side: their progress lines interleave by timing, so that console
+# is compared as sorted lines
+sort -o "$out/baseline.stdout" "$out/baseline.stdout"
 mv "$out" "$final"
