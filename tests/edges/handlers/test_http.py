@@ -558,3 +558,25 @@ def test_a_5xx_crash_has_the_status_as_cause_and_restart_reconnects(
     handler.restart()
     assert handler.call({"status": 200, "json": 1}).kind is OutcomeKind.ACCEPTED
     assert correct.get("/connections")["accepted"] > accepted, "a new connection"
+
+
+PAGER = Path(__file__).resolve().parents[2] / "fixtures" / "pager"
+
+
+@pytest.mark.slow
+def test_a_started_server_whose_port_another_process_holds_is_refused(
+    make: MakeHandler,
+) -> None:
+    with socket.socket() as other:  # another job's server on the same port
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        settings: dict[str, Any] = {
+            "argv": (sys.executable, "pager_http.py", str(port)),
+            "cwd": str(PAGER),
+        }
+        with pytest.raises(HandlerError, match="already listens there"):
+            make(f"http://127.0.0.1:{port}/", **settings)
+    # the control: the port free, the gate's own server answers
+    handler = make(f"http://127.0.0.1:{port}/", **settings)
+    assert handler.call({"limit": 1}).kind is OutcomeKind.ACCEPTED

@@ -76,6 +76,7 @@ class HttpHandler(ManagedHandler):
             self._open(startup_wait_s)
             return
         try:
+            self._refuse_a_listener_of_another()
             self._server.ensure()
             self._open(SERVER_STARTUP_S)
         except BaseException:
@@ -90,8 +91,13 @@ class HttpHandler(ManagedHandler):
 
     def call(self, arguments: JSONObject) -> Outcome:
         body = json.dumps(arguments, allow_nan=False).encode("ascii")
-        if self._server is not None and self._server.ensure():  # it exited: start it again
+        if self._server is not None and not self._server.running():  # it exited: start again
             self._drop()
+            try:
+                self._refuse_a_listener_of_another()
+            except HandlerError as error:
+                return Outcome(OutcomeKind.CRASH, message=bounded_message(str(error)))
+            self._server.ensure()
             try:
                 self._open(SERVER_STARTUP_S)
             except HandlerError as error:
@@ -151,6 +157,23 @@ class HttpHandler(ManagedHandler):
                 raise HandlerError(f"{self.url}: cannot connect: {self._explain(error)}") from None
             self._connection = connection
             return
+
+    def _refuse_a_listener_of_another(self) -> None:
+        """Before the gate starts its `server:`, nothing may answer at the URL: another
+        process's server there would take every call while the gate's own, failing to bind,
+        went unnoticed (another job's server on a fixed port)."""
+        probe = self._new_connection()
+        try:
+            probe.connect()
+        except OSError:
+            return
+        finally:
+            probe.close()
+        raise HandlerError(
+            f"{self.url}: something already listens there before the gate started "
+            f"{self._server.label if self._server else 'the server'!r}",
+            hint="stop what holds the port, or give `server:` and the URL a free port",
+        )
 
     def _new_connection(self) -> DeadlineConnection:
         deadline = time.monotonic() + self.timeout_s
