@@ -34,10 +34,11 @@ from toolfuzz_gate.app.gate_results import GateOutcome
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_gate import run_gate
-from toolfuzz_gate.app.policy_plan import Written, override_values
+from toolfuzz_gate.app.policy_plan import override_values
 from toolfuzz_gate.app.progress import say_command
 from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.action_budget import with_action_budgets
 from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.github.action_inputs import ActionInputs, read_inputs

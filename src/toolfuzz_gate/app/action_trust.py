@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
-from toolfuzz_gate.app.policy_plan import Written
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
 from toolfuzz_gate.edges.dependencies import (

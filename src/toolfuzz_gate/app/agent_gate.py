@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.policy_plan import Written
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY, load_agent_receipts

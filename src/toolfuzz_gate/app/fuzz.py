@@ -7,11 +7,10 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT
-from toolfuzz_gate.app.front_doors import fuzz_tool
+from toolfuzz_gate.app.front_doors import build_policy_spec, fuzz_tool
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import FuzzRequest
 from toolfuzz_gate.app.summary import gate_without_base
-from toolfuzz_gate.app.tool_setup import build_policy_spec
 from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.campaign.interface import (
     NOTHING_DECLARED,

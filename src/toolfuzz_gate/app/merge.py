@@ -17,9 +17,10 @@ from toolfuzz_gate.app.agent_gate import AgentForGate, stored_base_agent
 from toolfuzz_gate.app.baseline import HeadReceipts, stored_baseline_diff, wait_head
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_gate import run_gate
-from toolfuzz_gate.app.policy_plan import Written, policy_tools
+from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.reports import schema_source
 from toolfuzz_gate.app.requests import MergeRequest, PolicyRunRequest
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.shard_manifest import check_together
 from toolfuzz_gate.core.gate.sharding import MAX_SHARDS
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject

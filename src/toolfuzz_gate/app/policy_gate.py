@@ -14,11 +14,12 @@ from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
-from toolfuzz_gate.app.policy_plan import Written, override_values
+from toolfuzz_gate.app.policy_plan import override_values
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, on_actions
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.policy_trust import Trust
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject

@@ -10,8 +10,7 @@ from typing import Any
 from toolfuzz_gate.app.requests import RunOverrides
 from toolfuzz_gate.app.tool_setup import Listings
 from toolfuzz_gate.app.whole_entries import expanded
-from toolfuzz_gate.app.written import Written as Written  # its older home
-from toolfuzz_gate.app.written import receipt_name
+from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.edges.policy_file import LoadedPolicy

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from toolfuzz_gate.app.front_doors import build_policy_spec
 from toolfuzz_gate.app.jobs import Jobs
-from toolfuzz_gate.app.policy_plan import Planned, Written, plan_policy
+from toolfuzz_gate.app.policy_plan import Planned, plan_policy
 from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.app.reports import schema_source
 from toolfuzz_gate.app.requests import PolicyRunRequest
@@ -24,9 +25,9 @@ from toolfuzz_gate.app.tool_setup import (
     Listings,
     build_listed_spec,
     build_policy_handler,
-    build_policy_spec,
     tool_schema,
 )
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.campaign.refusal import Refusal, error_refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
@@ -39,7 +40,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt, refuse
 from toolfuzz_gate.edges.files import refuse_symlinks
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.mcp import server_key
+from toolfuzz_gate.edges.handlers.mcp_listing import server_key
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfuzz_gate.app.policy_plan import Written
+from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.causes import group_diff
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolfuzz_gate.app.defaults import DEFAULT_OUT as DEFAULT_OUT  # its older home
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.schema.options import DEFAULT_OPTIONS, SchemaOptions
 

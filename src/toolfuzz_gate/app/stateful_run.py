@@ -34,7 +34,7 @@ from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.execute import write_receipt
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
-from toolfuzz_gate.edges.handlers.mcp import server_key
+from toolfuzz_gate.edges.handlers.mcp_listing import server_key
 from toolfuzz_gate.edges.stateful_server import McpServerTools
 from toolfuzz_gate.errors import HandlerError
 

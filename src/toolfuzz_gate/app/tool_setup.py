@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.app.front_doors import build_policy_spec as build_policy_spec  # its older home
+from toolfuzz_gate.app.front_doors import build_policy_spec
 from toolfuzz_gate.core.campaign.interface import (
     DeclaredInterface,
     declared_interface,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tests.processes import alive, process_gone
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
-from toolfuzz_gate.edges.handlers.mcp import McpHandler, server_key
+from toolfuzz_gate.edges.handlers.mcp import McpHandler
+from toolfuzz_gate.edges.handlers.mcp_listing import server_key
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig
 

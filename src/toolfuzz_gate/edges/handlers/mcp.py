@@ -61,8 +61,7 @@ from toolfuzz_gate.edges.handlers.mcp_client import (
     error_text,
     list_session_tools,
 )
-from toolfuzz_gate.edges.handlers.mcp_listing import list_kept
-from toolfuzz_gate.edges.handlers.mcp_listing import server_key as server_key  # its older home
+from toolfuzz_gate.edges.handlers.mcp_listing import list_kept, server_key
 from toolfuzz_gate.edges.handlers.mcp_result import output_of, result_outcome, with_raised
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers, SharedServer
 from toolfuzz_gate.edges.handlers.rlimits import Limits
