@@ -172,3 +172,10 @@ def test_one_answer_to_every_call_is_a_disguised_rejection_only_when_it_reads_as
     head = {"d": receipt("d", cx("d", answer="Entities deleted successfully"), reach=done)}
     [group] = grouped({}, head)["groups"]["new"]
     assert group["failure"] == "hostile-accepted"
+
+
+def test_the_one_answer_is_read_only_where_the_ledger_names_it() -> None:
+    # the commonest way is a rejection: its words say nothing about the one answer
+    reach = _alike("Task not found")
+    reach["commonest"] = {"outcome": "rejected", "cause": "x", "said": "Unknown vault", "count": 30}
+    assert answering(entries_of([receipt("a", reach=reach)])) == []

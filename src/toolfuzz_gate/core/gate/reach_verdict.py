@@ -155,7 +155,9 @@ def alike_as_error(reach: Mapping[str, Any]) -> bool:
     if not _int(reach, "valid", "answeredAlike"):
         return False
     commonest = reach.get("commonest")
-    said = commonest.get("said") if isinstance(commonest, Mapping) else None
+    if not isinstance(commonest, Mapping) or commonest.get("outcome") != "answered-alike":
+        return False  # another way was commoner: its words are not the one answer's
+    said = commonest.get("said")
     return isinstance(said, str) and error_worded(said)
 
 
