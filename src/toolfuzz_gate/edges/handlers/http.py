@@ -76,7 +76,7 @@ class HttpHandler(ManagedHandler):
             self._open(startup_wait_s)
             return
         try:
-            self._refuse_a_listener_of_another()
+            self._refuse_a_listener_of_another(self._server)
             self._server.ensure()
             self._open(SERVER_STARTUP_S)
         except BaseException:
@@ -94,7 +94,7 @@ class HttpHandler(ManagedHandler):
         if self._server is not None and not self._server.running():  # it exited: start again
             self._drop()
             try:
-                self._refuse_a_listener_of_another()
+                self._refuse_a_listener_of_another(self._server)
             except HandlerError as error:
                 return Outcome(OutcomeKind.CRASH, message=bounded_message(str(error)))
             self._server.ensure()
@@ -158,7 +158,7 @@ class HttpHandler(ManagedHandler):
             self._connection = connection
             return
 
-    def _refuse_a_listener_of_another(self) -> None:
+    def _refuse_a_listener_of_another(self, server: ManagedServer) -> None:
         """Before the gate starts its `server:`, nothing may answer at the URL: another
         process's server there would take every call while the gate's own, failing to bind,
         went unnoticed (another job's server on a fixed port)."""
@@ -170,8 +170,7 @@ class HttpHandler(ManagedHandler):
         finally:
             probe.close()
         raise HandlerError(
-            f"{self.url}: something already listens there before the gate started "
-            f"{self._server.label if self._server else 'the server'!r}",
+            f"{self.url}: something already listens there before the gate started {server.label!r}",
             hint="stop what holds the port, or give `server:` and the URL a free port",
         )
 
