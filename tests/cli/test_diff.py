@@ -276,8 +276,12 @@ def test_acceptance_in_a_real_git_repository(
     base = receipts_at(repo, base_sha, tmp_path / "base")
     head = receipts_at(repo, head_sha, tmp_path / "head")
     assert sorted(p.name for p in base.iterdir()) == [
+        "annotations.txt",  # `fuzz` writes the reports a policy run writes
+        "comment.md",
         "echo.json",
+        "junit.xml",
         "renderPoster.json",
+        "results.sarif",
         "summary.json",
     ]
     assert sh(repo, "worktree", "list", "--porcelain").count("worktree ") == 1

@@ -51,8 +51,12 @@ def test_every_tool_in_a_tools_file_gets_its_receipt(tools_file: Path, tmp_path:
     )
     assert code == 0, err
     assert sorted(p.name for p in out_dir.iterdir()) == [
+        "annotations.txt",  # the reports a policy run writes: `fuzz` is one
+        "comment.md",
+        "junit.xml",
         "renderPoster.json",
         "renderPosterAgain.json",
+        "results.sarif",
         "summary.json",
     ]
     summary = read(out_dir / "summary.json")

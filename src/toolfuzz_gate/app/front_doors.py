@@ -12,6 +12,7 @@ import json
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,22 @@ from toolfuzz_gate.core.campaign.interface import NOTHING_DECLARED, DeclaredInte
 from toolfuzz_gate.core.campaign.output_schema import read_output_schema
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import Fixture, ToolSpec
-from toolfuzz_gate.core.gate.handler_kinds import BY_NAME, FUZZ_KINDS, HandlerKind, owners
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig
+from toolfuzz_gate.core.gate.handler_kinds import (
+    BY_NAME,
+    FUZZ_KINDS,
+    HandlerKind,
+    handler_kind,
+    owners,
+)
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
-from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.policy import ANY_TOOL, GateRules, Policy, RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.policy_handler import Locator, parse_handler
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.edges.handlers.workspace import fixture_digest
+from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import PolicyError, UsageError
 
 COMMON_FLAGS = (
@@ -183,7 +194,22 @@ def fuzz_options(request: FuzzRequest) -> RunOptions:
         problem = problem_of(given) if given is not None else None
         if problem is not None:
             raise UsageError(f"{flag}: {problem}")
-    return RunOptions(timeout_ms=request.timeout_ms, rejection_code=request.rejection_code)
+    return replace(
+        config_options(request.config),
+        timeout_ms=request.timeout_ms,
+        rejection_code=request.rejection_code,
+    )
+
+
+def config_options(config: FuzzConfig) -> RunOptions:
+    """The run options of a command line's seed, runs and schema reading."""
+    return RunOptions(
+        seeds=(config.seed,),
+        runs=config.runs,
+        format_assertion=config.options.format_assertion,
+        default_draft=config.options.default_draft,
+        dialect=config.dialect,
+    )
 
 
 def fuzz_tool(request: FuzzRequest, name: str) -> ToolPolicy:
@@ -204,14 +230,60 @@ def fuzz_tool(request: FuzzRequest, name: str) -> ToolPolicy:
     )
 
 
-def builtin_tool() -> ToolPolicy:
+def fuzz_policy(request: FuzzRequest) -> LoadedPolicy:
+    """The policy the `fuzz` flags describe: one entry (a schema file's tool, a tools
+    file's or a model's, or a whole MCP server's), gated by the default rules."""
+    sources = [
+        flag
+        for flag, given in (
+            ("--schema", request.schema),
+            ("--tools", request.tools),
+            ("--model", request.model),
+        )
+        if given is not None
+    ]
+    if len(sources) > 1:
+        raise UsageError(f"{' and '.join(sources)} conflict: name the schema one way")
+    if request.exclude_tools and (request.schema is not None or request.model is not None):
+        raise UsageError("--exclude-tool goes with --tools or --mcp (several tools)")
+    if request.schema is not None:
+        tool = fuzz_tool(request, request.tool or request.schema.stem)
+        tool = replace(tool, schema=str(request.schema))
+    elif request.model is not None:
+        name = request.tool or load_model_tool(request.model).name
+        tool = replace(fuzz_tool(request, name), model=request.model)
+    else:
+        tool = fuzz_tool(request, request.tool or "")
+        if request.tools is not None:
+            tool = replace(tool, tools=str(request.tools), pick=request.tool)
+        elif not handler_kind(tool.handler).lists_its_tools:
+            raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
+        tool = replace(tool, exclude=request.exclude_tools, named=request.tool is not None)
+    rules = GateRules(allow_unreached=(ANY_TOOL,) if request.allow_unreached else ())
+    return _front_door(tool, rules)
+
+
+def builtin_policy(config: FuzzConfig) -> LoadedPolicy:
+    """The built-in contract's policy (`builtin_tool`), gated by the default rules."""
+    return _front_door(builtin_tool(config_options(config)), GateRules())
+
+
+def _front_door(tool: ToolPolicy, rules: GateRules) -> LoadedPolicy:
+    """A policy of the command line's one entry: no file (a receipt replays from its
+    replayCommand alone), no corpus, no stateful campaign; its paths as given, from the
+    current directory."""
+    policy = Policy((tool,), rules, stateful=StatefulSettings(enabled=False))
+    return LoadedPolicy(policy, Path.cwd(), "", {})
+
+
+def builtin_tool(options: RunOptions | None = None) -> ToolPolicy:
     """The built-in renderPoster contract as a policy tool: a pure function whose schema
     says everything (deterministic and strict)."""
     return ToolPolicy(
         poster.TOOL_NAME,
         "",
         HandlerSettings("builtin", target=poster.TOOL_NAME),
-        RunOptions(),
+        options or RunOptions(),
         expected_rejections=poster.EXPECTED_REJECTIONS,
         error_codes=poster.ERROR_CODES,
         dry_run=poster.DRY_RUN,

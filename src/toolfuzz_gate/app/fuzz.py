@@ -1,35 +1,44 @@
-"""`fuzz`: build the tool runs the request describes, execute them, pick the verdict."""
+"""`fuzz` and `run` without a policy: the flags (or the built-in contract) as a policy
+(`app.front_doors`), gated by the one pipeline every policy run takes (`app.policy_gate`).
+
+What only the flags can get wrong is checked here first, each a usage error naming its flag:
+a tool `--tool` or `--exclude-tool` names that the tools file or the server does not have,
+`--receipt` or `--cases` with several tools, a `--fixed-argument` the schema does not admit.
+A server that cannot list its tools stops `fuzz --mcp` before any tool is attempted.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shutil
+import tempfile
 from dataclasses import replace
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TextIO
 
 from toolfuzz_gate.app.defaults import DEFAULT_OUT
-from toolfuzz_gate.app.front_doors import build_policy_spec, fuzz_tool
+from toolfuzz_gate.app.front_doors import builtin_policy, fuzz_policy, fuzz_tool
+from toolfuzz_gate.app.policy_gate import run_gate
+from toolfuzz_gate.app.policy_plan import plan_policy, policy_tools
+from toolfuzz_gate.app.policy_run import run_policy
+from toolfuzz_gate.app.progress import Progress
 from toolfuzz_gate.app.replay_command import build_replay_command
-from toolfuzz_gate.app.requests import FuzzRequest
-from toolfuzz_gate.app.summary import gate_without_base
-from toolfuzz_gate.app.written import Written, receipt_name
-from toolfuzz_gate.core.campaign.interface import (
-    NOTHING_DECLARED,
-    DeclaredInterface,
-    declared_interface,
+from toolfuzz_gate.app.requests import BuiltinRunRequest, FuzzRequest, PolicyRunRequest
+from toolfuzz_gate.app.tool_setup import (
+    KeptListings,
+    build_listed_spec,
+    build_policy_handler,
+    server_tools,
+    tool_schema,
 )
-from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
+from toolfuzz_gate.app.whole_entries import takes_every_tool
+from toolfuzz_gate.app.written import Written
+from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
-from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.jsonutil.locate import line_index
-from toolfuzz_gate.core.report.terminal import render_receipt_summary, render_refused_summary
-from toolfuzz_gate.core.schema.discover import ToolDeclaration
+from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.edges.declarations import load_declarations
-from toolfuzz_gate.edges.execute import SchemaLines, ToolRun, attempt
-from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
-from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -40,174 +49,116 @@ def fuzz_handler(request: FuzzRequest) -> HandlerConfig:
     return HandlerConfig.from_policy(tool.handler, tool.name, tool.options)
 
 
-def _spec(
-    request: FuzzRequest,
-    name: str,
-    annotations: Mapping[str, Any] | None = None,
-    output_schema: JSON = None,
-    interface: DeclaredInterface = NOTHING_DECLARED,
-) -> ToolSpec:
-    """The contract the flags declare, as a policy tool's (`app.tool_setup`): the checks
-    as the MCP server's `annotations` declare them where the flags do not say, and its
-    `outputSchema` when it declares one."""
-    tool = fuzz_tool(request, name)
-    return build_policy_spec(tool, tool.options, annotations, output_schema, interface)
+def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
+    """Each tool fuzzed, or refused in its own receipt (its schema refused, its handler
+    unreachable) while the others run; the exit code is the verdict of the default gate
+    rules (there is no baseline, so every counterexample and refusal is new). A server is
+    started once: the one that lists the tools is the one the first tool calls."""
+    if request.receipt is not None and request.out is not None:
+        raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
+    servers = McpServers()
+    listings = KeptListings(servers)
+    try:
+        loaded = fuzz_policy(request)
+        tools = _checked_tools(request, loaded, listings)
+        run = _run_request(request.config, request.out, request.cases, request.diagnostics)
+        run = replace(run, argv=request.argv)
+        return _gate(loaded, run, out, listings, request.receipt, tools)
+    finally:
+        servers.close()
 
 
-def build_fuzz_runs(request: FuzzRequest, servers: McpServers | None = None) -> list[ToolRun]:
-    """One run per tool: the schema file's tool, or each tool an MCP server lists (the
-    server left running in `servers`, when given, for the first tool to call)."""
-    handler = fuzz_handler(request)
-    config = request.config
-    replay = build_replay_command(request.argv)
-    sources = [
-        flag
-        for flag, given in (
-            ("--schema", request.schema),
-            ("--tools", request.tools),
-            ("--model", request.model),
+def run_builtin(request: BuiltinRunRequest, out: TextIO) -> ExitCode:
+    """`run` without a policy: the built-in renderPoster contract, gated as `fuzz` gates."""
+    run = _run_request(request.config, request.out, request.cases, request.diagnostics)
+    loaded = builtin_policy(request.config)
+    run = replace(run, argv=request.argv)
+    return _gate(loaded, run, out, None, None, list(loaded.policy.tools))
+
+
+def _run_request(
+    config: FuzzConfig, out: Path | None, cases: Path | None, diagnostics: bool
+) -> PolicyRunRequest:
+    return PolicyRunRequest(
+        Path(), out or DEFAULT_OUT, oracle=config.oracle, diagnostics=diagnostics, cases=cases
+    )
+
+
+def _gate(
+    loaded: LoadedPolicy,
+    run: PolicyRunRequest,
+    out: TextIO,
+    listings: KeptListings | None,
+    receipt: Path | None,
+    tools: list[ToolPolicy],
+) -> ExitCode:
+    """`run_gate` on the front door's policy, one tool at a time; with `receipt`, its one
+    receipt, under the name the flag gives, is all it keeps (the verdict's files are
+    written aside and dropped)."""
+    if receipt is not None and len(tools) != 1:
+        raise UsageError(f"{len(tools)} tools to fuzz: use --out DIR instead of --receipt")
+    if run.cases is not None and len(tools) != 1:
+        raise UsageError(
+            f"--cases logs one tool's cases and there are {len(tools)} tools to fuzz",
+            hint="pick one with --tool NAME",
         )
-        if given is not None
-    ]
-    if len(sources) > 1:
-        raise UsageError(f"{' and '.join(sources)} conflict: name the schema one way")
-    if request.exclude_tools and (request.schema is not None or request.model is not None):
-        raise UsageError("--exclude-tool goes with --tools or --mcp (several tools)")
-    if request.schema is not None:
-        schema = load_json(request.schema, what="schema")
-        name = request.tool or request.schema.stem
-        return [ToolRun(schema, handler, _spec(request, name), config, replay)]
-    if request.tools is not None or request.model is not None:
-        declared = build_declarations(request)
-        kept = set(_not_excluded([tool.name for tool in declared], request))
-        return [
-            ToolRun(
-                tool.schema,
-                replace(handler, target=tool.name) if _lists(handler) else handler,
-                _spec(request, tool.name, interface=DeclaredInterface(tool.description)),
-                config,
-                replay,
+    if receipt is None:
+        return run_gate(loaded, replace(run, jobs=1), out, listings=listings).exit_code
+    (unit,) = plan_policy(loaded, run.overrides, listings)
+    unit = replace(unit, file=receipt.name)  # the receipt as the flag names it
+    replay = build_replay_command(run.argv)
+    receipt.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=receipt.parent, prefix=".toolfuzz-") as aside:
+
+        def head() -> list[Written]:
+            progress = Progress(out)
+            return run_policy(loaded, run, replay, Path(aside), [unit], progress, listings=listings)
+
+        outcome = run_gate(loaded, replace(run, out=Path(aside)), out, head=head)
+        shutil.move(Path(aside) / unit.file, receipt)
+    return outcome.exit_code
+
+
+def _checked_tools(
+    request: FuzzRequest, loaded: LoadedPolicy, listings: KeptListings
+) -> list[ToolPolicy]:
+    """The tools the flags pick, each name and `--fixed-argument` checked in the flags'
+    words; a server that does not list its tools stops the run here (`HandlerError`)."""
+    (entry,) = loaded.policy.tools
+    handler = build_policy_handler(entry.handler, entry.name, entry.options, loaded)
+    if entry.tools is not None:
+        names = [tool.name for tool in load_declarations(Path(entry.tools)).tools]
+        if entry.pick is not None and entry.pick not in names:
+            listed = ", ".join(names)[:200]
+            raise UsageError(
+                f"{entry.tools} declares no tool named {entry.pick!r}; it has {listed}"
             )
-            for tool in declared
-            if tool.name in kept
-        ]
-    if not _lists(handler):
-        raise UsageError("--schema, --tools or --model is required unless the handler is --mcp")
-    from toolfuzz_gate.edges.handlers.mcp import list_tools
-
-    listed = list_tools(handler, servers=servers)
-    handler = replace(handler, listed=servers)
-    if request.tool is not None:
-        listed = [tool for tool in listed if tool.get("name") == request.tool]
-        if not listed:
-            raise UsageError(f"the MCP server lists no tool named {request.tool!r}")
-    kept = set(_not_excluded([str(tool.get("name")) for tool in listed], request))
-    return [
-        ToolRun(
-            tool.get("inputSchema", {}),
-            replace(handler, target=str(tool["name"])),
-            _spec(
-                request,
-                str(tool["name"]),
-                tool.get("annotations"),
-                tool.get("outputSchema"),
-                declared_interface(tool),
-            ),
-            config,
-            replay,
-        )
-        for tool in listed
-        if str(tool.get("name")) in kept
-    ]
+    elif handler_kind(handler).lists_its_tools and entry.schema is None:
+        names = [str(tool.get("name")) for tool in server_tools(handler, listings)]
+        if handler.target and handler.target not in names:
+            raise UsageError(f"the MCP server lists no tool named {handler.target!r}")
+    else:
+        names = [entry.name]
+    if takes_every_tool(entry):
+        _check_excluded(names, request.exclude_tools)
+    tools = policy_tools(loaded, listings)
+    for tool in tools if entry.fixed else ():
+        handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)
+        schema = tool_schema(tool, handler, loaded, listings)
+        spec = build_listed_spec(tool, tool.options, handler, listings)
+        problem = fixed_not_admitted(schema, spec, request.config)
+        if problem is not None:
+            raise UsageError(f"--fixed-argument: {tool.name}: {problem}")
+    return tools
 
 
-def _lists(handler: HandlerConfig) -> bool:
-    return handler_kind(handler).lists_its_tools
-
-
-def _not_excluded(names: list[str], request: FuzzRequest) -> list[str]:
-    """`names` less those `--exclude-tool` gives; an excluded name that is none of them is
-    a usage error, as is excluding every one."""
-    for name in request.exclude_tools:
+def _check_excluded(names: list[str], excluded: tuple[str, ...]) -> None:
+    """An excluded name that is none of `names` is a usage error, as is excluding every one."""
+    for name in excluded:
         if name not in names:
             raise UsageError(
                 f"--exclude-tool {name!r}: no such tool to fuzz",
                 hint=f"the tools: {', '.join(names)[:300] or 'none'}",
             )
-    kept = [name for name in names if name not in request.exclude_tools]
-    if not kept:
+    if not [name for name in names if name not in excluded]:
         raise UsageError("--exclude-tool leaves no tool to fuzz")
-    return kept
-
-
-def build_declarations(request: FuzzRequest) -> list[ToolDeclaration]:
-    """The tools `--tools FILE` or `--model MODULE:CLASS` declares, narrowed by `--tool`."""
-    if request.model is not None:
-        model = load_model_tool(request.model)
-        return [replace(model, name=request.tool)] if request.tool else [model]
-    assert request.tools is not None
-    declared = load_declarations(request.tools).tools
-    if request.tool is None:
-        return declared
-    picked = [tool for tool in declared if tool.name == request.tool]
-    if not picked:
-        names = ", ".join(tool.name for tool in declared)[:200]
-        raise UsageError(f"{request.tools} declares no tool named {request.tool!r}; it has {names}")
-    return picked
-
-
-def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
-    """Each tool fuzzed, or refused in its own receipt (its schema refused, its handler
-    unreachable) while the others run; the exit code is the verdict: a counterexample or
-    a refusal fails (there is no baseline, so every refusal is new)."""
-    servers = McpServers()  # the server listed is the server the first tool calls
-    try:
-        return _fuzz(request, build_fuzz_runs(request, servers), out)
-    finally:
-        servers.close()
-
-
-def _fuzz(request: FuzzRequest, runs: list[ToolRun], out: TextIO) -> ExitCode:
-    if request.receipt is not None and request.out is not None:
-        raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
-    if request.receipt is not None and len(runs) != 1:
-        raise UsageError(f"{len(runs)} tools to fuzz: use --out DIR instead of --receipt")
-    if request.cases is not None and len(runs) != 1:
-        raise UsageError(
-            f"--cases logs one tool's cases and there are {len(runs)} tools to fuzz",
-            hint="pick one with --tool NAME",
-        )
-    located = build_schema_lines(request)
-    written: list[Written] = []
-    for tool_run in runs:
-        problem = fixed_not_admitted(tool_run.schema, tool_run.tool, tool_run.config)
-        if problem is not None:
-            raise UsageError(f"--fixed-argument: {tool_run.tool.name}: {problem}")
-    for tool_run in runs:
-        receipt_path = request.receipt or (request.out or DEFAULT_OUT) / receipt_name(
-            tool_run.tool.name
-        )
-        done = attempt(
-            tool_run,
-            receipt_path,
-            request.cases,
-            diagnostics=request.diagnostics,
-            located=located.get(tool_run.tool.name),
-        )
-        written.append(Written(done.receipt, receipt_path.name, done.refused))
-        render = render_refused_summary if done.refused else render_receipt_summary
-        print(render(done.receipt, str(receipt_path)), file=out)
-    directory = None if request.receipt is not None else request.out or DEFAULT_OUT
-    return gate_without_base(written, directory, out, allow_unreached=request.allow_unreached)
-
-
-def build_schema_lines(request: FuzzRequest) -> dict[str, SchemaLines]:
-    """Per tool name, where its schema sits in the file the request names (none for a model
-    or a server's listing), so a refusal can name the line."""
-    if request.schema is not None:
-        lines = line_index(request.schema.read_text("utf-8"))
-        return {request.tool or request.schema.stem: SchemaLines(lines)}
-    if request.tools is not None:
-        declared = load_declarations(request.tools)
-        return {tool.name: SchemaLines(declared.lines, tool.pointer) for tool in declared.tools}
-    return {}

@@ -129,7 +129,7 @@ def replay_from_root(loaded: LoadedPolicy, directory: Path) -> ReplayFrom:
         found = path.resolve()
         return str(found.relative_to(root)) if found.is_relative_to(root) else str(found)
 
-    return ReplayFrom(shown(directory), shown(Path(loaded.file)))
+    return ReplayFrom(shown(directory), loaded.file and shown(Path(loaded.file)))
 
 
 def render_written(item: Written) -> str:

@@ -19,6 +19,7 @@ from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, on_actions
 from toolfuzz_gate.app.replay_command import build_replay_command
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
+from toolfuzz_gate.app.tool_setup import KeptListings
 from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.lanes import side_by_side
 from toolfuzz_gate.core.gate.policy_trust import Trust
@@ -44,18 +45,22 @@ def run_gate(
     head: Callable[[], list[Written]] | None = None,
     after: AfterHead | None = None,
     key: str = "default",
+    listings: KeptListings | None = None,
 ) -> GateOutcome:
     """Gate `run` on `loaded`: `head` gives the head's receipts when they are written
-    already (`merge`'s), else the policy's tools are fuzzed; `base` diffs them against a
-    base, beside the head when `beside` and both sides' handlers allow it
-    (`core.gate.lanes.side_by_side`); `key` is the PR comment's key."""
+        already (`merge`'s), else the policy's tools are fuzzed; `base` diffs them against a
+        base, beside the head when `beside` and both sides' handlers allow it
+        (`core.gate.lanes.side_by_side`); `key` is the PR comment's key; `listings`: the head's
+    servers as a front door listed them (`app.fuzz`), still running for its tools to take."""
     replay = build_replay_command(run.argv)
     corpus = replay_corpus(loaded, override_values(run.overrides), out)
     jobs = Jobs(run.jobs or default_jobs())
     progress = Progress(out, grouped=on_actions(run.environ), concurrent=jobs.parallel)
 
     def fuzz_head() -> list[Written]:
-        return run_policy(loaded, run, replay, run.out, progress=progress, jobs=jobs)
+        return run_policy(
+            loaded, run, replay, run.out, progress=progress, jobs=jobs, listings=listings
+        )
 
     run_head = head or fuzz_head
     if base is None:

@@ -22,6 +22,7 @@ from toolfuzz_gate.app.reports import schema_source
 from toolfuzz_gate.app.requests import PolicyRunRequest
 from toolfuzz_gate.app.stateful_run import Ready, plan_servers, run_servers
 from toolfuzz_gate.app.tool_setup import (
+    KeptListings,
     Listings,
     build_listed_spec,
     build_policy_handler,
@@ -55,45 +56,48 @@ def run_policy(
     progress: Progress | None = None,
     jobs: Jobs | None = None,
     whole: Sequence[Planned] | None = None,
+    listings: KeptListings | None = None,
 ) -> list[Written]:
     """Fuzz the `planned` units (default: every tool of `loaded` for each of its seeds),
     receipts written into `directory`, each tool's start and end told to `progress`;
     independent tools at the same time when `jobs` allows (`core.gate.lanes`); then the
     stateful campaigns (`app.stateful_run`), their receipts after the tools'. A shard gives
     the `whole` plan too: it runs the campaigns of the servers whose first tool's unit is
-    among its `planned` ones (without `whole`, `planned` units run no campaign)."""
+    among its `planned` ones (without `whole`, `planned` units run no campaign).
+    `listings`: the servers the caller listed, left running for the tools of them (the
+    caller stops them); without, the run lists and stops its own."""
     progress = progress or Progress(None)
     jobs = jobs or Jobs(1)
     refuse_symlinks(directory, "the output directory")  # `run --out`, a shard's, the base's
-    listings: Listings = {}
-    units = plan_policy(loaded, request.overrides, listings) if planned is None else planned
-    prepared: dict[tuple[str, str], Prepared] = {}
-    ready: list[Prepared] = []
-    for unit in units:
-        key = (unit.tool.pointer, unit.tool.name)  # a tools-file entry: tools of one pointer
-        if key not in prepared:
-            prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
-        ready.append(prepared[key])
-
-    budget_s = loaded.policy.budget_s
-    ends_at = None if budget_s is None else time.monotonic() + budget_s
-    budget = RunBudget(ends_at, budget_s)
-
-    servers = McpServers()
-    shared = [_shared_server(item) for item in ready]
-    configs = [
-        item.handler if key is None else replace(item.handler, servers=servers)
-        for item, key in zip(ready, shared, strict=True)
-    ]
-
-    def fuzz_unit(index: int) -> Written:
-        unit_ready = replace(ready[index], handler=configs[index])
-        return _fuzz_unit(units[index], unit_ready, request, replay, directory, progress, budget)
-
+    kept = KeptListings(McpServers()) if listings is None else listings
+    servers = kept.servers  # the servers listed, handed over to the tools of them
     try:
+        units = plan_policy(loaded, request.overrides, kept) if planned is None else planned
+        prepared: dict[tuple[str, str], Prepared] = {}
+        ready: list[Prepared] = []
+        for unit in units:
+            key = (unit.tool.pointer, unit.tool.name)  # a tools-file entry: one pointer
+            if key not in prepared:
+                prepared[key] = _prepare(unit.tool, unit.options, loaded, kept)
+            ready.append(prepared[key])
+
+        budget_s = loaded.policy.budget_s
+        ends_at = None if budget_s is None else time.monotonic() + budget_s
+        budget = RunBudget(ends_at, budget_s)
+        shared = [_shared_server(item) for item in ready]
+        configs = _with_servers([item.handler for item in ready], shared, servers)
+
+        def fuzz_unit(index: int) -> Written:
+            unit_ready = replace(ready[index], handler=configs[index])
+            return _fuzz_unit(
+                units[index], unit_ready, request, replay, directory, progress, budget
+            )
+
         written = jobs.run(stages([item.handler for item in ready], shared), fuzz_unit)
     finally:
-        servers.close()
+        if listings is None:
+            servers.close()
+    listed: Listings = dict(kept)  # what follows starts servers of its own
     if planned is not None and whole is None:
         return written
     stateful = loaded.policy.stateful
@@ -102,19 +106,37 @@ def run_policy(
     for unit in every:  # a shard's server may have tools in other shards: prepared here too
         key = (unit.tool.pointer, unit.tool.name)
         if stateful.enabled and key not in prepared:
-            prepared[key] = _prepare(unit.tool, unit.options, loaded, listings)
+            prepared[key] = _prepare(unit.tool, unit.options, loaded, listed)
         item = prepared.get(key)
         if item is not None:
             found.append(
                 Ready(unit, item.handler, item.schema, item.spec, item.unreachable is None)
             )
-    servers_planned = plan_servers(found, stateful, listings)
+    servers_planned = plan_servers(found, stateful, listed)
     if whole is not None:
         mine = {unit.file for unit in units}
         servers_planned = [server for server in servers_planned if server.first in mine]
     return written + run_servers(
         servers_planned, stateful, replay, directory, jobs, budget.ends_at, budget.seconds
     )
+
+
+def _with_servers(
+    handlers: Sequence[HandlerConfig], shared: Sequence[str | None], servers: McpServers
+) -> list[HandlerConfig]:
+    """Each handler told where the run keeps its servers: those that share one use it
+    (`shared`), and, when none of its server's tools shares, a handler takes over the
+    server its listing left running (the first to start does; `mcp._handed_over` says
+    when it may), so a server listed is not started twice."""
+    sharing = {key for key in shared if key is not None}
+    return [
+        replace(handler, servers=servers)
+        if key is not None
+        else replace(handler, listed=servers)
+        if handler.kind == "mcp" and repr(server_key(handler)) not in sharing
+        else handler
+        for handler, key in zip(handlers, shared, strict=True)
+    ]
 
 
 def _shared_server(item: Prepared) -> str | None:
@@ -160,7 +182,9 @@ def _fuzz_unit(
     else:
         source = ready.source
         located = None if source is None else SchemaLines(source.lines, source.root)
-        done = attempt(tool_run, path, diagnostics=request.diagnostics, located=located)
+        done = attempt(
+            tool_run, path, request.cases, diagnostics=request.diagnostics, located=located
+        )
     progress.done(tool.name, done.receipt)
     return Written(done.receipt, unit.file, done.refused, ready.source)
 
@@ -201,7 +225,10 @@ def _prepare(
         return Prepared(handler, None, spec, None, error_refusal(error))
     spec = build_listed_spec(tool, options, handler, listings)
     _check_fixed(tool, schema, spec, options, loaded)
-    return Prepared(handler, schema, spec, schema_source(tool, loaded))
+    # A schema with no file of its own is located at its policy entry, if it has a line
+    # (the command line's has none).
+    placed = tool.schema or tool.tools or tool.pointer in loaded.lines
+    return Prepared(handler, schema, spec, schema_source(tool, loaded) if placed else None)
 
 
 def _check_fixed(

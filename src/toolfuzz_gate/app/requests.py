@@ -47,6 +47,8 @@ class PolicyRunRequest:
     """The words the run was started with; the receipts' replayCommand is built from them."""
     jobs: int | None = None
     """`--jobs N`: tools fuzzed at the same time (None: `app.jobs.default_jobs`)."""
+    cases: Path | None = None
+    """`--cases FILE` (`fuzz` and the built-in run: one tool): its cases as JSON lines."""
     environ: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """The environment the command line was given (the model's key, `GITHUB_ACTIONS`,
     `GITHUB_EVENT_PATH`): `app/` reads no other."""

@@ -1,37 +1,13 @@
 """`summary.json` (`toolfuzz-summary/1`), one shape for every run: the verdict, its reasons,
-the counts and each receipt; and the verdict of a run without a policy."""
+the counts and each receipt."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TextIO
 
 from toolfuzz_gate.app.written import Written
-from toolfuzz_gate.core.gate.policy import ANY_TOOL, GateRules
-from toolfuzz_gate.core.gate.verdict import Verdict, decide
+from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.edges.files import write_document
-from toolfuzz_gate.exitcodes import ExitCode
-
-
-def gate_without_base(
-    written: list[Written], directory: Path | None, out: TextIO, *, allow_unreached: bool
-) -> ExitCode:
-    """The verdict of a run without a policy (`fuzz`, `run` on the built-in contract)
-    under the default gate rules: any counterexample fails, and so do any refusal (there
-    is no base for a refusal to be old against) and a tool no valid call got past. Its
-    `summary.json` goes into `directory` (None: none, as with `fuzz --receipt`)."""
-    rules = GateRules(allow_unreached=(ANY_TOOL,) if allow_unreached else ())
-    verdict = decide(rules, [item.receipt for item in written], None)
-    if directory is not None:
-        summary = build_summary(verdict, written)
-        summary["regressions"] = []
-        write_document(directory / "summary.json", summary)
-    for reason in verdict.reasons:  # why it failed (a tool unreached, say), as `run` says
-        print(f"  - {reason}", file=out)
-    print(f"gate: {'FAILED' if verdict.failed else 'passed'}", file=out)
-    return ExitCode.FAILED if verdict.failed else ExitCode.PASSED
 
 
 def build_summary(verdict: Verdict, written: Sequence[Written]) -> JSONObject:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.app.front_doors import build_policy_spec
+from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.interface import (
     DeclaredInterface,
     declared_interface,
@@ -21,16 +22,27 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
+from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.models import load_model_tool
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import HandlerError
 
 Listings = dict[HandlerConfig, list[dict[str, Any]] | HandlerError]
 """Each MCP server's `tools/list` (or why it failed), asked once per run."""
+
+
+class KeptListings(Listings):
+    """Listings whose servers stay running in `servers` (`edges.handlers.mcp_servers`) for
+    the first handler of each to take over: a policy run starts a server once per side."""
+
+    def __init__(self, servers: McpServers) -> None:
+        super().__init__()
+        self.servers = servers
 
 
 def build_policy_handler(
@@ -76,6 +88,8 @@ def build_listed_spec(
         wanted = tool.pick or handler.target
         found = [t for t in load_declarations(Path(tool.tools)).tools if t.name == wanted]
         declared = DeclaredInterface(found[0].description if found else None)
+    elif tool.model is not None:
+        declared = DeclaredInterface(_model(tool, handler).description)
     else:
         declared = declared_interface(_listed(handler, listings))
     return build_policy_spec(
@@ -84,6 +98,13 @@ def build_listed_spec(
         tool_annotations(tool, handler, listings),
         tool_output_schema(tool, handler, listings),
         declared,
+    )
+
+
+def _model(tool: ToolPolicy, handler: HandlerConfig) -> ToolDeclaration:
+    assert tool.model is not None
+    return load_model_tool(
+        tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
     )
 
 
@@ -140,9 +161,9 @@ def tool_schema(
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
-        return load_model_tool(
-            tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
-        ).schema
+        return _model(tool, handler).schema
+    if not handler_kind(handler).in_policy:  # the built-in contract
+        return poster.SCHEMA
     if tool.tools is not None:
         declared = load_declarations(Path(tool.tools)).tools
         listed = [(item.name, item.schema) for item in declared]
@@ -173,7 +194,8 @@ def server_tools(handler: HandlerConfig, listings: Listings) -> list[dict[str, A
         from toolfuzz_gate.edges.handlers.mcp import list_tools
 
         try:
-            listings[server] = list_tools(handler)
+            kept = listings.servers if isinstance(listings, KeptListings) else None
+            listings[server] = list_tools(handler, servers=kept)
         except HandlerError as error:
             listings[server] = error
     found = listings[server]

@@ -140,7 +140,7 @@ def _run_command(request: RunRequest, out: TextIO) -> ExitCode:
 
         return run_shard(request, out)
     if isinstance(request, BuiltinRunRequest):
-        from toolfuzz_gate.app.builtin_run import run_builtin
+        from toolfuzz_gate.app.fuzz import run_builtin
 
         return run_builtin(request, out)
     from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline

@@ -1,5 +1,5 @@
 """What starts an MCP server, and a listing that leaves its server running for the first
-handler of it to take over (edge): `fuzz --mcp` starts each server once (`mcp_servers`)."""
+handler of it to take over (edge): a policy run starts each server once (`mcp_servers`)."""
 
 from __future__ import annotations
 

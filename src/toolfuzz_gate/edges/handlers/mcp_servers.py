@@ -9,8 +9,9 @@ costs the server (a crash, a timeout) or a confirmation's restart drops the proc
 every tool; the next call, whichever tool makes it, starts a fresh one.
 
 A server started to list its tools (`mcp_listing.list_kept`) stays here, running,
-for the first handler of it to take over (`McpServers.take`): `fuzz --mcp` starts each
-server once, to list its tools and to call the first of them.
+for the first handler of it to take over (`McpServers.take`), or for the tools that share
+it: a policy run (and so `fuzz --mcp`) starts each server once per side, to list its tools
+and to call them.
 """
 
 from __future__ import annotations
