@@ -15,7 +15,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.front_doors import builtin_policy, fuzz_policy, fuzz_tool
 from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import plan_policy, policy_tools
@@ -27,15 +26,14 @@ from toolfuzz_gate.app.tool_setup import (
     KeptListings,
     build_listed_spec,
     build_policy_handler,
-    server_tools,
     tool_schema,
 )
-from toolfuzz_gate.app.whole_entries import takes_every_tool
+from toolfuzz_gate.app.whole_entries import entry_names
 from toolfuzz_gate.app.written import Written
-from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fixed_not_admitted
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_OUT
+from toolfuzz_gate.core.campaign.tool_fuzz import fixed_not_admitted
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.policy import ToolPolicy
-from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_servers import McpServers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
@@ -56,31 +54,31 @@ def fuzz(request: FuzzRequest, out: TextIO) -> ExitCode:
     started once: the one that lists the tools is the one the first tool calls."""
     if request.receipt is not None and request.out is not None:
         raise UsageError("--receipt and --out conflict: one names a file, the other a directory")
-    servers = McpServers()
-    listings = KeptListings(servers)
+    listings = KeptListings(McpServers())
     try:
         loaded = fuzz_policy(request)
         tools = _checked_tools(request, loaded, listings)
-        run = _run_request(request.config, request.out, request.cases, request.diagnostics)
-        run = replace(run, argv=request.argv)
-        return _gate(loaded, run, out, listings, request.receipt, tools)
+        return _gate(loaded, _run_request(request), out, listings, request.receipt, tools)
     finally:
-        servers.close()
+        listings.servers.close()
 
 
 def run_builtin(request: BuiltinRunRequest, out: TextIO) -> ExitCode:
     """`run` without a policy: the built-in renderPoster contract, gated as `fuzz` gates."""
-    run = _run_request(request.config, request.out, request.cases, request.diagnostics)
     loaded = builtin_policy(request.config)
-    run = replace(run, argv=request.argv)
-    return _gate(loaded, run, out, None, None, list(loaded.policy.tools))
+    return _gate(loaded, _run_request(request), out, None, None, list(loaded.policy.tools))
 
 
-def _run_request(
-    config: FuzzConfig, out: Path | None, cases: Path | None, diagnostics: bool
-) -> PolicyRunRequest:
+def _run_request(request: FuzzRequest | BuiltinRunRequest) -> PolicyRunRequest:
+    """The front door's run, one tool at a time, as `run --policy` would be asked for it."""
     return PolicyRunRequest(
-        Path(), out or DEFAULT_OUT, oracle=config.oracle, diagnostics=diagnostics, cases=cases
+        Path(),
+        request.out or Path(DEFAULT_OUT),
+        oracle=request.config.oracle,
+        diagnostics=request.diagnostics,
+        argv=request.argv,
+        jobs=1,
+        cases=request.cases,
     )
 
 
@@ -103,7 +101,7 @@ def _gate(
             hint="pick one with --tool NAME",
         )
     if receipt is None:
-        return run_gate(loaded, replace(run, jobs=1), out, listings=listings).exit_code
+        return run_gate(loaded, run, out, listings=listings).exit_code
     (unit,) = plan_policy(loaded, run.overrides, listings)
     unit = replace(unit, file=receipt.name)  # the receipt as the flag names it
     replay = build_replay_command(run.argv)
@@ -125,22 +123,17 @@ def _checked_tools(
     """The tools the flags pick, each name and `--fixed-argument` checked in the flags'
     words; a server that does not list its tools stops the run here (`HandlerError`)."""
     (entry,) = loaded.policy.tools
-    handler = build_policy_handler(entry.handler, entry.name, entry.options, loaded)
-    if entry.tools is not None:
-        names = [tool.name for tool in load_declarations(Path(entry.tools)).tools]
-        if entry.pick is not None and entry.pick not in names:
-            listed = ", ".join(names)[:200]
+    listed = handler_kind(entry.handler).lists_its_tools and not (entry.schema or entry.model)
+    if entry.tools is not None or listed:
+        names = entry_names(entry, loaded, listings)  # a server that lists none: HandlerError
+        wanted = entry.pick if entry.tools is not None else entry.handler.target
+        if wanted and wanted not in names:
             raise UsageError(
-                f"{entry.tools} declares no tool named {entry.pick!r}; it has {listed}"
+                f"{entry.tools} declares no tool named {wanted!r}; it has {', '.join(names)[:200]}"
+                if entry.tools is not None
+                else f"the MCP server lists no tool named {wanted!r}"
             )
-    elif handler_kind(handler).lists_its_tools and entry.schema is None:
-        names = [str(tool.get("name")) for tool in server_tools(handler, listings)]
-        if handler.target and handler.target not in names:
-            raise UsageError(f"the MCP server lists no tool named {handler.target!r}")
-    else:
-        names = [entry.name]
-    if takes_every_tool(entry):
-        _check_excluded(names, request.exclude_tools)
+        _check_excluded([wanted] if wanted else names, request.exclude_tools)
     tools = policy_tools(loaded, listings)
     for tool in tools if entry.fixed else ():
         handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)

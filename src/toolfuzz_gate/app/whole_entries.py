@@ -23,16 +23,11 @@ def expanded(tool: ToolPolicy, loaded: LoadedPolicy, listings: Listings) -> list
     it, saying why."""
     if not takes_every_tool(tool):
         return [tool]
-    if tool.tools is not None:
-        names = [item.name for item in load_declarations(Path(tool.tools)).tools]
-        what = "the tools file declares"
-    else:
-        handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)
-        try:
-            names = [str(item.get("name")) for item in server_tools(handler, listings)]
-        except HandlerError:
-            return [tool]
-        what = "the MCP server lists"
+    try:
+        names = entry_names(tool, loaded, listings)
+    except HandlerError:
+        return [tool]
+    what = "the tools file declares" if tool.tools is not None else "the MCP server lists"
     # The base's checkout may list other tools than the head's: names are checked on head.
     if tool.tools is not None or loaded.mirrors is None:
         for index, name in enumerate(tool.exclude):
@@ -49,6 +44,15 @@ def expanded(tool: ToolPolicy, loaded: LoadedPolicy, listings: Listings) -> list
         for name in names
         if name not in tool.exclude and name not in taken
     ]
+
+
+def entry_names(tool: ToolPolicy, loaded: LoadedPolicy, listings: Listings) -> list[str]:
+    """Every tool the entry's tools file declares, or its MCP server lists (`HandlerError`
+    when the server does not list them)."""
+    if tool.tools is not None:
+        return [item.name for item in load_declarations(Path(tool.tools)).tools]
+    handler = build_policy_handler(tool.handler, tool.name, tool.options, loaded)
+    return [str(item.get("name")) for item in server_tools(handler, listings)]
 
 
 def whole_server(tool: ToolPolicy) -> bool:

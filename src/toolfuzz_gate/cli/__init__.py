@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.cli.output import CommandGuard
 from toolfuzz_gate.cli.parser import build_parser, split_tail
+from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_OUT
 from toolfuzz_gate.errors import LlmError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -129,7 +129,7 @@ def _output_directory(args: argparse.Namespace | None) -> Path | None:
     out: Path | None = getattr(args, "out", None)
     if out is not None or args is None or args.command != "fuzz":
         return out
-    return args.receipt.parent if args.receipt is not None else DEFAULT_OUT
+    return args.receipt.parent if args.receipt is not None else Path(DEFAULT_OUT)
 
 
 def _run_command(request: RunRequest, out: TextIO) -> ExitCode:

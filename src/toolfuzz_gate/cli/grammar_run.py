@@ -6,10 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from toolfuzz_gate.app.defaults import DEFAULT_OUT
 from toolfuzz_gate.app.jobs import DEFAULT_MOST, MAX_JOBS
 from toolfuzz_gate.cli.flags import Once, add_campaign_flags
-from toolfuzz_gate.core.campaign.run_defaults import BUILTIN_RUNS
+from toolfuzz_gate.core.campaign.run_defaults import BUILTIN_RUNS, DEFAULT_OUT
 
 
 def add_run_parser(commands: Any) -> None:
@@ -21,7 +20,7 @@ def add_run_parser(commands: Any) -> None:
         "--default-draft given here override the policy's values.",
     )
     add_campaign_flags(run, BUILTIN_RUNS)
-    run.add_argument("--out", type=Path, default=DEFAULT_OUT, action=Once)
+    run.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), action=Once)
     run.add_argument("--policy", type=Path, action=Once, metavar="FILE", help="a YAML policy")
     run.add_argument(
         "--root",

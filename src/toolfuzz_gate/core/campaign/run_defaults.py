@@ -14,5 +14,8 @@ DEFAULT_RUNS = 200
 BUILTIN_RUNS = 24
 """Valid cases per seed for `run` without a policy (the built-in contract, a quick check)."""
 
+DEFAULT_OUT = "toolfuzz-receipts"
+"""Where `run` and `fuzz` write their receipts when no `--out` is given."""
+
 DEFAULT_TIMEOUT_MS = 2000
 """Milliseconds one handler call may take before it is a timeout."""
