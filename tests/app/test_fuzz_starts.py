@@ -55,3 +55,16 @@ def test_a_reset_still_runs_before_the_server_it_resets(
     code, starts = _fuzz(tmp_path, monkeypatch, "--tool", "count", "--reset-command", reset)
     assert code == 0
     assert starts == 2 and marker.read_text() == "r"
+
+
+def test_a_tool_the_server_does_not_list_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--tool` naming no listed tool is a usage error before any tool is attempted."""
+    monkeypatch.setenv("START_LOG", str(tmp_path / "starts.log"))
+    code, _, err = invoke(
+        "fuzz", "--mcp", "--tool", "nope", "--env", "START_LOG",
+        "--out", str(tmp_path / "out"), "--", *LOGGED,
+    )  # fmt: skip
+    assert code == 2 and "the MCP server lists no tool named 'nope'" in err
+    assert not (tmp_path / "out").exists()

@@ -126,7 +126,7 @@ def _checked_tools(
     listed = handler_kind(entry.handler).lists_its_tools and not (entry.schema or entry.model)
     if entry.tools is not None or listed:
         names = entry_names(entry, loaded, listings)  # a server that lists none: HandlerError
-        wanted = entry.pick if entry.tools is not None else entry.handler.target
+        wanted = request.tool
         if wanted and wanted not in names:
             raise UsageError(
                 f"{entry.tools} declares no tool named {wanted!r}; it has {', '.join(names)[:200]}"
