@@ -37,7 +37,7 @@ from toolfuzz_gate.core.gate.policy_handler import Locator, parse_handler
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.edges.handlers.workspace import fixture_digest
-from toolfuzz_gate.edges.models import load_model_tool
+from toolfuzz_gate.edges.models import model_name
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
 from toolfuzz_gate.errors import PolicyError, UsageError
 
@@ -250,7 +250,7 @@ def fuzz_policy(request: FuzzRequest) -> LoadedPolicy:
         tool = fuzz_tool(request, request.tool or request.schema.stem)
         tool = replace(tool, schema=str(request.schema))
     elif request.model is not None:
-        name = request.tool or load_model_tool(request.model).name
+        name = request.tool or model_name(request.model)
         tool = replace(fuzz_tool(request, name), model=request.model)
     else:
         tool = fuzz_tool(request, request.tool or "")

@@ -15,8 +15,7 @@ from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import receipt_set
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
-from toolfuzz_gate.app.summary import build_summary
-from toolfuzz_gate.app.written import Written
+from toolfuzz_gate.app.written import Written, build_summary
 from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts
 from toolfuzz_gate.core.gate.policy_trust import Trust, with_trust
 from toolfuzz_gate.core.gate.regression import gate_on_regressions

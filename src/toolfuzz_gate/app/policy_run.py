@@ -132,9 +132,9 @@ def _with_servers(
     return [
         replace(handler, servers=servers)
         if key is not None
-        else replace(handler, listed=servers)
-        if handler.kind == "mcp" and repr(server_key(handler)) not in sharing
         else handler
+        if repr(server_key(handler)) in sharing
+        else replace(handler, listed=servers)  # read by the adapters that list their tools
         for handler, key in zip(handlers, shared, strict=True)
     ]
 

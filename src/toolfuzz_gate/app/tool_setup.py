@@ -22,7 +22,6 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.discover import ToolDeclaration
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import load_json
@@ -88,8 +87,6 @@ def build_listed_spec(
         wanted = tool.pick or handler.target
         found = [t for t in load_declarations(Path(tool.tools)).tools if t.name == wanted]
         declared = DeclaredInterface(found[0].description if found else None)
-    elif tool.model is not None:
-        declared = DeclaredInterface(_model(tool, handler).description)
     else:
         declared = declared_interface(_listed(handler, listings))
     return build_policy_spec(
@@ -98,13 +95,6 @@ def build_listed_spec(
         tool_annotations(tool, handler, listings),
         tool_output_schema(tool, handler, listings),
         declared,
-    )
-
-
-def _model(tool: ToolPolicy, handler: HandlerConfig) -> ToolDeclaration:
-    assert tool.model is not None
-    return load_model_tool(
-        tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
     )
 
 
@@ -161,7 +151,9 @@ def tool_schema(
     if tool.schema is not None:
         return load_json(Path(tool.schema), what="schema")
     if tool.model is not None:
-        return _model(tool, handler).schema
+        return load_model_tool(
+            tool.model, checkout=handler.checkout, python=handler.python, cwd=handler.cwd
+        ).schema
     if not handler_kind(handler).in_policy:  # the built-in contract
         return poster.SCHEMA
     if tool.tools is not None:

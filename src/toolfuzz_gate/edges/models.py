@@ -121,5 +121,9 @@ def load_model_tool(
     schema = load_model_schema(
         reference, timeout_s=timeout_s, checkout=checkout, python=python, cwd=cwd
     )
-    name = reference.rpartition(":")[2].rpartition(".")[2]
-    return ToolDeclaration(name, schema, "", "pydantic")
+    return ToolDeclaration(model_name(reference), schema, "", "pydantic")
+
+
+def model_name(reference: str) -> str:
+    """The tool a model `MODULE:CLASS` is: its class's name."""
+    return reference.rpartition(":")[2].rpartition(".")[2]
