@@ -190,7 +190,7 @@ def test_one_answer_to_every_call_is_unreached_only_when_it_reads_as_an_error() 
     failed, notes = unreached_check(lambda tool: False, done)
     assert failed == []
     assert notes == [
-        "one answer to every call, so whether the tool's logic ran cannot be told: "
+        "reach: one answer to every call, so whether the tool's logic ran cannot be told: "
         "delete answers every call 'Entities deleted successfully' (20 of 20)"
     ]
     assert unreached_check(lambda tool: False, missing)[1] == []  # the failing one is no note

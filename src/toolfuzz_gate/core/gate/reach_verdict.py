@@ -229,7 +229,7 @@ def unreached_check(
     alike = answering_alike(entries)
     if alike:
         notes.append(
-            "one answer to every call, so whether the tool's logic ran cannot be told: "
+            "reach: one answer to every call, so whether the tool's logic ran cannot be told: "
             + "; ".join(alike)
         )
     return failed if failing else [], notes
