@@ -29,13 +29,12 @@ from toolfuzz_gate.app.baseline import (
     stored_baseline_diff,
     wait_head,
 )
-from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import override_values
-from toolfuzz_gate.app.progress import say_command
+from toolfuzz_gate.app.progress import emit, say_command
 from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.app.written import Written

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.progress import emit
 from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.workflow_commands import warning_command

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.action_publish import Posted, build_client, finish, post_comment
-from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.progress import emit
 from toolfuzz_gate.app.reports import COMMENT
 from toolfuzz_gate.core.gate.causes import group_diff
 from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets

@@ -16,10 +16,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
-from toolfuzz_gate.app.interface_sample import with_head_sample
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_plan import override_values, receipt_set
+from toolfuzz_gate.app.policy_replay import reproduced_on, unmatched, with_head_sample
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, on_actions, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from toolfuzz_gate.app.front_doors import builtin_tool
 from toolfuzz_gate.app.fuzz import fuzz_handler
-from toolfuzz_gate.app.policy_plan import policy_tools
+from toolfuzz_gate.app.policy_replay import PolicyTools
 from toolfuzz_gate.app.requests import (
     BuiltinRunRequest,
     CommandReader,
@@ -26,7 +26,7 @@ from toolfuzz_gate.app.requests import (
     ReplayRequest,
 )
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
-from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
+from toolfuzz_gate.app.tool_setup import server_output_schema
 from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.receipt_members import Contract
@@ -94,14 +94,12 @@ def replay_handler(
             # The receipt says whether one was applied, not the schema: the server says it.
             spec = replace(spec, output_schema=server_output_schema(handler))
         return handler, spec, None
-    loaded = load_policy(request.policy, request.root)
-    listings: Listings = {}
-    tools = policy_tools(loaded, listings)
-    for tool in tools:
-        if tool.name == name:
-            setup = replay_setup(tool, tool.options, loaded, listings)
-            return setup.handler, setup.spec, setup.judge
-    known = ", ".join(tool.name for tool in tools)[:200]
+    tools = PolicyTools(load_policy(request.policy, request.root))
+    tool = tools.named.get(name)
+    if tool is not None:
+        setup = tools.setup(tool)
+        return setup.handler, setup.spec, setup.judge
+    known = ", ".join(tools.named)[:200]
     raise UsageError(f"the policy {request.policy} has no tool {name!r}; it has: {known}")
 
 

@@ -38,7 +38,7 @@ def run(
     """The whole command line with injected streams; returns the exit code. `environ` is
     what `action` reads (default: the process environment). Both streams go through
     `output.CommandGuard`: nothing printed becomes a workflow command unless the gate emits
-    it as one (`app.emit.emit`)."""
+    it as one (`app.progress.emit`)."""
     guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
     try:
         return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err), environ)

@@ -1,6 +1,6 @@
 """The text the Actions runner reads from a step: `GITHUB_OUTPUT` entries and the
-`::warning::` / `::notice::` / `::add-mask::` commands (pure: the caller writes them, and
-passes the random delimiter in).
+`::warning::` / `::notice::` / `::add-mask::` commands, each kept to exactly one command
+(`one_command`) (pure: the caller writes them, and passes the random delimiter in).
 
 A multi-line output is `name<<DELIMITER`, the value, then the delimiter alone on a line; a
 value containing the delimiter would let the rest of it set other outputs, so that is
@@ -14,6 +14,9 @@ from collections.abc import Mapping
 
 from toolfuzz_gate.core.report.untrusted import field, workflow_data
 
+ZERO_WIDTH_SPACE = "\u200b"
+LEGACY_COMMAND = "##["
+"""The runner reads a legacy command anywhere in a line: a zero-width space splits it."""
 _OUTPUT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,99}$")
 _DELIMITER = re.compile(r"^[A-Za-z0-9_]{16,}$")
 
@@ -47,3 +50,10 @@ def notice_command(message: str) -> str:
 
 def error_command(message: str) -> str:
     return f"::error::{workflow_data(field(message, 2000))}"
+
+
+def one_command(line: str) -> str:
+    """`line` as exactly one command: on one line, and no legacy `##[` command inside its
+    data (which the runner would run too)."""
+    flat = line.replace("\r", "").replace("\n", "")
+    return flat.replace(LEGACY_COMMAND, "#" + ZERO_WIDTH_SPACE + "#[")
