@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
+from toolfuzz_gate.app.action_publish import COMMENT_OFF, Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
 from toolfuzz_gate.app.action_trust import (
     agent_on_trusted_cassette,
@@ -65,7 +65,6 @@ from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
-BASE_DIR = BASE_RECEIPTS
 
 
 def run_action(request: ActionRequest, out: TextIO) -> ExitCode:
@@ -258,16 +257,13 @@ def _baseline(
     jobs: Jobs,
 ) -> JSONObject | None:
     """The diff against the base the `baseline` input names, or None (no base)."""
-    if inputs.baseline == "none":
-        return None
-    if inputs.baseline == "dir":
-        assert inputs.baseline_dir is not None
-        directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
+    stored = _stored_baseline(runner, inputs)
+    if stored is not None:
         overrides = override_values(run.overrides)
-        return stored_baseline_diff(directory, wait_head(head), loaded, overrides)
-    if ref is None:
+        return stored_baseline_diff(stored, wait_head(head), loaded, overrides)
+    if inputs.baseline == "none" or ref is None:
         return None
-    keep = runner.workspace / inputs.output_dir / BASE_DIR
+    keep = runner.workspace / inputs.output_dir / BASE_RECEIPTS
     return rerun_baseline_diff(
         run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
     )
@@ -285,7 +281,7 @@ def _comment(
 ) -> Posted:
     pull = event.pull_request
     if inputs.comment == "off":
-        return Posted(None, "the comment input is off: no PR comment")
+        return COMMENT_OFF
     if pull is None:
         return Posted(None, f"a {event.name} event has no pull request to comment on")
     if pull.from_fork:

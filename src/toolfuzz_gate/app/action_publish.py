@@ -43,6 +43,15 @@ class Posted:
     note: str = ""
 
 
+COMMENT_OFF = Posted(None, "the comment input is off: no PR comment")
+
+
+def not_posted(note: str, out: TextIO) -> Posted:
+    """No comment, for a reason the step's log shows as a warning."""
+    emit(out, warning_command(f"toolfuzz-gate: {note}"))
+    return Posted(None, note)
+
+
 def comment_bodies(document: Mapping[str, Any], context: ReportContext) -> list[str]:
     """The comment at each fallback budget, longest first, without repeats."""
     bodies: list[str] = []
@@ -75,9 +84,7 @@ def post_comment(
 ) -> Posted:
     """Upsert the comment on PR `number`; a failure is printed as a warning."""
     if not inputs.token:
-        note = "no github-token: no PR comment"
-        emit(out, warning_command(f"toolfuzz-gate: {note}"))
-        return Posted(None, note)
+        return not_posted("no github-token: no PR comment", out)
     assert inputs.comment != "off"
     try:
         client = build_client(runner, inputs.token)
@@ -97,8 +104,7 @@ def post_comment(
             client.close()
     except GitHubError as error:
         note = f"the PR comment could not be posted ({error.code}): {error.message}"
-        emit(out, warning_command(f"toolfuzz-gate: {note}"))
-        return Posted(None, note)
+        return not_posted(note, out)
     for line in result.notes:
         print(f"comment: {line}", file=out)
     return Posted(result.url, f"PR comment {result.action}: {result.url}")
