@@ -24,8 +24,8 @@ from toolfuzz_gate.app.action_publish import (
     post_comment,
 )
 from toolfuzz_gate.app.reports import COMMENT
-from toolfuzz_gate.core.gate.causes import group_diff
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.core.gate.causes import grouped_diff
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.event import Event
 from toolfuzz_gate.core.github.names import is_issue_number
@@ -91,13 +91,12 @@ def report_document(results: Path, head_sha: str) -> JSONObject:
             hint="download the first workflow's output-dir artifact into results-dir",
         )
     base = results / "base"
-    document = diff_sets(
+    return grouped_diff(
         load_receipts(base) if base.is_dir() else ReceiptSet({}),
         head,
         base_ref=Revision("base", None),
         head_ref=Revision("HEAD", head_sha),
     )
-    return group_diff(document, head.receipts)
 
 
 def report_agent_rows(results: Path) -> tuple[AgentRows, AgentRows]:

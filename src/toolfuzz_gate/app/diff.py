@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from toolfuzz_gate.app.requests import DiffRequest
-from toolfuzz_gate.core.gate.causes import group_diff
-from toolfuzz_gate.core.gate.receipt_diff import diff_sets, gate_failed
+from toolfuzz_gate.core.gate.causes import grouped_diff
+from toolfuzz_gate.core.gate.receipt_diff import gate_failed
 from toolfuzz_gate.core.jsonutil.canonical import canonical_document
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import render_markdown
@@ -16,7 +16,7 @@ from toolfuzz_gate.exitcodes import ExitCode
 
 def diff(request: DiffRequest, out: TextIO) -> ExitCode:
     head = load_receipts(request.head)
-    document = group_diff(diff_sets(load_receipts(request.base), head), head.receipts)
+    document = grouped_diff(load_receipts(request.base), head)
     if request.format == "json":
         out.write(canonical_document(document).decode("utf-8"))
     else:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolfuzz_gate.app.written import Written
-from toolfuzz_gate.core.gate.causes import group_diff
+from toolfuzz_gate.core.gate.causes import grouped_diff
 from toolfuzz_gate.core.gate.policy import ToolPolicy
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, receipt_keys
 from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.jsonutil.locate import line_index
@@ -112,7 +112,7 @@ def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = Fals
     base a diff against nothing (every finding is new)."""
     if diff is not None:
         return diff
-    return group_diff(diff_sets(ReceiptSet({}), head), head.receipts, each=each)
+    return grouped_diff(ReceiptSet({}), head, each=each)
 
 
 def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> dict[str, str]:
