@@ -1,7 +1,9 @@
-"""`replay RECEIPT`: re-run a receipt's counterexamples against the handler, say which fail.
+"""`replay RECEIPT` and `promote RECEIPT`: a receipt's counterexamples, each read back as a
+regression case, run again against the handler (which still fail?) or stored in the
+regression corpus (`--corpus DIR`, or the `corpus:` of `--policy FILE`).
 
-The handler is the policy entry of the receipt's tool with `--policy`. Without it, the
-receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
+`replay`'s handler is the policy entry of the receipt's tool with `--policy`. Without it,
+the receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
 handler completely (paths relative to where it ran, so replay from that directory) and
 must agree with the receipt's `handler` label (the command line's grammar reads it back:
 `ReplayRequest.read_command`); `run` is the built-in handler; a receipt
@@ -13,6 +15,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.front_doors import builtin_tool
@@ -23,6 +26,7 @@ from toolfuzz_gate.app.requests import (
     CommandReader,
     FuzzRequest,
     PolicyRunRequest,
+    PromoteRequest,
     ReplayRequest,
 )
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
@@ -40,9 +44,10 @@ from toolfuzz_gate.core.gate.regression import (
     render_replayed,
     select,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSON
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.case_replay import replay_cases
+from toolfuzz_gate.edges.corpus import write_case
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt
@@ -58,13 +63,7 @@ def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
         policy, root, chosen = request.policy, request.root, request.fingerprints
         return replay_sequences(receipt, chosen, policy, root, out)
     cases: list[RegressionCase] = []
-    for example in select(receipt, request.fingerprints):
-        try:
-            cases.append(parse_case(build_case(receipt, example)))
-        except ReceiptError as error:
-            if request.fingerprints:
-                raise
-            print(f"skipped: {error.message}", file=out)
+    _each_case(receipt, request.fingerprints, out, lambda case: cases.append(parse_case(case)))
     if not cases:
         print(f"{request.receipt}: no counterexamples to replay", file=out)
         return ExitCode.PASSED
@@ -75,6 +74,58 @@ def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
     failing = sum(1 for item in replayed if item.outcome in FAILING_OUTCOMES)
     print(f"replay: {failing} of {len(replayed)} still fail", file=out)
     return ExitCode.FAILED if failing else ExitCode.PASSED
+
+
+def promote(request: PromoteRequest, out: TextIO) -> ExitCode:
+    corpus = corpus_directory(request)
+    receipt = load_receipt(request.receipt)
+
+    def store(case: JSONObject) -> None:
+        file, changed = write_case(corpus, case)
+        print(f"{'wrote' if changed else 'unchanged'}: {corpus / file}", file=out)
+
+    if not _each_case(receipt, request.fingerprints, out, store):
+        print(f"{request.receipt}: no counterexamples to promote", file=out)
+    return ExitCode.PASSED
+
+
+def _each_case(
+    receipt: Receipt,
+    fingerprints: tuple[str, ...],
+    out: TextIO,
+    take: Callable[[JSONObject], None],
+) -> int:
+    """`take` the regression case of each counterexample `fingerprints` name (all, without
+    them); one that cannot be read back is skipped with a line, or is the error when named.
+    Returns how many were chosen."""
+    chosen = select(receipt, fingerprints)
+    for example in chosen:
+        try:
+            take(build_case(receipt, example))
+        except ReceiptError as error:
+            if fingerprints:
+                raise
+            print(f"skipped: {error.message}", file=out)
+    return len(chosen)
+
+
+def corpus_directory(request: PromoteRequest) -> Path:
+    """`--corpus DIR`, or the `corpus:` of `--policy FILE`."""
+    if request.corpus is not None and request.policy is not None:
+        raise UsageError("--corpus and --policy conflict: name the corpus one way")
+    if request.corpus is not None:
+        if request.root is not None:
+            raise UsageError("--root goes with --policy")
+        return Path(request.corpus)
+    if request.policy is None:
+        raise UsageError("name the corpus: --policy FILE (its `corpus:` directory) or --corpus DIR")
+    loaded = load_policy(request.policy, request.root)
+    if loaded.policy.corpus is None:
+        raise UsageError(
+            f"the policy {request.policy} names no corpus directory",
+            hint="add `corpus: .toolfuzz/corpus` to the policy, or give --corpus DIR",
+        )
+    return Path(loaded.policy.corpus)
 
 
 def replay_handler(

@@ -78,7 +78,7 @@ def _run(
             env = os.environ if environ is None else environ
             return int(merge(build_merge_request(args, env), stdout))
         if args.command == "promote":
-            from toolfuzz_gate.app.promote import promote
+            from toolfuzz_gate.app.replay import promote
             from toolfuzz_gate.cli.commands_receipts import build_promote_request
 
             return int(promote(build_promote_request(args), stdout))
