@@ -72,7 +72,7 @@ def _run(
 
             return int(diff(build_diff_request(args), stdout))
         if args.command == "merge":
-            from toolfuzz_gate.app.merge import merge
+            from toolfuzz_gate.app.shard import merge
             from toolfuzz_gate.cli.commands_receipts import build_merge_request
 
             env = os.environ if environ is None else environ
