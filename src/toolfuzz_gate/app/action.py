@@ -150,8 +150,18 @@ def _confined_run(
         keep_key_from_handlers(loaded, environ, key_names)
 
         def base(head: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject | None:
+            """The diff against the base the `baseline` input names, or None (no base)."""
             with base_side():  # its handlers run as the base's own user (`confine`)
-                return _baseline(runner, inputs, git, ref, loaded, run, head, replay, out, jobs)
+                stored = _stored_baseline(runner, inputs)
+                if stored is not None:
+                    overrides = override_values(run.overrides)
+                    return stored_baseline_diff(stored, wait_head(head), loaded, overrides)
+                if inputs.baseline == "none" or ref is None:
+                    return None
+                keep = workspace / inputs.output_dir / BASE_RECEIPTS
+                return rerun_baseline_diff(
+                    run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
+                )
 
         def after(written: list[Written]) -> tuple[AgentForGate, Trust]:
             if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
@@ -242,31 +252,6 @@ def _base_ref(git: Git, inputs: ActionInputs, event: Event, out: TextIO) -> str 
         ),
     )
     return None
-
-
-def _baseline(
-    runner: Runner,
-    inputs: ActionInputs,
-    git: Git,
-    ref: str | None,
-    loaded: LoadedPolicy,
-    run: PolicyRunRequest,
-    head: HeadReceipts,
-    replay: str,
-    out: TextIO,
-    jobs: Jobs,
-) -> JSONObject | None:
-    """The diff against the base the `baseline` input names, or None (no base)."""
-    stored = _stored_baseline(runner, inputs)
-    if stored is not None:
-        overrides = override_values(run.overrides)
-        return stored_baseline_diff(stored, wait_head(head), loaded, overrides)
-    if inputs.baseline == "none" or ref is None:
-        return None
-    keep = runner.workspace / inputs.output_dir / BASE_RECEIPTS
-    return rerun_baseline_diff(
-        run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
-    )
 
 
 def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
