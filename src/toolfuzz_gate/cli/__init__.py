@@ -67,7 +67,7 @@ def _run(
 
             return int(lint(build_lint_request(args), stdout))
         if args.command == "diff":
-            from toolfuzz_gate.app.diff import diff
+            from toolfuzz_gate.app.reports import diff
             from toolfuzz_gate.cli.commands_receipts import build_diff_request
 
             return int(diff(build_diff_request(args), stdout))
