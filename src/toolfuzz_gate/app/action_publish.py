@@ -14,7 +14,7 @@ from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.workflow_commands import warning_command
 from toolfuzz_gate.core.report.context import ReportContext
-from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
+from toolfuzz_gate.core.report.markdown import comment_bodies, marker
 from toolfuzz_gate.core.report.untrusted import markdown_text
 from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
 from toolfuzz_gate.edges.github.client import GitHubClient
@@ -33,9 +33,6 @@ OUTPUT_NAMES = (
 )
 """The step's outputs, as action.yml declares them (a test holds the two equal)."""
 
-FALLBACK_BUDGETS = (BODY_BUDGET, 20_000, 4_000, MIN_BUDGET)
-"""The renderings tried in turn when GitHub answers that a body is too long."""
-
 
 @dataclass(frozen=True)
 class Posted:
@@ -50,16 +47,6 @@ def not_posted(note: str, out: TextIO) -> Posted:
     """No comment, for a reason the step's log shows as a warning."""
     emit(out, warning_command(f"toolfuzz-gate: {note}"))
     return Posted(None, note)
-
-
-def comment_bodies(document: Mapping[str, Any], context: ReportContext) -> list[str]:
-    """The comment at each fallback budget, longest first, without repeats."""
-    bodies: list[str] = []
-    for budget in FALLBACK_BUDGETS:
-        body = render_markdown(document, context, budget)
-        if body not in bodies:
-            bodies.append(body)
-    return bodies
 
 
 COMMENT_DEADLINE_S = 180.0
