@@ -34,7 +34,7 @@ from toolfuzz_gate.app.tool_setup import Listings, ReplaySetup, replay_setup
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.gate.policy import ToolPolicy
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Unmatched
 from toolfuzz_gate.core.gate.regression import (
     STILL_FAILING,
     RegressionCase,
@@ -52,8 +52,6 @@ from toolfuzz_gate.errors import HandlerError, ToolfuzzError
 
 SAMPLE = 5
 """Breaking entries whose example call is sent to head's handler, per run."""
-Unmatched = dict[str, list[RecordedCounterexample]]
-"""Counterexamples by receipt key."""
 
 
 class PolicyTools:
@@ -132,21 +130,6 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
         tool_name = orphan.case.tool
         print(f"  ignored: {orphan.file} is for tool {tool_name!r}, not in the policy", file=out)
     return CorpusRun(replayed, files, ignored, unrun)
-
-
-def unmatched(ours: ReceiptSet, theirs: ReceiptSet) -> Unmatched:
-    """The counterexamples of `ours` whose fingerprint `theirs` lacks, for the tools both
-    sides fuzzed (a tool refused, added or removed has nothing to compare)."""
-    found: Unmatched = {}
-    for key, receipt in ours.receipts.items():
-        other = theirs.receipts.get(key)
-        if other is None or receipt.refused or other.refused:
-            continue
-        known = {cx.fingerprint for cx in other.counterexamples}
-        mine = [cx for cx in receipt.counterexamples if cx.fingerprint not in known]
-        if mine:
-            found[key] = mine
-    return found
 
 
 def reproduced_on(
