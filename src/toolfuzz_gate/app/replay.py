@@ -31,10 +31,7 @@ from toolfuzz_gate.app.requests import (
 )
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
 from toolfuzz_gate.app.tool_setup import server_output_schema
-from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.receipt import Receipt
-from toolfuzz_gate.core.campaign.receipt_members import Contract
-from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
@@ -43,9 +40,9 @@ from toolfuzz_gate.core.gate.regression import (
     parse_case,
     render_replayed,
     select,
+    spec_from_receipt,
 )
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.case_replay import replay_cases
 from toolfuzz_gate.edges.corpus import write_case
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
@@ -201,31 +198,3 @@ def handler_from_receipt(receipt: Receipt, read_command: CommandReader) -> Handl
             hint=NEEDS_POLICY,
         )
     return config
-
-
-def spec_from_receipt(receipt: Receipt) -> ToolSpec:
-    """The contract the receipt was judged under (`contract`, the output ceiling)."""
-    contract = receipt.contract or Contract((), None, None)
-    rejections = contract.expected_rejections
-    codes, dry_run = contract.error_codes, contract.dry_run
-    ceiling = receipt.limits.get("maxOutputBytes")
-    recoding = contract.rejection_code
-    answer = contract.rejection_answer
-    for key, given, problem_of in (
-        ("errorCodes", codes, regex_problem),
-        ("rejectionCode", recoding, pattern_problem),
-        ("rejectionAnswer", answer, regex_problem),
-    ):
-        problem = problem_of(given) if isinstance(given, str) else None
-        if problem is not None:
-            raise ReceiptError(f"the receipt's contract/{key}: {problem}")
-    return ToolSpec(
-        receipt.tool,
-        expected_rejections=rejections,
-        error_codes=codes,
-        rejection_code=recoding,
-        rejection_answer=answer,
-        dry_run=dry_run,
-        max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
-        checks=checks_from_json(receipt.checks),
-    )
