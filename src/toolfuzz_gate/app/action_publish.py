@@ -12,7 +12,7 @@ from typing import Any, TextIO
 from toolfuzz_gate.app.progress import emit
 from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
-from toolfuzz_gate.core.github.workflow_commands import warning_command
+from toolfuzz_gate.core.github.workflow_commands import step_outputs, warning_command
 from toolfuzz_gate.core.report.context import ReportContext
 from toolfuzz_gate.core.report.markdown import comment_bodies, marker
 from toolfuzz_gate.core.report.untrusted import markdown_text
@@ -20,18 +20,6 @@ from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.edges.github.comments import find_author, upsert_comment
 from toolfuzz_gate.errors import GitHubError
-
-OUTPUT_NAMES = (
-    "verdict",
-    "new-counterexamples",
-    "fixed-counterexamples",
-    "unsupported-keywords",
-    "receipts-path",
-    "sarif-path",
-    "junit-path",
-    "comment-url",
-)
-"""The step's outputs, as action.yml declares them (a test holds the two equal)."""
 
 
 @dataclass(frozen=True)
@@ -114,22 +102,5 @@ def finish(
     write_summary(runner, body + note)
     if posted.note:
         print(f"comment: {posted.note}", file=out)
-    totals: Any = document.get("totals", {})
-    write_outputs(runner, _outputs(where, totals, failed, posted))
-
-
-def _outputs(where: str, totals: Any, failed: bool, posted: Posted) -> dict[str, str]:
-    def count(name: str) -> str:
-        value = totals.get(name, 0) if isinstance(totals, dict) else 0
-        return str(value if isinstance(value, int) else 0)
-
-    values = {
-        "verdict": "failed" if failed else "passed",
-        "new-counterexamples": count("new"),
-        "fixed-counterexamples": count("fixed"),
-        "unsupported-keywords": count("unsupportedAdded"),
-        "receipts-path": where,
-        **{report.output: f"{where}/{report.file}" for report in REPORTS if report.output},
-        "comment-url": posted.url or "",
-    }
-    return {name: values[name] for name in OUTPUT_NAMES}
+    paths = {report.output: f"{where}/{report.file}" for report in REPORTS if report.output}
+    write_outputs(runner, step_outputs(document, failed, where, paths, posted.url or ""))
