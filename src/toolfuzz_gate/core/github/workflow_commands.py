@@ -1,6 +1,7 @@
 """The text the Actions runner reads from a step: `GITHUB_OUTPUT` entries (the gate's are
-`step_outputs`) and the `::warning::` / `::notice::` / `::add-mask::` commands, each kept to exactly one command
-(`one_command`) (pure: the caller writes them, and passes the random delimiter in).
+`step_outputs`) and the `::warning::` / `::notice::` / `::add-mask::` commands, each kept
+to exactly one command (`one_command`) (pure: the caller writes them, and passes the
+random delimiter in).
 
 A multi-line output is `name<<DELIMITER`, the value, then the delimiter alone on a line; a
 value containing the delimiter would let the rest of it set other outputs, so that is
