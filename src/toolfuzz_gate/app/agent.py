@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.agent_handler import Running, caller, verbatim
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, tool_schema
 from toolfuzz_gate.core.agent.agent_receipt import (
@@ -33,9 +33,15 @@ from toolfuzz_gate.core.agent.documentation_probe import (
 )
 from toolfuzz_gate.core.agent.health import model_health, unjudged_items
 from toolfuzz_gate.core.agent.loop import FunctionTool, run_agent
-from toolfuzz_gate.core.agent.reachability import agent_case, receipt_cases, try_finding
+from toolfuzz_gate.core.agent.reachability import (
+    JudgedCalls,
+    agent_case,
+    receipt_cases,
+    try_finding,
+)
 from toolfuzz_gate.core.agent.refinement import CorrectnessRun, check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
@@ -46,6 +52,7 @@ from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -193,6 +200,33 @@ class ToolResults:
     """1 when documentation probes were asked for and the reply held none, else 0."""
 
 
+class Running:
+    """The tool's handler for agent runs. A tool whose policy declares a reset
+    (`reset_command`, `reset_tool`) gets a fresh handler, reset first, before each agent
+    run calls it (`restart`): every run starts from the same state, as every seed does."""
+
+    def __init__(self, config: HandlerConfig) -> None:
+        self.config = config
+        self.resets = bool(config.reset_command) or config.reset_tool is not None
+        self._stack = ExitStack()
+        self.handler: Handler = self._stack.enter_context(build_handler(config))
+        self._used = False
+
+    def restart(self) -> None:
+        if not self._used:  # the handler just started (and reset) is still fresh
+            self._used = True
+            return
+        self._stack.close()
+        self._stack = ExitStack()
+        self.handler = self._stack.enter_context(build_handler(self.config))
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
     return next((tool for tool in loaded.policy.tools if tool.name == name), None)
 
@@ -234,12 +268,13 @@ def _try_tool(
     handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
         with Running(handler) as running:
+            judged = JudgedCalls(lambda: running.handler, setup.spec, setup.judge)
             fresh = running.restart if running.resets else None
             for case in cases:
                 if fresh is not None:
                     fresh()  # the verbatim call, like an agent run, starts from the reset state
-                found = verbatim(case, running, setup)
-                call = caller(partial(agent_case, case), case.valid, running, setup, True)
+                found = judged.verbatim(case)
+                call = judged.caller(partial(agent_case, case), case.valid, True)
                 entry = try_finding(
                     case,
                     function,
@@ -252,7 +287,7 @@ def _try_tool(
                 )
                 findings.append(entry)
             if probe:
-                call = caller(partial(probe_case, tool.name), True, running, setup)
+                call = judged.caller(partial(probe_case, tool.name), True)
                 if sizes.probes:
                     asked = probe_messages(function, sizes.probes, context)
                     for prompt in read_prompts(session.ask(asked), sizes.probes):
