@@ -16,10 +16,10 @@ import pytest
 import yaml
 
 from tests.cli_helpers import invoke
-from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.core.github.action_inputs import INPUTS as ACTION_INPUTS
 from toolfuzz_gate.core.github.action_inputs import environment_name
+from toolfuzz_gate.core.github.workflow_commands import OUTPUT_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"

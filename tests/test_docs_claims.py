@@ -21,7 +21,6 @@ import pytest
 import yaml
 
 from tests.cli_helpers import invoke, poster_repository
-from toolfuzz_gate.app.action_publish import OUTPUT_NAMES
 from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.cli.parser import build_parser
 from toolfuzz_gate.core.campaign.run_defaults import (
@@ -32,6 +31,7 @@ from toolfuzz_gate.core.campaign.run_defaults import (
 )
 from toolfuzz_gate.core.gate.handler_kinds import POLICY_KINDS
 from toolfuzz_gate.core.gate.policy import FAIL_ON, GateRules, RunOptions
+from toolfuzz_gate.core.github.workflow_commands import OUTPUT_NAMES
 from toolfuzz_gate.exitcodes import ExitCode
 
 ROOT = Path(__file__).resolve().parent.parent

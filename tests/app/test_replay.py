@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.receipts import typed
-from toolfuzz_gate.app.replay import handler_from_receipt, spec_from_receipt
+from toolfuzz_gate.app.replay import handler_from_receipt
 from toolfuzz_gate.cli.commands_run import read_command
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.edges.handlers.builtin import SPEC as BUILTIN_SPEC
@@ -45,14 +45,3 @@ def test_the_handler_is_rebuilt_from_the_replay_command_and_checked_against_the_
         with pytest.raises(ReceiptError, match=message) as caught:
             handler_from_receipt(document, read_command)
         assert "give --policy FILE" in caught.value.hint
-
-
-def test_the_contract_is_read_back_with_its_rejection_code_checked() -> None:
-    contract: dict[str, Any] = {"expectedRejections": ["not found"], "errorCodes": None}
-    assert spec_from_receipt(typed({"tool": "t", "contract": contract})).rejection_code is None
-    contract["rejectionCode"] = "(?P<code>not found)$"
-    spec = spec_from_receipt(typed({"tool": "t", "contract": contract}))
-    assert spec.rejection_code == "(?P<code>not found)$" and spec.rejection_pattern is not None
-    contract["rejectionCode"] = "(not found)"
-    with pytest.raises(ReceiptError, match="contract/rejectionCode: has no group named 'code'"):
-        spec_from_receipt(typed({"tool": "t", "contract": contract}))

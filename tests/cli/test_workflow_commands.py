@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.profiles import examples
-from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.progress import emit
 from toolfuzz_gate.cli import run
 from toolfuzz_gate.cli.output import CommandGuard
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.jsonutil.canonical import canonical_document
-from toolfuzz_gate.edges.corpus import load_corpus, write_case
+from toolfuzz_gate.edges.corpus import changed_by_head, load_corpus, write_case
 from toolfuzz_gate.errors import CorpusError
 
 FINGERPRINT = "8f57b61d8ce72698857063fc"
@@ -97,3 +97,37 @@ def test_a_symlink_in_the_corpus_is_refused(tmp_path: Path, attack: bool) -> Non
             f"renderPoster/{FINGERPRINT}.json"
         ]
         assert write_case(corpus, case(tool="other"))[1] is True
+
+
+def test_the_base_s_cases_are_replayed_as_the_base_has_them(tmp_path: Path) -> None:
+    """A pull request that deletes or rewrites a regression case does not drop it: the
+    base's bytes win, the head's own new cases stay, and each change is said."""
+    corpus = tmp_path / "corpus"
+    kept, rewritten, deleted = case("kept", "1" * 24), case("rw", "2" * 24), case("del", "3" * 24)
+    base = {}
+    for item in (kept, rewritten, deleted):
+        written, _ = write_case(corpus, item)
+        base[written] = (corpus / written).read_bytes()
+    benign = {**rewritten, "input": {"title": "a", "width": 1}}
+    (corpus / f"rw/{'2' * 24}.json").write_bytes(canonical_document(benign))
+    (corpus / f"del/{'3' * 24}.json").unlink()
+    write_case(corpus, case("new", "4" * 24))  # the head's own: replayed too
+
+    loaded = {item.file: item.case for item in load_corpus(corpus, base)}
+
+    named = [("del", "3"), ("kept", "1"), ("new", "4"), ("rw", "2")]
+    assert sorted(loaded) == [f"{tool}/{digit * 24}.json" for tool, digit in named]
+    assert loaded[f"rw/{'2' * 24}.json"].input == {"title": "a", "width": 401}
+    assert changed_by_head(corpus, base) == [
+        f"corpus case del/{'3' * 24}.json deleted: the base's is replayed",
+        f"corpus case rw/{'2' * 24}.json rewritten: the base's is replayed",
+    ]
+    assert [item.file for item in load_corpus(corpus)] == [  # the control: the head alone
+        f"kept/{'1' * 24}.json", f"new/{'4' * 24}.json", f"rw/{'2' * 24}.json"
+    ]  # fmt: skip
+
+
+def test_a_base_case_in_the_wrong_place_is_refused_naming_it(tmp_path: Path) -> None:
+    misplaced = {f"other/{FINGERPRINT}.json": canonical_document(case())}
+    with pytest.raises(CorpusError, match=r"the base's corpus.*belongs at renderPoster/"):
+        load_corpus(tmp_path / "corpus", misplaced)

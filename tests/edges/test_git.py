@@ -18,6 +18,7 @@ from toolfuzz_gate.edges.git import (
     FETCH_DEPTH_HINT,
     Git,
     baseline_receipts,
+    files_at,
     git_environment,
     pull_request_base,
     repository_root,
@@ -376,3 +377,22 @@ def test_the_gate_runs_only_the_git_commands_it_needs(
     for command in ("diff", "log", "show", "fetch", "-c", ""):
         with pytest.raises(ValueError):
             Git(repo)(command)
+
+
+def test_a_folder_at_a_commit_is_read_file_by_file_and_bounded(
+    history: tuple[Path, dict[str, str]],
+) -> None:
+    repo, _ = history
+    (repo / "corpus" / "tool").mkdir(parents=True)
+    (repo / "corpus" / "tool" / "a.json").write_text("{}")
+    (repo / "corpus-not").mkdir()
+    (repo / "corpus-not" / "b.json").write_text("[]")  # a sibling whose name begins alike
+    sh(repo, "add", "corpus", "corpus-not")
+    sh(repo, "commit", "-q", "-m", "corpus")
+    sha = sh(repo, "rev-parse", "HEAD")
+    (repo / "corpus" / "tool" / "a.json").unlink()  # the checkout no longer has it
+    git = Git(repo)
+    assert files_at(git, sha, "corpus", most=10) == {"tool/a.json": b"{}"}
+    assert files_at(git, sha, "nowhere", most=10) == {}
+    with pytest.raises(GitError, match="more than 0 files"):
+        files_at(git, sha, "corpus", most=0)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.action_publish import Posted, finish, post_comment
+from toolfuzz_gate.app.action_publish import COMMENT_OFF, Posted, finish, post_comment
 from toolfuzz_gate.app.action_report import report_action
 from toolfuzz_gate.app.action_trust import (
     agent_on_trusted_cassette,
@@ -29,13 +29,12 @@ from toolfuzz_gate.app.baseline import (
     stored_baseline_diff,
     wait_head,
 )
-from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.app.gate_results import GateOutcome
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import override_values
-from toolfuzz_gate.app.progress import say_command
+from toolfuzz_gate.app.progress import emit, say_command
 from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
 from toolfuzz_gate.app.written import Written
@@ -62,11 +61,11 @@ from toolfuzz_gate.edges.git import Git, resolve_base
 from toolfuzz_gate.edges.handlers.confine import Confinement, base_side, confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.privileges import hand_back, invoker
+from toolfuzz_gate.edges.runner_files import runner_private
 from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
 PR_FILE = "pr.json"
-BASE_DIR = BASE_RECEIPTS
 
 
 def run_action(request: ActionRequest, out: TextIO) -> ExitCode:
@@ -124,7 +123,8 @@ def _confined_run(
 ) -> ExitCode:
     workspace = runner.workspace
     sudo_for = invoker()
-    with confine_handlers(workspace, widen=sudo_for is not None) as confinement:
+    private = runner_private(environ)  # earlier steps' file commands and scripts
+    with confine_handlers(workspace, widen=sudo_for is not None, withhold=private) as confinement:
         if confinement.note is not None:
             say_command(out, warning_command(f"toolfuzz-gate: {confinement.note}"))
         if sudo_for is not None:
@@ -152,8 +152,18 @@ def _confined_run(
         keep_key_from_handlers(loaded, environ, key_names)
 
         def base(head: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject | None:
+            """The diff against the base the `baseline` input names, or None (no base)."""
             with base_side():  # its handlers run as the base's own user (`confine`)
-                return _baseline(runner, inputs, git, ref, loaded, run, head, replay, out, jobs)
+                stored = _stored_baseline(runner, inputs)
+                if stored is not None:
+                    overrides = override_values(run.overrides)
+                    return stored_baseline_diff(stored, wait_head(head), loaded, overrides)
+                if inputs.baseline == "none" or ref is None:
+                    return None
+                keep = workspace / inputs.output_dir / BASE_RECEIPTS
+                return rerun_baseline_diff(
+                    run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
+                )
 
         def after(written: list[Written]) -> tuple[AgentForGate, Trust]:
             if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:
@@ -203,6 +213,8 @@ def _became_root(sudo_for: tuple[int, int], confinement: Confinement) -> str:
             "; made searchable by others for the run, so handlers can reach the workspace: "
             + ", ".join(confinement.widened)
         )
+    if confinement.withheld:
+        said += "; closed to others for the run: " + ", ".join(confinement.withheld)
     return said
 
 
@@ -246,34 +258,6 @@ def _base_ref(git: Git, inputs: ActionInputs, event: Event, out: TextIO) -> str 
     return None
 
 
-def _baseline(
-    runner: Runner,
-    inputs: ActionInputs,
-    git: Git,
-    ref: str | None,
-    loaded: LoadedPolicy,
-    run: PolicyRunRequest,
-    head: HeadReceipts,
-    replay: str,
-    out: TextIO,
-    jobs: Jobs,
-) -> JSONObject | None:
-    """The diff against the base the `baseline` input names, or None (no base)."""
-    if inputs.baseline == "none":
-        return None
-    if inputs.baseline == "dir":
-        assert inputs.baseline_dir is not None
-        directory = in_workspace(runner.workspace, "baseline", inputs.baseline_dir)
-        overrides = override_values(run.overrides)
-        return stored_baseline_diff(directory, wait_head(head), loaded, overrides)
-    if ref is None:
-        return None
-    keep = runner.workspace / inputs.output_dir / BASE_DIR
-    return rerun_baseline_diff(
-        run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
-    )
-
-
 def _stored_baseline(runner: Runner, inputs: ActionInputs) -> Path | None:
     """The stored baseline's directory (`baseline: dir:PATH`), else None."""
     if inputs.baseline != "dir" or inputs.baseline_dir is None:
@@ -286,7 +270,7 @@ def _comment(
 ) -> Posted:
     pull = event.pull_request
     if inputs.comment == "off":
-        return Posted(None, "the comment input is off: no PR comment")
+        return COMMENT_OFF
     if pull is None:
         return Posted(None, f"a {event.name} event has no pull request to comment on")
     if pull.from_fork:

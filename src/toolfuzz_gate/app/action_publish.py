@@ -9,32 +9,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.progress import emit
 from toolfuzz_gate.app.reports import REPORTS
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
-from toolfuzz_gate.core.github.workflow_commands import warning_command
+from toolfuzz_gate.core.github.workflow_commands import step_outputs, warning_command
 from toolfuzz_gate.core.report.context import ReportContext
-from toolfuzz_gate.core.report.markdown import BODY_BUDGET, MIN_BUDGET, marker, render_markdown
+from toolfuzz_gate.core.report.markdown import comment_bodies, marker
 from toolfuzz_gate.core.report.untrusted import markdown_text
 from toolfuzz_gate.edges.actions_env import Runner, write_outputs, write_summary
 from toolfuzz_gate.edges.github.client import GitHubClient
 from toolfuzz_gate.edges.github.comments import find_author, upsert_comment
 from toolfuzz_gate.errors import GitHubError
-
-OUTPUT_NAMES = (
-    "verdict",
-    "new-counterexamples",
-    "fixed-counterexamples",
-    "unsupported-keywords",
-    "receipts-path",
-    "sarif-path",
-    "junit-path",
-    "comment-url",
-)
-"""The step's outputs, as action.yml declares them (a test holds the two equal)."""
-
-FALLBACK_BUDGETS = (BODY_BUDGET, 20_000, 4_000, MIN_BUDGET)
-"""The renderings tried in turn when GitHub answers that a body is too long."""
 
 
 @dataclass(frozen=True)
@@ -43,14 +28,13 @@ class Posted:
     note: str = ""
 
 
-def comment_bodies(document: Mapping[str, Any], context: ReportContext) -> list[str]:
-    """The comment at each fallback budget, longest first, without repeats."""
-    bodies: list[str] = []
-    for budget in FALLBACK_BUDGETS:
-        body = render_markdown(document, context, budget)
-        if body not in bodies:
-            bodies.append(body)
-    return bodies
+COMMENT_OFF = Posted(None, "the comment input is off: no PR comment")
+
+
+def not_posted(note: str, out: TextIO) -> Posted:
+    """No comment, for a reason the step's log shows as a warning."""
+    emit(out, warning_command(f"toolfuzz-gate: {note}"))
+    return Posted(None, note)
 
 
 COMMENT_DEADLINE_S = 180.0
@@ -75,9 +59,7 @@ def post_comment(
 ) -> Posted:
     """Upsert the comment on PR `number`; a failure is printed as a warning."""
     if not inputs.token:
-        note = "no github-token: no PR comment"
-        emit(out, warning_command(f"toolfuzz-gate: {note}"))
-        return Posted(None, note)
+        return not_posted("no github-token: no PR comment", out)
     assert inputs.comment != "off"
     try:
         client = build_client(runner, inputs.token)
@@ -97,8 +79,7 @@ def post_comment(
             client.close()
     except GitHubError as error:
         note = f"the PR comment could not be posted ({error.code}): {error.message}"
-        emit(out, warning_command(f"toolfuzz-gate: {note}"))
-        return Posted(None, note)
+        return not_posted(note, out)
     for line in result.notes:
         print(f"comment: {line}", file=out)
     return Posted(result.url, f"PR comment {result.action}: {result.url}")
@@ -121,22 +102,5 @@ def finish(
     write_summary(runner, body + note)
     if posted.note:
         print(f"comment: {posted.note}", file=out)
-    totals: Any = document.get("totals", {})
-    write_outputs(runner, _outputs(where, totals, failed, posted))
-
-
-def _outputs(where: str, totals: Any, failed: bool, posted: Posted) -> dict[str, str]:
-    def count(name: str) -> str:
-        value = totals.get(name, 0) if isinstance(totals, dict) else 0
-        return str(value if isinstance(value, int) else 0)
-
-    values = {
-        "verdict": "failed" if failed else "passed",
-        "new-counterexamples": count("new"),
-        "fixed-counterexamples": count("fixed"),
-        "unsupported-keywords": count("unsupportedAdded"),
-        "receipts-path": where,
-        **{report.output: f"{where}/{report.file}" for report in REPORTS if report.output},
-        "comment-url": posted.url or "",
-    }
-    return {name: values[name] for name in OUTPUT_NAMES}
+    paths = {report.output: f"{where}/{report.file}" for report in REPORTS if report.output}
+    write_outputs(runner, step_outputs(document, failed, where, paths, posted.url or ""))

@@ -15,15 +15,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.action_publish import Posted, build_client, finish, post_comment
-from toolfuzz_gate.app.emit import emit
+from toolfuzz_gate.app.action_publish import (
+    COMMENT_OFF,
+    Posted,
+    build_client,
+    finish,
+    not_posted,
+    post_comment,
+)
 from toolfuzz_gate.app.reports import COMMENT
-from toolfuzz_gate.core.gate.causes import group_diff
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
+from toolfuzz_gate.core.gate.causes import grouped_diff
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision
 from toolfuzz_gate.core.github.action_inputs import ActionInputs
 from toolfuzz_gate.core.github.event import Event
 from toolfuzz_gate.core.github.names import is_issue_number
-from toolfuzz_gate.core.github.workflow_commands import warning_command
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.report.agent_fixes import agent_rows
 from toolfuzz_gate.core.report.context import ReportContext
@@ -86,13 +91,12 @@ def report_document(results: Path, head_sha: str) -> JSONObject:
             hint="download the first workflow's output-dir artifact into results-dir",
         )
     base = results / "base"
-    document = diff_sets(
+    return grouped_diff(
         load_receipts(base) if base.is_dir() else ReceiptSet({}),
         head,
         base_ref=Revision("base", None),
         head_ref=Revision("HEAD", head_sha),
     )
-    return group_diff(document, head.receipts)
 
 
 def report_agent_rows(results: Path) -> tuple[AgentRows, AgentRows]:
@@ -126,7 +130,7 @@ def _post(
     out: TextIO,
 ) -> Posted:
     if inputs.comment == "off":
-        return Posted(None, "the comment input is off: no PR comment")
+        return COMMENT_OFF
     numbers = event.run_pull_requests or _numbers_from_results(results)
     if not numbers:
         return Posted(None, "the first workflow's results name no pull request: no PR comment")
@@ -142,16 +146,14 @@ def _post(
             ]
     except GitHubError as error:
         note = f"cannot read pull request #{numbers[0]} ({error.code}): no PR comment"
-        emit(out, warning_command(f"toolfuzz-gate: {note}"))
-        return Posted(None, note)
+        return not_posted(note, out)
     if matching:
         return post_comment(runner, inputs, matching[0], document, context, out)
     note = (
         f"pull request #{numbers[0]} does not have the head {event.run_head_sha[:12]} the "
         "gate ran on (a newer push, or a number that is not this run's): no PR comment"
     )
-    emit(out, warning_command(f"toolfuzz-gate: {note}"))
-    return Posted(None, note)
+    return not_posted(note, out)
 
 
 def _numbers_from_results(results: Path) -> tuple[int, ...]:

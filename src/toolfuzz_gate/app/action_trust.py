@@ -48,15 +48,20 @@ def governed_policy(
     key (`llm.api_key_env`)."""
     base = None
     if sha is not None:
-        top = repository_root(git).resolve()
-        relative = Path(loaded.file).resolve().relative_to(top).as_posix()
-        raw = file_at(git, sha, relative)
+        relative, raw = _at_base(git, sha, Path(loaded.file))
         base = None if raw is None else policy_rules(raw, f"{relative} at {sha[:12]}")
     governed: Governed = govern(loaded.policy, base)
     lines = [NO_BASE_POLICY] if governed.base_missing and sha is not None else []
     lines += governed.weakenings
     names = tuple(side.llm.api_key_env for side in (base, loaded.policy) if side and side.llm)
     return replace(loaded, policy=governed.policy), lines, names
+
+
+def _at_base(git: Git, sha: str, path: Path) -> tuple[str, bytes | None]:
+    """`path` relative to the repository's top, and its bytes at commit `sha` (None: the
+    commit has no such file)."""
+    relative = path.resolve().relative_to(repository_root(git).resolve()).as_posix()
+    return relative, file_at(git, sha, relative)
 
 
 @dataclass(frozen=True)
@@ -111,10 +116,8 @@ def agent_on_trusted_cassette(
     asked = any(name in AGENT_CHECKS for name in loaded.policy.gate.fail_on)
     if not asked or sha is None or llm is None or llm.mode != "replay" or llm.cassette is None:
         return agent_for_gate(loaded, written, directory, out, environ), [], []
-    top = repository_root(git).resolve()
     head_file = Path(llm.cassette)
-    relative = head_file.resolve().relative_to(top).as_posix()
-    base_bytes = file_at(git, sha, relative)
+    relative, base_bytes = _at_base(git, sha, head_file)
     head_bytes = head_file.read_bytes() if head_file.is_file() else None
     if base_bytes is not None and base_bytes == head_bytes:
         return agent_for_gate(loaded, written, directory, out, environ), [], []

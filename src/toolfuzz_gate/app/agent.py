@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from toolfuzz_gate.app.agent_handler import Running, caller, verbatim
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, tool_schema
-from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt, model_record
+from toolfuzz_gate.core.agent.agent_receipt import (
+    RUN_COUNTS,
+    build_agent_receipt,
+    count_results,
+    model_record,
+)
 from toolfuzz_gate.core.agent.documentation_probe import (
     probe_case,
     probe_entry,
@@ -29,29 +34,25 @@ from toolfuzz_gate.core.agent.documentation_probe import (
 from toolfuzz_gate.core.agent.health import model_health, unjudged_items
 from toolfuzz_gate.core.agent.loop import FunctionTool, run_agent
 from toolfuzz_gate.core.agent.reachability import (
-    REACHABLE,
+    JudgedCalls,
     agent_case,
     receipt_cases,
     try_finding,
 )
 from toolfuzz_gate.core.agent.refinement import CorrectnessRun, check_correctness
 from toolfuzz_gate.core.agent.session import ModelSession
+from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.policy import ToolPolicy
 from toolfuzz_gate.core.gate.receipt_diff import receipt_keys
 from toolfuzz_gate.core.gate.regression import schema_judge
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.core.report.agent_lines import (
-    render_finding_line,
-    render_probe_line,
-    render_recovered_line,
-    render_set_line,
-    render_unjudged_line,
-)
+from toolfuzz_gate.core.report.agent_lines import render_run_totals, render_tool_lines
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.edges.agent_receipts import AGENT_DIRECTORY
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_document
+from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 from toolfuzz_gate.edges.llm.cassette_file import open_session, write_cassette
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
@@ -59,8 +60,6 @@ from toolfuzz_gate.edges.secrets import make_undumpable
 from toolfuzz_gate.errors import UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
-COUNTED = "findings reachable counterexamples probes failing sets erroneous checks unjudged"
-COUNTED_KEYS = tuple(COUNTED.split())
 OUTPUT_TEXT_CHARS = 2_000
 """Characters of an accepted call's output the agent sees (and its receipt keeps)."""
 
@@ -153,7 +152,7 @@ def try_receipts(
             write_cassette(Path(settings.cassette), session.cassette)
     digest = None if settings.mode == "live" else session.cassette.digest()
     model = model_record(settings)
-    counts = dict.fromkeys(COUNTED_KEYS, 0)
+    counts = dict.fromkeys(RUN_COUNTS, 0)
     written: list[JSONObject] = []
     for file, results in done:
         document = build_agent_receipt(
@@ -170,53 +169,15 @@ def try_receipts(
         )
         write_document(directory / file, document)
         written.append(document)
-        for entry in results.findings:
-            reached = entry["outcome"] == REACHABLE
-            counts["findings"] += 1
-            counts["reachable"] += reached
-            counts["counterexamples"] += reached and entry["kind"] == "counterexample"
-            print(render_finding_line(results.tool, entry), file=out)
-        for tried in results.probes:
-            counts["probes"] += 1
-            counts["failing"] += bool(tried["failing"])
-            if tried["failing"]:
-                print(render_probe_line(results.tool, tried), file=out)
-        for checked in results.correctness:
-            counts["sets"] += checked.get("template") is not None
-            counts["erroneous"] += checked.get("erroneous") is True
-            if checked.get("erroneous") is True:
-                print(render_set_line(results.tool, checked), file=out)
-            recovered = checked.get("recovered")
-            for item in recovered if isinstance(recovered, list) else []:
-                if isinstance(item, dict):
-                    print(render_recovered_line(results.tool, checked, item), file=out)
         unjudged = unjudged_items(results.health)
-        counts["checks"] += len(results.findings) + len(results.probes) + len(results.correctness)
-        counts["checks"] += results.probes_missing
-        counts["unjudged"] += len(unjudged)
-        for item in unjudged:
-            print(render_unjudged_line(results.tool, item), file=out)
-    print(
-        f"agent: {counts['reachable']} of {counts['findings']} finding(s) agent-reachable, "
-        f"{counts['counterexamples']} of them counterexamples; {counts['failing']} of "
-        f"{counts['probes']} documentation probe(s) failing; {counts['erroneous']} of "
-        f"{counts['sets']} prompt set(s) erroneous; {directory}",
-        file=out,
-    )
+        found = (results.findings, results.probes, results.correctness)
+        count_results(counts, *found, len(unjudged), results.probes_missing)
+        for line in render_tool_lines(results.tool, *found, unjudged):
+            print(line, file=out)
     rule = loaded.policy.gate.agent_unjudged
-    if counts["unjudged"]:
-        print(
-            f"agent: could not judge {counts['unjudged']} of {counts['checks']} check(s): the "
-            f"model's replies were unusable (agent.unjudged: {rule}; see each receipt's health)",
-            file=out,
-        )
-    spent = session.budget
-    unmetered = f", {session.unmetered} without usage (estimated)" if session.unmetered else ""
-    print(
-        f"llm: {spent.requests} of {spent.max_requests} request(s), {spent.tokens} of "
-        f"{spent.max_tokens} token(s){unmetered} ({settings.mode})",
-        file=out,
-    )
+    budget, unmetered = session.budget, session.unmetered
+    for line in render_run_totals(counts, str(directory), rule, budget, unmetered, settings.mode):
+        print(line, file=out)
     return AgentTried(written, counts, rule == "fail")
 
 
@@ -237,6 +198,33 @@ class ToolResults:
     """What the model did that kept checks from being made (`core.agent.health`)."""
     probes_missing: int
     """1 when documentation probes were asked for and the reply held none, else 0."""
+
+
+class Running:
+    """The tool's handler for agent runs. A tool whose policy declares a reset
+    (`reset_command`, `reset_tool`) gets a fresh handler, reset first, before each agent
+    run calls it (`restart`): every run starts from the same state, as every seed does."""
+
+    def __init__(self, config: HandlerConfig) -> None:
+        self.config = config
+        self.resets = bool(config.reset_command) or config.reset_tool is not None
+        self._stack = ExitStack()
+        self.handler: Handler = self._stack.enter_context(build_handler(config))
+        self._used = False
+
+    def restart(self) -> None:
+        if not self._used:  # the handler just started (and reset) is still fresh
+            self._used = True
+            return
+        self._stack.close()
+        self._stack = ExitStack()
+        self.handler = self._stack.enter_context(build_handler(self.config))
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
 
 
 def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
@@ -280,12 +268,13 @@ def _try_tool(
     handler = replace(setup.handler, output_text_chars=OUTPUT_TEXT_CHARS)
     if cases or probe:
         with Running(handler) as running:
+            judged = JudgedCalls(lambda: running.handler, setup.spec, setup.judge)
             fresh = running.restart if running.resets else None
             for case in cases:
                 if fresh is not None:
                     fresh()  # the verbatim call, like an agent run, starts from the reset state
-                found = verbatim(case, running, setup)
-                call = caller(partial(agent_case, case), case.valid, running, setup, True)
+                found = judged.verbatim(case)
+                call = judged.caller(partial(agent_case, case), case.valid, True)
                 entry = try_finding(
                     case,
                     function,
@@ -298,7 +287,7 @@ def _try_tool(
                 )
                 findings.append(entry)
             if probe:
-                call = caller(partial(probe_case, tool.name), True, running, setup)
+                call = judged.caller(partial(probe_case, tool.name), True)
                 if sizes.probes:
                     asked = probe_messages(function, sizes.probes, context)
                     for prompt in read_prompts(session.ask(asked), sizes.probes):
@@ -307,13 +296,7 @@ def _try_tool(
                 judge_under = partial(schema_judge, options=reading, dialect=tool.options.dialect)
                 checking = CorrectnessRun(sizes, context, receipt, fresh, judge_under)
                 correctness = check_correctness(function, session.ask, call, checking)
-    after = session.budget.spent()
-    budget: JSONObject = {
-        "maxRequests": after["maxRequests"],
-        "maxTokens": after["maxTokens"],
-        "requests": after["requests"] - before["requests"],
-        "tokens": after["tokens"] - before["tokens"],
-    }
+    budget: JSONObject = dict(session.budget.spent_since(before))
     source: JSONObject = {"file": file, "receiptHash": receipt.receipt_hash}
     health = model_health(
         findings,

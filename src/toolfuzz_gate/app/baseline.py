@@ -16,10 +16,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
-from toolfuzz_gate.app.interface_sample import with_head_sample
 from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.policy_plan import override_values, receipt_set
+from toolfuzz_gate.app.policy_replay import reproduced_on, with_head_sample
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, on_actions, say
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest, RunOverrides
@@ -27,7 +26,13 @@ from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
 from toolfuzz_gate.core.gate.lanes import side_by_side
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Reproduced, Revision, diff_sets
+from toolfuzz_gate.core.gate.receipt_diff import (
+    ReceiptSet,
+    Reproduced,
+    Revision,
+    diff_sets,
+    unmatched,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.dependencies import lend_dependencies
 from toolfuzz_gate.edges.files import load_json

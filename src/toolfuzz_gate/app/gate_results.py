@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
-from toolfuzz_gate.app.corpus_run import CorpusRun
 from toolfuzz_gate.app.policy_plan import receipt_set
+from toolfuzz_gate.app.policy_replay import CorpusRun
 from toolfuzz_gate.app.reports import build_report_context, report_document, write_reports
 from toolfuzz_gate.app.written import Written, build_summary
 from toolfuzz_gate.core.gate.causes import group_diff, root_cause_counts

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from toolfuzz_gate.app.requests import LintRequest
-from toolfuzz_gate.core.campaign.stateful.links import ServerTool, infer_links, render_graph
-from toolfuzz_gate.core.campaign.stateful.tool_kinds import classify
+from toolfuzz_gate.core.campaign.stateful.links import listed_graph
 from toolfuzz_gate.core.jsonutil.canonical import JSON, canonical_document
 from toolfuzz_gate.core.lint.tool_report import (
     ToolReport,
@@ -58,25 +57,12 @@ def lint_reports(request: LintRequest) -> list[ToolReport]:
 
 def _stateful_graph(path: Path) -> list[str]:
     """The kinds and links a stateful campaign would infer among an MCP tools file's tools
-    (`{"tools": [...]}` as `tools/list` answers, or the list), when it has two or more."""
+    (`core.campaign.stateful.links.listed_graph`), when it has two or more."""
     try:
         document = load_json(path, what="tools file")
     except ToolfuzzError:
         return []
-    listed = document.get("tools") if isinstance(document, dict) else document
-    if not isinstance(listed, list):
-        return []
-    tools = []
-    for item in listed:
-        if not isinstance(item, dict) or not isinstance(item.get("inputSchema"), dict):
-            continue
-        hints, output = item.get("annotations"), item.get("outputSchema")
-        shape = classify(str(item.get("name")), hints if isinstance(hints, dict) else None)
-        schema: Any = item["inputSchema"]
-        tools.append(ServerTool(shape, schema, output if isinstance(output, dict) else None))
-    if len(tools) < 2:
-        return []
-    return render_graph([tool.shape for tool in tools], infer_links(tools))
+    return listed_graph(document)
 
 
 def lint(request: LintRequest, out: TextIO) -> ExitCode:

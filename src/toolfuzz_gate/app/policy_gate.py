@@ -10,11 +10,11 @@ from typing import TextIO
 
 from toolfuzz_gate.app.agent_gate import AgentForGate, stored_base_agent
 from toolfuzz_gate.app.baseline import HeadReceipts, baseline_diff, beside_head
-from toolfuzz_gate.app.corpus_run import replay_corpus
 from toolfuzz_gate.app.gate_results import GateOutcome, gate
 from toolfuzz_gate.app.jobs import Jobs, default_jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_plan import override_values
+from toolfuzz_gate.app.policy_replay import replay_corpus
 from toolfuzz_gate.app.policy_run import policy_handlers, run_policy
 from toolfuzz_gate.app.progress import Progress, on_actions
 from toolfuzz_gate.app.replay_command import build_replay_command

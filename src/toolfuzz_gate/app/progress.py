@@ -1,9 +1,14 @@
-"""One line per tool as it starts and as it ends, so a long run is never silent (issue 11).
+"""What the gate prints while it runs (application): lines written whole, never interleaved
+between threads (`say`); its own workflow commands (`emit`); and one line per tool as it
+starts and as it ends, so a long run is never silent (issue 11).
 
+The command line wraps its streams in `cli.output.CommandGuard`, which makes every line
+printed through it inert; a stream that can write a command verbatim says so with a
+`command` method, and `emit` uses it. Anything else gets the command printed as one line.
 In GitHub Actions (`GITHUB_ACTIONS=true`) each tool's lines are a collapsible
 `::group::`; the tool's name is untrusted text, so it goes into the command escaped
-(`workflow_data`, then `app.emit.emit`), and the lines printed around it are made inert
-by the command line's output layer (`cli.output.CommandGuard`) like everything it prints.
+(`workflow_data`, then `emit`), and the lines printed around it are made inert by the
+command line's output layer like everything it prints.
 """
 
 from __future__ import annotations
@@ -12,14 +17,29 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Protocol, TextIO, runtime_checkable
 
-from toolfuzz_gate.app.emit import emit
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.github.workflow_commands import one_command
 from toolfuzz_gate.core.report.untrusted import clean, workflow_data
 
 _PRINTING = threading.Lock()
 """Lines from tools fuzzed at once (`--jobs`) are written whole, one at a time."""
+
+
+@runtime_checkable
+class CommandStream(Protocol):
+    """A stream that writes a workflow command the gate means on a line of its own."""
+
+    def command(self, line: str) -> None: ...
+
+
+def emit(out: TextIO, line: str) -> None:
+    """Write the workflow command `line` (the gate's own, its data already escaped)."""
+    if isinstance(out, CommandStream):
+        out.command(line)
+    else:
+        print(one_command(line), file=out)
 
 
 def say(out: TextIO, *lines: str) -> None:

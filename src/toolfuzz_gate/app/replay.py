@@ -1,7 +1,9 @@
-"""`replay RECEIPT`: re-run a receipt's counterexamples against the handler, say which fail.
+"""`replay RECEIPT` and `promote RECEIPT`: a receipt's counterexamples, each read back as a
+regression case, run again against the handler (which still fail?) or stored in the
+regression corpus (`--corpus DIR`, or the `corpus:` of `--policy FILE`).
 
-The handler is the policy entry of the receipt's tool with `--policy`. Without it, the
-receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
+`replay`'s handler is the policy entry of the receipt's tool with `--policy`. Without it,
+the receipt's own `replayCommand` is parsed like a command line: a `fuzz` command names its
 handler completely (paths relative to where it ran, so replay from that directory) and
 must agree with the receipt's `handler` label (the command line's grammar reads it back:
 `ReplayRequest.read_command`); `run` is the built-in handler; a receipt
@@ -13,24 +15,23 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TextIO
 
 from toolfuzz_gate.app.front_doors import builtin_tool
 from toolfuzz_gate.app.fuzz import fuzz_handler
-from toolfuzz_gate.app.policy_plan import policy_tools
+from toolfuzz_gate.app.policy_replay import PolicyTools
 from toolfuzz_gate.app.requests import (
     BuiltinRunRequest,
     CommandReader,
     FuzzRequest,
     PolicyRunRequest,
+    PromoteRequest,
     ReplayRequest,
 )
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
-from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
-from toolfuzz_gate.core.campaign.checks import checks_from_json
+from toolfuzz_gate.app.tool_setup import server_output_schema
 from toolfuzz_gate.core.campaign.receipt import Receipt
-from toolfuzz_gate.core.campaign.receipt_members import Contract
-from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import (
     FAILING_OUTCOMES,
@@ -39,10 +40,11 @@ from toolfuzz_gate.core.gate.regression import (
     parse_case,
     render_replayed,
     select,
+    spec_from_receipt,
 )
-from toolfuzz_gate.core.jsonutil.canonical import JSON
-from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.case_replay import replay_cases
+from toolfuzz_gate.edges.corpus import write_case
 from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipt
@@ -58,13 +60,7 @@ def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
         policy, root, chosen = request.policy, request.root, request.fingerprints
         return replay_sequences(receipt, chosen, policy, root, out)
     cases: list[RegressionCase] = []
-    for example in select(receipt, request.fingerprints):
-        try:
-            cases.append(parse_case(build_case(receipt, example)))
-        except ReceiptError as error:
-            if request.fingerprints:
-                raise
-            print(f"skipped: {error.message}", file=out)
+    _each_case(receipt, request.fingerprints, out, lambda case: cases.append(parse_case(case)))
     if not cases:
         print(f"{request.receipt}: no counterexamples to replay", file=out)
         return ExitCode.PASSED
@@ -75,6 +71,58 @@ def replay(request: ReplayRequest, out: TextIO) -> ExitCode:
     failing = sum(1 for item in replayed if item.outcome in FAILING_OUTCOMES)
     print(f"replay: {failing} of {len(replayed)} still fail", file=out)
     return ExitCode.FAILED if failing else ExitCode.PASSED
+
+
+def promote(request: PromoteRequest, out: TextIO) -> ExitCode:
+    corpus = corpus_directory(request)
+    receipt = load_receipt(request.receipt)
+
+    def store(case: JSONObject) -> None:
+        file, changed = write_case(corpus, case)
+        print(f"{'wrote' if changed else 'unchanged'}: {corpus / file}", file=out)
+
+    if not _each_case(receipt, request.fingerprints, out, store):
+        print(f"{request.receipt}: no counterexamples to promote", file=out)
+    return ExitCode.PASSED
+
+
+def _each_case(
+    receipt: Receipt,
+    fingerprints: tuple[str, ...],
+    out: TextIO,
+    take: Callable[[JSONObject], None],
+) -> int:
+    """`take` the regression case of each counterexample `fingerprints` name (all, without
+    them); one that cannot be read back is skipped with a line, or is the error when named.
+    Returns how many were chosen."""
+    chosen = select(receipt, fingerprints)
+    for example in chosen:
+        try:
+            take(build_case(receipt, example))
+        except ReceiptError as error:
+            if fingerprints:
+                raise
+            print(f"skipped: {error.message}", file=out)
+    return len(chosen)
+
+
+def corpus_directory(request: PromoteRequest) -> Path:
+    """`--corpus DIR`, or the `corpus:` of `--policy FILE`."""
+    if request.corpus is not None and request.policy is not None:
+        raise UsageError("--corpus and --policy conflict: name the corpus one way")
+    if request.corpus is not None:
+        if request.root is not None:
+            raise UsageError("--root goes with --policy")
+        return Path(request.corpus)
+    if request.policy is None:
+        raise UsageError("name the corpus: --policy FILE (its `corpus:` directory) or --corpus DIR")
+    loaded = load_policy(request.policy, request.root)
+    if loaded.policy.corpus is None:
+        raise UsageError(
+            f"the policy {request.policy} names no corpus directory",
+            hint="add `corpus: .toolfuzz/corpus` to the policy, or give --corpus DIR",
+        )
+    return Path(loaded.policy.corpus)
 
 
 def replay_handler(
@@ -94,14 +142,12 @@ def replay_handler(
             # The receipt says whether one was applied, not the schema: the server says it.
             spec = replace(spec, output_schema=server_output_schema(handler))
         return handler, spec, None
-    loaded = load_policy(request.policy, request.root)
-    listings: Listings = {}
-    tools = policy_tools(loaded, listings)
-    for tool in tools:
-        if tool.name == name:
-            setup = replay_setup(tool, tool.options, loaded, listings)
-            return setup.handler, setup.spec, setup.judge
-    known = ", ".join(tool.name for tool in tools)[:200]
+    tools = PolicyTools(load_policy(request.policy, request.root))
+    tool = tools.named.get(name)
+    if tool is not None:
+        setup = tools.setup(tool)
+        return setup.handler, setup.spec, setup.judge
+    known = ", ".join(tools.named)[:200]
     raise UsageError(f"the policy {request.policy} has no tool {name!r}; it has: {known}")
 
 
@@ -152,31 +198,3 @@ def handler_from_receipt(receipt: Receipt, read_command: CommandReader) -> Handl
             hint=NEEDS_POLICY,
         )
     return config
-
-
-def spec_from_receipt(receipt: Receipt) -> ToolSpec:
-    """The contract the receipt was judged under (`contract`, the output ceiling)."""
-    contract = receipt.contract or Contract((), None, None)
-    rejections = contract.expected_rejections
-    codes, dry_run = contract.error_codes, contract.dry_run
-    ceiling = receipt.limits.get("maxOutputBytes")
-    recoding = contract.rejection_code
-    answer = contract.rejection_answer
-    for key, given, problem_of in (
-        ("errorCodes", codes, regex_problem),
-        ("rejectionCode", recoding, pattern_problem),
-        ("rejectionAnswer", answer, regex_problem),
-    ):
-        problem = problem_of(given) if isinstance(given, str) else None
-        if problem is not None:
-            raise ReceiptError(f"the receipt's contract/{key}: {problem}")
-    return ToolSpec(
-        receipt.tool,
-        expected_rejections=rejections,
-        error_codes=codes,
-        rejection_code=recoding,
-        rejection_answer=answer,
-        dry_run=dry_run,
-        max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
-        checks=checks_from_json(receipt.checks),
-    )

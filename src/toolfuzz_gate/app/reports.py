@@ -1,6 +1,7 @@
 """The files a reviewer and CI read after `run --policy`: the PR comment body, SARIF, JUnit
 and workflow annotations, rendered by `core.report` from the diff (or, without a baseline,
-from a diff against nothing: every finding is new).
+from a diff against nothing: every finding is new); and `diff BASE_DIR HEAD_DIR`, which
+prints the same diff document, or the same comment body, for two stored receipt directories.
 
 `REPORTS` is the one table of them: each report's file, its renderer and where the Action
 publishes it. Code names a report by its entry (`COMMENT.file`), never by position.
@@ -11,13 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
+from toolfuzz_gate.app.requests import DiffRequest
 from toolfuzz_gate.app.written import Written
-from toolfuzz_gate.core.gate.causes import group_diff
+from toolfuzz_gate.core.gate.causes import grouped_diff
 from toolfuzz_gate.core.gate.policy import ToolPolicy
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, diff_sets, receipt_keys
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, gate_failed, receipt_keys
 from toolfuzz_gate.core.gate.verdict import Verdict
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject, canonical_document
 from toolfuzz_gate.core.jsonutil.locate import line_index
 from toolfuzz_gate.core.report.agent_fixes import agent_rows
 from toolfuzz_gate.core.report.annotations import render_annotations
@@ -28,6 +31,8 @@ from toolfuzz_gate.core.report.sarif import render_sarif
 from toolfuzz_gate.edges.declarations import load_declarations
 from toolfuzz_gate.edges.files import write_atomic
 from toolfuzz_gate.edges.policy_file import LoadedPolicy
+from toolfuzz_gate.edges.receipts import load_receipts
+from toolfuzz_gate.exitcodes import ExitCode
 
 
 @dataclass(frozen=True)
@@ -112,7 +117,7 @@ def report_document(diff: JSONObject | None, head: ReceiptSet, each: bool = Fals
     base a diff against nothing (every finding is new)."""
     if diff is not None:
         return diff
-    return group_diff(diff_sets(ReceiptSet({}), head), head.receipts, each=each)
+    return grouped_diff(ReceiptSet({}), head, each=each)
 
 
 def write_reports(directory: Path, document: JSONObject, context: ReportContext) -> dict[str, str]:
@@ -127,3 +132,16 @@ def write_reports(directory: Path, document: JSONObject, context: ReportContext)
 def _sha(side: object) -> str | None:
     sha = side.get("sha") if isinstance(side, dict) else None
     return sha[:7] if isinstance(sha, str) and sha else None
+
+
+def diff(request: DiffRequest, out: TextIO) -> ExitCode:
+    head = load_receipts(request.head)
+    document = grouped_diff(load_receipts(request.base), head)
+    if request.format == "json":
+        out.write(canonical_document(document).decode("utf-8"))
+    else:
+        # the same body the PR comment has (`core.report.markdown`), verdict from the diff alone
+        seeds = tuple(sorted({r.seed for r in head.receipts.values()}))
+        context = ReportContext(failed=gate_failed(document), seeds=seeds)
+        out.write(render_markdown(document, context))
+    return ExitCode.FAILED if gate_failed(document) else ExitCode.PASSED

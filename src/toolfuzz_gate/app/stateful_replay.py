@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TextIO
 
-from toolfuzz_gate.app.stateful_run import server_name
 from toolfuzz_gate.app.tool_setup import build_policy_handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.stateful.sequence import Context, run_sequence
 from toolfuzz_gate.core.campaign.stateful.sequence_checks import Graph, check_sequence
-from toolfuzz_gate.core.campaign.stateful.sequence_receipt import PREFIX, calls_of
+from toolfuzz_gate.core.campaign.stateful.sequence_receipt import PREFIX, calls_of, server_name
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import select

@@ -12,7 +12,6 @@ one server's sequences always run in one lane, in order, on one process at a tim
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -23,7 +22,11 @@ from toolfuzz_gate.app.policy_plan import Planned
 from toolfuzz_gate.app.tool_setup import Listings, tool_annotations, tool_output_schema
 from toolfuzz_gate.app.written import Written, receipt_name
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import receipt_name as stateful_key
-from toolfuzz_gate.core.campaign.stateful.sequence_receipt import stateful_receipt
+from toolfuzz_gate.core.campaign.stateful.sequence_receipt import (
+    server_name,
+    stateful_receipt,
+    unique_name,
+)
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
 from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
 from toolfuzz_gate.core.campaign.time_budget import budget_json, earliest
@@ -37,8 +40,6 @@ from toolfuzz_gate.edges.handlers.config import HandlerConfig
 from toolfuzz_gate.edges.handlers.mcp_listing import server_key
 from toolfuzz_gate.edges.stateful_server import McpServerTools
 from toolfuzz_gate.errors import HandlerError
-
-_RUNNERS = ("python", "python3", "node", "uv", "uvx", "npx", "deno", "bun", "env")
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def plan_servers(
         if len(group) < 2:
             continue
         entries = tuple(_entry(item, listings) for item in group)
-        name = _unique(server_name(group[0].handler.argv), names)
+        name = unique_name(server_name(group[0].handler.argv), names)
         laid: dict[str, str] = {}  # every tool's fixtures; of two with one name, the first
         for item in group:
             for path in item.handler.fixtures:
@@ -181,26 +182,6 @@ def run_server(
     )
     write_receipt(directory / file, receipt)
     return Written(receipt, file, False, first=unit.first)
-
-
-def server_name(argv: Sequence[str]) -> str:
-    """A short name for the server `argv` starts: its program, or the script a runner
-    (`python`, `node`, `npx` ...) is given."""
-    words = [os.path.basename(arg) for arg in argv]
-    picked = words[0] if words else "server"
-    if picked in _RUNNERS or picked.startswith("python"):
-        rest = [w for w in words[1:] if w and not w.startswith("-")]
-        picked = rest[0] if rest else picked
-    stem = picked.rsplit(".", 1)[0] if "." in picked else picked
-    return stem or "server"
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, number = name, 2
-    while candidate in taken:
-        candidate, number = f"{name}-{number}", number + 1
-    taken.add(candidate)
-    return candidate
 
 
 def _called(item: Ready) -> str:

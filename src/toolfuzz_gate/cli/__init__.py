@@ -38,7 +38,7 @@ def run(
     """The whole command line with injected streams; returns the exit code. `environ` is
     what `action` reads (default: the process environment). Both streams go through
     `output.CommandGuard`: nothing printed becomes a workflow command unless the gate emits
-    it as one (`app.emit.emit`)."""
+    it as one (`app.progress.emit`)."""
     guarded_out, guarded_err = CommandGuard(stdout), CommandGuard(stderr)
     try:
         return _run(argv, cast(TextIO, guarded_out), cast(TextIO, guarded_err), environ)
@@ -67,18 +67,18 @@ def _run(
 
             return int(lint(build_lint_request(args), stdout))
         if args.command == "diff":
-            from toolfuzz_gate.app.diff import diff
+            from toolfuzz_gate.app.reports import diff
             from toolfuzz_gate.cli.commands_receipts import build_diff_request
 
             return int(diff(build_diff_request(args), stdout))
         if args.command == "merge":
-            from toolfuzz_gate.app.merge import merge
+            from toolfuzz_gate.app.shard import merge
             from toolfuzz_gate.cli.commands_receipts import build_merge_request
 
             env = os.environ if environ is None else environ
             return int(merge(build_merge_request(args, env), stdout))
         if args.command == "promote":
-            from toolfuzz_gate.app.promote import promote
+            from toolfuzz_gate.app.replay import promote
             from toolfuzz_gate.cli.commands_receipts import build_promote_request
 
             return int(promote(build_promote_request(args), stdout))

@@ -5,7 +5,7 @@ and the legacy `##[name]` anywhere in a line, on stdout and on stderr. The gate 
 untrusted text all the time — tool and property names, keyword names, handler messages,
 file names from a fork's artifact — so `run` wraps both streams in a `CommandGuard`:
 every line written through it is made inert (a zero-width space splits the `::` that
-starts a line and every `##[`), and only `app.emit.emit`, which the gate calls for the
+starts a line and every `##[`), and only `app.progress.emit`, which the gate calls for the
 commands it means (`::group::`, `::error file=…`, `::add-mask::`, …), writes a command
 verbatim through the guard's `command`.
 """
@@ -16,7 +16,11 @@ import io
 import re
 from typing import TextIO
 
-from toolfuzz_gate.app.emit import LEGACY_COMMAND, ZERO_WIDTH_SPACE, one_command
+from toolfuzz_gate.core.github.workflow_commands import (
+    LEGACY_COMMAND,
+    ZERO_WIDTH_SPACE,
+    one_command,
+)
 
 _LEADING_COMMAND = re.compile(r"^(\s*):(?=:)")
 """`::` after any leading whitespace, Unicode's included (`\x1f`, U+3000): the runner trims

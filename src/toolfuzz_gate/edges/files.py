@@ -87,6 +87,19 @@ def load_json_bytes(
     return _parse(text, path, what), raw
 
 
+def parse_json_bytes(
+    raw: bytes, where: str, *, max_bytes: int = MAX_JSON_FILE_BYTES, what: str = "file"
+) -> JSON:
+    """`load_json` over bytes read elsewhere (a file at a commit), named `where`."""
+    if len(raw) > max_bytes:
+        raise InputFileError(f"{what} {where} is larger than {max_bytes} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputFileError(f"{what} {where} is not UTF-8") from None
+    return _parse(text, Path(where), what)
+
+
 def _read_bounded(path: Path, max_bytes: int, what: str) -> bytes:
     try:
         with path.open("rb") as handle:

@@ -43,7 +43,9 @@ HARDENING = (
 )
 """`-c` settings on every call: no hook, fsmonitor, ssh wrapper or transport named by the
 repository's configuration runs."""
-COMMANDS = frozenset({"rev-list", "rev-parse", "merge-base", "cat-file", "worktree", "config"})
+COMMANDS = frozenset(
+    {"rev-list", "rev-parse", "merge-base", "cat-file", "ls-tree", "worktree", "config"}
+)
 """The only subcommands the gate runs: none of them runs `diff.external`, a textconv, a
 pager, an editor or a credential helper."""
 _FILTERS = ("config", "--null", "--get-regexp", r"^filter\..*\.(clean|smudge|process|required)$")
@@ -260,6 +262,23 @@ def baseline_receipts(
     sha = resolve_commit(git, ref)
     with temporary_worktree(git, sha) as root:
         return sha, run_policy_at(root)
+
+
+def files_at(git: Git, sha: str, directory: str, most: int) -> dict[str, bytes]:
+    """Each file below `directory` (relative to the repository root) at commit `sha`, by
+    its path relative to `directory`; none when the commit has no such directory; more than
+    `most` files is a `GitError`."""
+    top = directory.strip("/")
+    listed = git("ls-tree", "-r", "-z", "--name-only", sha, "--", f"{top}/").stdout
+    names = [name for name in listed.split("\0") if name.startswith(f"{top}/")]
+    if len(names) > most:
+        raise GitError(f"{directory} at {sha[:12]} holds more than {most} files")
+    found: dict[str, bytes] = {}
+    for name in names:
+        data = file_at(git, sha, name)
+        if data is not None:
+            found[name[len(top) + 1 :]] = data
+    return found
 
 
 def file_at(git: Git, sha: str, path: str) -> bytes | None:

@@ -29,3 +29,19 @@ def test_no_request_is_admitted_once_the_tokens_are_spent() -> None:
         budget.admit("c")
     assert "100 tokens of llm.max_tokens 100" in raised.value.message
     assert budget.requests == 2
+
+
+def test_what_one_tool_spent_is_counted_from_where_the_run_stood_before_it() -> None:
+    budget = Budget(max_requests=10, max_tokens=100)
+    budget.admit("first tool")
+    budget.charge(30)
+    before = budget.spent()
+    budget.admit("second tool")
+    budget.admit("second tool again")
+    budget.charge(25)
+    assert budget.spent_since(before) == {
+        "maxRequests": 10,
+        "maxTokens": 100,
+        "requests": 2,
+        "tokens": 25,
+    }

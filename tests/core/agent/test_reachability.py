@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from toolfuzz_gate.core.agent.agent_receipt import build_agent_receipt
 from toolfuzz_gate.core.agent.chat import Reply, ToolCall
 from toolfuzz_gate.core.agent.loop import AgentRun, FunctionTool, Step, ToolResult
 from toolfuzz_gate.core.agent.reachability import (
     AGENT_MUTATION,
+    JudgedCalls,
     agent_case,
     prompt_messages,
     read_prompt,
@@ -18,8 +20,10 @@ from toolfuzz_gate.core.agent.reachability import (
     verdict,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, InputKind
+from toolfuzz_gate.core.campaign.outcome import Handler, Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.regression import RegressionCase
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest
+from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 
 CASE = RegressionCase(
     "geocode",
@@ -151,3 +155,52 @@ def test_the_receipt_is_sealed_over_everything_else() -> None:
         "refinementsVerified": 0,
         "recovered": 0,
     }
+
+
+class _Geocode:
+    """Crashes on a missing country, else answers; `strict` rejects a blank city."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+        self.calls: list[JSONObject] = []
+
+    def call(self, arguments: JSONObject) -> Outcome:
+        self.calls.append(arguments)
+        if arguments.get("country") is None:
+            return Outcome(OutcomeKind.CRASH, message="TypeError: country is None")
+        if self.strict and not arguments.get("city"):
+            return Outcome(OutcomeKind.REJECTED, error_code="city-required")
+        return Outcome(OutcomeKind.ACCEPTED, output_digest="d", output_bytes=2)
+
+
+def _valid(arguments: JSON) -> bool:
+    return isinstance(arguments, dict) and isinstance(arguments.get("country"), str)
+
+
+def test_an_agents_call_is_judged_as_replay_judges_the_finding_on_the_handler_in_use() -> None:
+    handlers: list[Handler] = [_Geocode()]
+    judged = JudgedCalls(lambda: handlers[-1], ToolSpec("geocode"), _valid)
+    found = judged.verbatim(CASE)
+    assert found.text == "crash: TypeError: country is None"
+    assert found.record["reproduces"] is True and found.record["failures"] == ["crash"]
+    call = judged.caller(partial(agent_case, CASE), CASE.valid, fingerprinted=True)
+    fine = call({"city": "Paris", "country": "FR"})
+    assert fine.text == "accepted"
+    assert fine.record == {
+        "outcome": "accepted",
+        "valid": True,
+        "failures": [],
+        "reproduces": False,
+    }
+    handlers.append(_Geocode(strict=True))  # a fresh handler after a reset: the next call's
+    rejected = call({"city": "", "country": "FR"})
+    assert rejected.record["outcome"] == "rejected" and "reproduces" in rejected.record
+
+
+def test_without_a_judge_the_assumed_validity_holds_and_fixed_arguments_are_added() -> None:
+    handler = _Geocode()
+    spec = replace(ToolSpec("geocode"), fixed=(("/country", "FR"),))
+    judged = JudgedCalls(lambda: handler, spec, None)
+    record = judged.caller(partial(agent_case, CASE), True)({"city": "Paris"}).record
+    assert handler.calls and all(c == {"city": "Paris", "country": "FR"} for c in handler.calls)
+    assert record["valid"] is True and "reproduces" not in record  # not a finding's call

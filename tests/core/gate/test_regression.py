@@ -31,6 +31,7 @@ from toolfuzz_gate.core.gate.regression import (
     parse_case,
     replay_case,
     schema_judge,
+    spec_from_receipt,
 )
 from toolfuzz_gate.core.gate.regression import build_case as build_typed
 from toolfuzz_gate.core.gate.regression import select as select_typed
@@ -360,3 +361,14 @@ def test_a_replayed_timeout_is_judged_with_the_longer_budget() -> None:
     # The call that timed out, then the stretched one with its replay and key-order calls.
     assert loaded.factor == 1.0 and len(loaded.calls) == 4
     assert replay_case(case, SlowUnlessStretched(hangs=True), TOOL).outcome == STILL_FAILING
+
+
+def test_the_contract_is_read_back_with_its_rejection_code_checked() -> None:
+    contract: dict[str, Any] = {"expectedRejections": ["not found"], "errorCodes": None}
+    assert spec_from_receipt(typed({"tool": "t", "contract": contract})).rejection_code is None
+    contract["rejectionCode"] = "(?P<code>not found)$"
+    spec = spec_from_receipt(typed({"tool": "t", "contract": contract}))
+    assert spec.rejection_code == "(?P<code>not found)$" and spec.rejection_pattern is not None
+    contract["rejectionCode"] = "(not found)"
+    with pytest.raises(ReceiptError, match="contract/rejectionCode: has no group named 'code'"):
+        spec_from_receipt(typed({"tool": "t", "contract": contract}))

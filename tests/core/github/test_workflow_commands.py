@@ -7,9 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolfuzz_gate.core.github.workflow_commands import (
+    OUTPUT_NAMES,
+    ZERO_WIDTH_SPACE,
     mask_command,
     notice_command,
+    one_command,
     render_outputs,
+    step_outputs,
     warning_command,
 )
 
@@ -68,3 +72,20 @@ def test_commands_stay_on_one_line(message: str) -> None:
 def test_command_forms() -> None:
     assert mask_command("tok") == "::add-mask::tok"
     assert warning_command("50% done\nnext") == "::warning::50%25 done next"
+
+
+def test_the_step_outputs_are_every_declared_name_from_the_diff_totals() -> None:
+    diff = {"totals": {"new": 3, "fixed": "7", "unsupportedAdded": 2}}
+    paths = {"sarif-path": "out/results.sarif", "junit-path": "out/junit.xml"}
+    outputs = step_outputs(diff, True, "out", paths, "")
+    assert tuple(outputs) == OUTPUT_NAMES
+    assert outputs["verdict"] == "failed" and outputs["new-counterexamples"] == "3"
+    assert outputs["fixed-counterexamples"] == "0"  # a count that is no number counts none
+    assert outputs["unsupported-keywords"] == "2" and outputs["sarif-path"] == "out/results.sarif"
+    passed = step_outputs({"totals": "not counts"}, False, "o", paths, "https://x/1")
+    assert passed["verdict"] == "passed" and passed["new-counterexamples"] == "0"
+    assert passed["comment-url"] == "https://x/1" and passed["receipts-path"] == "o"
+
+
+def test_a_command_stays_one_line_with_no_legacy_command_inside() -> None:
+    assert one_command("::warning::a\r\nb##[c]") == f"::warning::ab#{ZERO_WIDTH_SPACE}#[c]"

@@ -16,7 +16,12 @@ from tests.core.report.hostile import SETTINGS, contexts, diffs, hostile_text
 from tests.receipts import typed
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
 from toolfuzz_gate.core.report.context import SchemaSource
-from toolfuzz_gate.core.report.markdown import MIN_BUDGET, render_markdown
+from toolfuzz_gate.core.report.markdown import (
+    FALLBACK_BUDGETS,
+    MIN_BUDGET,
+    comment_bodies,
+    render_markdown,
+)
 from toolfuzz_gate.core.report.untrusted import (
     BLOCK_CAP,
     ELLIPSIS,
@@ -183,6 +188,16 @@ def test_then_unsupported_rows_and_last_the_bare_verdict() -> None:
     assert utf16_units(bare) <= MIN_BUDGET
     assert bare.startswith("<!-- toolfuzz-gate:pr-7 -->\n\n## toolfuzz-gate: \u274c failed")
     assert "every detail is in the receipts" in bare
+
+
+def test_the_fallback_comments_shrink_to_the_minimum_without_repeats() -> None:
+    big = _diff(new=300, still=40, fixed=40, unsupported=200)
+    bodies = comment_bodies(big, scenario.context())
+    assert bodies[0] == render_markdown(big, scenario.context())
+    assert len(bodies) == len(FALLBACK_BUDGETS) and len(set(bodies)) == len(bodies)
+    sizes = [utf16_units(body) for body in bodies]
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] <= MIN_BUDGET
+    assert comment_bodies(_diff(0), scenario.context(failed=False, reasons=()))[1:] == []
 
 
 def test_a_budget_below_the_minimum_is_refused() -> None:

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from toolfuzz_gate.core.agent.reachability import REACHABLE
 from toolfuzz_gate.core.gate.llm_settings import CHAT_COMPLETIONS, LlmSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
 
 FORMAT = "toolfuzz-agent/1"
+RUN_COUNTS = (
+    "findings reachable counterexamples probes failing sets erroneous checks unjudged".split()
+)
+"""What an agent run counts over its tools' results (`count_results`)."""
 
 
 def model_record(settings: LlmSettings) -> JSONObject:
@@ -84,6 +89,31 @@ def _summary(
             previous = counts.get(key, 0)
             counts[key] = (previous if isinstance(previous, int) else 0) + 1
     return counts
+
+
+def count_results(
+    counts: dict[str, int],
+    findings: Sequence[JSONObject],
+    probes: Sequence[JSONObject],
+    correctness: Sequence[JSONObject],
+    unjudged: int,
+    probes_missing: int,
+) -> None:
+    """Add one tool's results to the run's `counts` (keys `RUN_COUNTS`): findings and the
+    reachable ones, the counterexamples among them, documentation probes and the failing
+    ones, prompt sets and the erroneous ones, the checks made (a missing reply of probes
+    is one) and those the model kept from being judged (`unjudged`)."""
+    for entry in findings:
+        reached = entry["outcome"] == REACHABLE
+        counts["findings"] += 1
+        counts["reachable"] += reached
+        counts["counterexamples"] += reached and entry["kind"] == "counterexample"
+    counts["probes"] += len(probes)
+    counts["failing"] += sum(bool(probe["failing"]) for probe in probes)
+    counts["sets"] += sum(checked.get("template") is not None for checked in correctness)
+    counts["erroneous"] += sum(checked.get("erroneous") is True for checked in correctness)
+    counts["checks"] += len(findings) + len(probes) + len(correctness) + probes_missing
+    counts["unjudged"] += unjudged
 
 
 LISTS = ("findings", "skipped", "documentationProbes", "correctness")

@@ -7,6 +7,7 @@ limit is reached; a reply that takes the tokens past the limit is the last one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from toolfuzz_gate.errors import LlmError
@@ -47,4 +48,14 @@ class Budget:
             "maxTokens": self.max_tokens,
             "requests": self.requests,
             "tokens": self.tokens,
+        }
+
+    def spent_since(self, before: Mapping[str, int]) -> dict[str, int]:
+        """The budget and what was spent since `spent()` returned `before`, for one
+        tool's agent receipt."""
+        now = self.spent()
+        return {
+            **now,
+            "requests": now["requests"] - before["requests"],
+            "tokens": now["tokens"] - before["tokens"],
         }

@@ -21,8 +21,8 @@ turns down.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from toolfuzz_gate.core.agent.chat import Reply
 from toolfuzz_gate.core.agent.correctness_oracle import context_line
@@ -37,9 +37,18 @@ from toolfuzz_gate.core.agent.loop import (
     run_agent,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, Finding, InputKind
+from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
-from toolfuzz_gate.core.gate.regression import RegressionCase, build_case, parse_case
+from toolfuzz_gate.core.campaign.tool import ToolSpec
+from toolfuzz_gate.core.gate.regression import (
+    STILL_FAILING,
+    RegressionCase,
+    build_case,
+    parse_case,
+    replay_case,
+)
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, canonical_compact
+from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.errors import ReceiptError
 
 MAX_PROMPT = 1_000
@@ -106,6 +115,56 @@ def agent_case(case: RegressionCase, arguments: JSONObject, valid: bool) -> Regr
             path="",
         )
     return replace(case, input=arguments)
+
+
+@dataclass(frozen=True)
+class JudgedCalls:
+    """The tool as agent mode calls it: each call run on the handler in use (`handler()`:
+    a tool with a reset gets a fresh one for each agent run) and judged as `replay` judges
+    a case, under the tool's contract `spec` and its schema's `judge` (None: the engine
+    refused the schema)."""
+
+    handler: Callable[[], Handler]
+    spec: ToolSpec
+    judge: Callable[[JSON], bool] | None
+
+    def caller(
+        self,
+        make_case: Callable[[JSONObject, bool], RegressionCase],
+        unjudged: bool,
+        fingerprinted: bool = False,
+    ) -> CallTool:
+        """Runs one agent call on the handler and judges it as `make_case` (arguments,
+        validity) says; `unjudged` is the validity assumed when the engine refused the
+        schema. `fingerprinted`: the case is a finding's, and the record says whether the
+        call reproduced it (`reproduces`: its failure class, path and cause)."""
+
+        def call(arguments: JSONObject) -> ToolResult:
+            bound = self.spec.with_fixed(arguments)  # `fixed_arguments`: every call has them
+            if isinstance(bound, dict):
+                arguments = bound
+            valid = self.judge(arguments) if self.judge is not None else unjudged
+            return self._judged(make_case(arguments, valid), valid, fingerprinted)
+
+        return call
+
+    def verbatim(self, case: RegressionCase) -> ToolResult:
+        """The finding's own call, run as is: does it still reproduce on its own?"""
+        return self._judged(case, case.valid, True)
+
+    def _judged(self, case: RegressionCase, valid: bool, fingerprinted: bool) -> ToolResult:
+        replayed = replay_case(case, self.handler(), self.spec)
+        said = bounded_message(" ".join(replayed.said.split()), 200)
+        failures: list[JSON] = list(failure_record(replayed.findings))
+        record: JSONObject = {"outcome": replayed.observed, "valid": valid, "failures": failures}
+        if fingerprinted and case.failure is not Failure.UNDER_SPECIFIED:  # a note: rejected
+            record["reproduces"] = replayed.outcome == STILL_FAILING
+        if said:
+            record["said"] = said
+        if replayed.output_text is not None:
+            record["output"] = replayed.output_text
+        shown = replayed.output_text if replayed.output_text is not None else said
+        return ToolResult(replayed.observed + (f": {shown}" if shown else ""), record)
 
 
 def failure_record(findings: Iterable[Finding]) -> list[str]:
@@ -186,7 +245,7 @@ def kind_of(case: RegressionCase) -> str:
 
 
 def reaches(case: RegressionCase, record: JSONObject) -> bool:
-    """Does a call's record (`_caller` in `app.agent_handler`) reproduce the finding? A
+    """Does a call's record (`JudgedCalls.caller`) reproduce the finding? A
     counterexample: its fingerprint (`reproduces`, set from `replay_case`); a note: a
     schema-valid call rejected."""
     if case.failure is Failure.UNDER_SPECIFIED:

@@ -34,6 +34,7 @@ from toolfuzz_gate.core.gate.reach_verdict import (
     server_of,
     unreached,
 )
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, Revision, diff_sets
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 REJECTION_AS_SUCCESS = "rejection-as-success"
@@ -106,6 +107,23 @@ class _Sides:
     def key(self, tool: str, cx: Mapping[str, Any]) -> tuple[str, str, str, str]:
         server = self.servers.get(tool, "")
         return group_key(cx, server, self.answering, tool in self.alike)
+
+
+UNNAMED = Revision()
+"""A side of a diff named by no ref and no commit."""
+
+
+def grouped_diff(
+    base: ReceiptSet,
+    head: ReceiptSet,
+    *,
+    each: bool = False,
+    base_ref: Revision = UNNAMED,
+    head_ref: Revision = UNNAMED,
+) -> JSONObject:
+    """`diff_sets` of two receipt sets, read by root cause (`group_diff`)."""
+    document = diff_sets(base, head, base_ref=base_ref, head_ref=head_ref)
+    return group_diff(document, head.receipts, each=each)
 
 
 def group_diff(

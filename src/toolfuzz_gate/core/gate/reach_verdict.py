@@ -4,7 +4,10 @@ servers that answer their rejections as successes (pure).
 A tool is *unreached* when valid calls ran, none was reached (`core.campaign.reach`:
 accepted with an answer that does not read as an error, and not the one answer the tool
 gives every call), and most were stopped at its door (`DOOR`: rejected, answered with error
-words, answered alike). A server *answers rejections as successes* when one of its tools
+words, answered alike with an answer that reads as an error). One answer to every call
+that reads as none ("Entities deleted successfully", an empty list from a lookup on an
+empty store) may be a tool doing what it says: it is a note (`answering_alike`), never a
+failure. A server *answers rejections as successes* when one of its tools
 accepted at least `MIN_CALLS` hostile calls and at least half of them with error words,
 gave at least `MIN_CALLS` valid calls error-worded answers and no reached ones, or answers
 every call alike with an answer that reads as an error (`alike_as_error`: "Task not found";
@@ -17,7 +20,7 @@ worktrees).
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +35,9 @@ its rejections as successes: one odd answer is not a habit."""
 
 
 DOOR = ("rejected", "errorAnswers", "answeredAlike")
-"""How valid calls are stopped at a tool's door; a tool whose valid calls mostly crashed or
-timed out is not unreached (those are counterexamples of their own)."""
+"""How valid calls are stopped at a tool's door (`answeredAlike` only when the one answer
+reads as an error); a tool whose valid calls mostly crashed or timed out is not unreached
+(those are counterexamples of their own)."""
 
 
 def server_of(receipt: Receipt | None) -> str:
@@ -130,7 +134,7 @@ def unreached(entries: Iterable[Entry]) -> list[Unreached]:
     found = []
     for tool, server, reach in entries:
         calls = _int(reach, "valid", "calls")
-        door = sum(_int(reach, "valid", name) for name in DOOR)
+        door = sum(_int(reach, "valid", name) for name in _door(reach))
         if not calls or _int(reach, "valid", "reached") or 2 * door <= calls:
             continue
         commonest = reach.get("commonest")
@@ -148,6 +152,25 @@ def unreached(entries: Iterable[Entry]) -> list[Unreached]:
             )
         )
     return sorted(found, key=lambda item: (item.tool, item.server))
+
+
+def _door(reach: Mapping[str, Any]) -> tuple[str, ...]:
+    return DOOR if alike_as_error(reach) else tuple(n for n in DOOR if n != "answeredAlike")
+
+
+def answering_alike(entries: Iterable[Entry]) -> list[str]:
+    """The tools that answered every valid call with one answer that reads as no error
+    (and hostile calls with it too): whether their logic ran cannot be told, so it is
+    said, as a note."""
+    found = []
+    for tool, _, reach in entries:
+        alike = _int(reach, "valid", "answeredAlike")
+        commonest = reach.get("commonest")
+        if alike and not alike_as_error(reach) and isinstance(commonest, Mapping):
+            said = str(commonest.get("said", ""))[:200]
+            calls = _int(reach, "valid", "calls")
+            found.append(f"{tool} answers every call {said!r} ({alike} of {calls})")
+    return sorted(found)
 
 
 def alike_as_error(reach: Mapping[str, Any]) -> bool:
@@ -191,10 +214,11 @@ def answering(entries: Iterable[Entry]) -> list[Answering]:
 
 
 def unreached_check(
-    may_be_unreached: Callable[[str], bool], entries: Iterable[Entry]
+    may_be_unreached: Callable[[str], bool], entries: Sequence[Entry]
 ) -> tuple[list[str], list[str]]:
     """`fail_on: unreached`: the failures (tools none of whose valid calls got past the
-    handler's door) and notes (those the policy's `allow-unreached` names)."""
+    handler's door) and notes (those the policy's `allow-unreached` names, and the tools
+    answering every call alike with no error: `answering_alike`)."""
     failing: list[str] = []
     allowed: list[str] = []
     for item in unreached(entries):
@@ -202,4 +226,10 @@ def unreached_check(
         (allowed if may_be_unreached(item.tool) else failing).append(said)
     failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
     notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
+    alike = answering_alike(entries)
+    if alike:
+        notes.append(
+            "reach: one answer to every call, so whether the tool's logic ran cannot be told: "
+            + "; ".join(alike)
+        )
     return failed if failing else [], notes

@@ -78,6 +78,26 @@ class Reproduced:
     on_head: frozenset[tuple[str, str]] = frozenset()
 
 
+Unmatched = dict[str, list[RecordedCounterexample]]
+"""Counterexamples by receipt key."""
+
+
+def unmatched(ours: ReceiptSet, theirs: ReceiptSet) -> Unmatched:
+    """The counterexamples of `ours` whose fingerprint `theirs` lacks, for the tools both
+    sides fuzzed (a tool refused, added or removed has nothing to compare): those the other
+    side is asked about before the diff says "new" or "fixed" (`Reproduced`)."""
+    found: Unmatched = {}
+    for key, receipt in ours.receipts.items():
+        other = theirs.receipts.get(key)
+        if other is None or receipt.refused or other.refused:
+            continue
+        known = {cx.fingerprint for cx in other.counterexamples}
+        mine = [cx for cx in receipt.counterexamples if cx.fingerprint not in known]
+        if mine:
+            found[key] = mine
+    return found
+
+
 def receipt_keys(receipts: Sequence[Receipt]) -> list[str]:
     """What each receipt is matched by across base and head: its tool's name, or, for a tool
     run with several seeds, the name and the seed (each seed meets the same seed)."""

@@ -5,7 +5,8 @@ handler must do with it and where it came from. Replaying judges the input with 
 campaign's own machinery (`observe` + `check_observation`), so a case fails for exactly
 the reasons the fuzzer would report; the verdict is `still-failing` (the same failure
 class at the same path, with the same cause when the case has one), `fixed` (no finding)
-or `changed` (other findings only).
+or `changed` (other findings only). A receipt replayed without a policy is judged under the
+contract it records (`spec_from_receipt`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.campaign.case import Case
+from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.confirm import observe_patiently
 from toolfuzz_gate.core.campaign.findings import (
     Failure,
@@ -28,8 +30,8 @@ from toolfuzz_gate.core.campaign.invariants import INVARIANTS, check_observation
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle
 from toolfuzz_gate.core.campaign.outcome import Handler, handler_words
 from toolfuzz_gate.core.campaign.receipt import Receipt
-from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
-from toolfuzz_gate.core.campaign.rejection_code import recoding
+from toolfuzz_gate.core.campaign.receipt_members import Contract, RecordedCounterexample
+from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, recoding, regex_problem
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.gate.quoting import shown
@@ -37,7 +39,7 @@ from toolfuzz_gate.core.gate.verdict import Verdict
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message, is_complete
 from toolfuzz_gate.core.schema.dialects import normalize
-from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS
+from toolfuzz_gate.core.schema.limits import DEFAULT_LIMITS, DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.core.schema.options import SchemaOptions
 from toolfuzz_gate.errors import ReceiptError, SchemaError, UsageError
 
@@ -353,3 +355,31 @@ def gate_on_regressions(verdict: Verdict, replayed: Sequence[Replayed]) -> Verdi
         return verdict
     reason = f"regression: {len(failing)} corpus case(s) fail again: {'; '.join(failing)}"
     return Verdict(True, (reason, *verdict.reasons))
+
+
+def spec_from_receipt(receipt: Receipt) -> ToolSpec:
+    """The contract the receipt was judged under (`contract`, the output ceiling)."""
+    contract = receipt.contract or Contract((), None, None)
+    rejections = contract.expected_rejections
+    codes, dry_run = contract.error_codes, contract.dry_run
+    ceiling = receipt.limits.get("maxOutputBytes")
+    recoding = contract.rejection_code
+    answer = contract.rejection_answer
+    for key, given, problem_of in (
+        ("errorCodes", codes, regex_problem),
+        ("rejectionCode", recoding, pattern_problem),
+        ("rejectionAnswer", answer, regex_problem),
+    ):
+        problem = problem_of(given) if isinstance(given, str) else None
+        if problem is not None:
+            raise ReceiptError(f"the receipt's contract/{key}: {problem}")
+    return ToolSpec(
+        receipt.tool,
+        expected_rejections=rejections,
+        error_codes=codes,
+        rejection_code=recoding,
+        rejection_answer=answer,
+        dry_run=dry_run,
+        max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
+        checks=checks_from_json(receipt.checks),
+    )

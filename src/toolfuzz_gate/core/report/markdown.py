@@ -130,6 +130,20 @@ def render_markdown(
     return _last_resort(context)
 
 
+FALLBACK_BUDGETS = (BODY_BUDGET, 20_000, 4_000, MIN_BUDGET)
+"""The renderings tried in turn when GitHub answers that a comment's body is too long."""
+
+
+def comment_bodies(diff: Mapping[str, Any], context: ReportContext) -> list[str]:
+    """The comment at each fallback budget, longest first, without repeats."""
+    bodies: list[str] = []
+    for budget in FALLBACK_BUDGETS:
+        body = render_markdown(diff, context, budget)
+        if body not in bodies:
+            bodies.append(body)
+    return bodies
+
+
 def _limited(detail: _Detail, name: str, rows: int) -> _Detail:
     if name == "new_rows":
         return replace(detail, new_rows=rows)

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
-from toolfuzz_gate.core.campaign.stateful.links import Link, ServerTool, fits, infer_links
+from toolfuzz_gate.core.campaign.stateful.links import (
+    Link,
+    ServerTool,
+    fits,
+    infer_links,
+    listed_graph,
+)
 from toolfuzz_gate.core.campaign.stateful.tool_kinds import ToolKind, classify
 from toolfuzz_gate.core.campaign.stateful.value_pool import (
     choices_named,
@@ -171,3 +177,25 @@ def test_a_declared_link_binds_its_input_whatever_the_input_is_called() -> None:
     steps = run_sequence(Server(), planned[0], Context(tools, links))
     assert steps[1].call.arguments == {"label": "w-9"}
     assert [link.as_json()["from"] for link in steps[1].call.links] == ["/meta/handle"]
+
+
+def test_lint_reads_the_graph_of_a_listing_with_two_tools_or_more() -> None:
+    created = {"type": "object", "properties": {"id": {"type": "string"}}}
+    listed: dict[str, Any] = {
+        "tools": [
+            {"name": "create_note", "inputSchema": {"type": "object"}, "outputSchema": created},
+            {
+                "name": "get_note",
+                "inputSchema": {"type": "object", "properties": {"note_id": {"type": "string"}}},
+                "annotations": {"readOnlyHint": True},
+            },
+            {"name": "no_schema"},
+        ]
+    }
+    assert listed_graph(listed) == [
+        "create_note: creates",
+        "get_note: reads",
+        "create_note.id -> get_note.note_id (certain, outputSchema)",
+    ]
+    assert listed_graph(listed["tools"]) == listed_graph(listed)  # the bare list alike
+    assert listed_graph(listed["tools"][:1]) == [] and listed_graph("not a listing") == []

@@ -23,7 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfuzz_gate.core.campaign.stateful.tool_kinds import ToolKind, ToolShape, singular, words
+from toolfuzz_gate.core.campaign.stateful.tool_kinds import (
+    ToolKind,
+    ToolShape,
+    classify,
+    singular,
+    words,
+)
 from toolfuzz_gate.core.jsonutil import pointer as jp
 
 ID_WORDS = frozenset(
@@ -250,6 +256,23 @@ def render_graph(shapes: Sequence[ToolShape], links: Sequence[Link]) -> list[str
             f"{link.producer}.{link.output} -> {link.consumer}.{link.input} ({how}, {link.source})"
         )
     return lines
+
+
+def listed_graph(listed: Any) -> list[str]:
+    """`render_graph` of the links inferred among the tools of an MCP `tools/list` answer
+    (`{"tools": [...]}`, or the list), when two or more have an input schema; else none."""
+    items = listed.get("tools") if isinstance(listed, dict) else listed
+    tools = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("inputSchema"), dict):
+            continue
+        hints, output = item.get("annotations"), item.get("outputSchema")
+        shape = classify(str(item.get("name")), hints if isinstance(hints, dict) else None)
+        schema: Any = item["inputSchema"]
+        tools.append(ServerTool(shape, schema, output if isinstance(output, dict) else None))
+    if len(tools) < 2:
+        return []
+    return render_graph([tool.shape for tool in tools], infer_links(tools))
 
 
 def _norm(name: str) -> tuple[str, ...]:

@@ -37,9 +37,35 @@ from toolfuzz_gate.core.jsonutil.redact import ELIDED, bounded_message, present
 PREFIX = "stateful:"
 
 
+RUNNERS = ("python", "python3", "node", "uv", "uvx", "npx", "deno", "bun", "env")
+"""Programs that run the server's script: the server is named by the script."""
+
+
 def receipt_name(server: str) -> str:
     """The receipt key of a server's stateful campaign."""
     return f"{PREFIX}{server}"
+
+
+def server_name(argv: Sequence[str]) -> str:
+    """A short name for the server `argv` starts: its program, or the script a runner
+    (`python`, `node`, `npx` ...) is given."""
+    words = [arg.rpartition("/")[2] for arg in argv]
+    picked = words[0] if words else "server"
+    if picked in RUNNERS or picked.startswith("python"):
+        rest = [w for w in words[1:] if w and not w.startswith("-")]
+        picked = rest[0] if rest else picked
+    stem = picked.rsplit(".", 1)[0] if "." in picked else picked
+    return stem or "server"
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or `name-2`, `name-3` ... when `taken` has it (two servers of one program);
+    the name returned is added to `taken`."""
+    candidate, number = name, 2
+    while candidate in taken:
+        candidate, number = f"{name}-{number}", number + 1
+    taken.add(candidate)
+    return candidate
 
 
 def sequence_input(steps: Sequence[Step]) -> list[JSON]:

@@ -11,10 +11,10 @@ from typing import Any
 
 from tests.cli_helpers import commit, git, init_repository
 from tests.receipts import sealed
-from toolfuzz_gate.app.cross_replay import reproduced_on, unmatched
 from toolfuzz_gate.app.policy_gate import gate_policy, gate_policy_on_baseline
+from toolfuzz_gate.app.policy_replay import reproduced_on
 from toolfuzz_gate.app.requests import BaselineRequest, PolicyRunRequest
-from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet
+from toolfuzz_gate.core.gate.receipt_diff import ReceiptSet, unmatched
 from toolfuzz_gate.edges.policy_file import load_policy
 from toolfuzz_gate.edges.receipts import load_receipts
 
