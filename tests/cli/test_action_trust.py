@@ -16,6 +16,7 @@ import pytest
 
 from tests.action_env import clean_venv
 from tests.trust_repo import append, gate_pull_request, pull_request, writable_by_others
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.corpus import write_case
 
 pytestmark = pytest.mark.slow
@@ -272,7 +273,7 @@ def test_a_cassette_the_base_lacks_makes_the_agent_checks_advisory(
     assert "the cassette cassette.json is not on the base" in comment
 
 
-LIMIT_CASE = {
+LIMIT_CASE: JSONObject = {
     "format": "toolfuzz-case/1",
     "tool": "list_items",
     "fingerprint": "5e1f00000000000000000011",
