@@ -4,6 +4,7 @@ its own bytes, and a sound receipt of no accepted shape is `receipt.unreadable`.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -17,6 +18,7 @@ from tests.core.campaign.test_receipt import AcceptAll
 from tests.receipts import complete, fingerprint_of, sealed, typed
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.checks import checks_from_json, resolve_checks
+from toolfuzz_gate.core.campaign.receipt_ledgers import SchemaReading
 from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -125,7 +127,8 @@ def test_the_committed_receipt_of_0_4_0_is_read() -> None:
         None,
     )
     assert receipt.interface is None and receipt.counterexamples
-    assert receipt.campaign.schema_reading == document["schemaReading"]
+    assert receipt.campaign.schema_reading == SchemaReading("2020-12", False, False, None)
+    assert receipt.campaign.schema_reading.as_json() == document["schemaReading"]
     assert [cx.fingerprint for cx in receipt.counterexamples] == [
         cx["fingerprint"] for cx in document["counterexamples"]
     ]
@@ -209,15 +212,143 @@ AGENT_RECEIPT_READERS = {
 their own that is not typed here."""
 
 
+TYPED_MEMBERS = frozenset(
+    {
+        "interface",
+        "breaker",
+        "budget",
+        "dialect",
+        "handler_notes",
+        "diagnostics",
+        "schema_reading",
+        "reach",
+        "saturation",
+    }
+)
+"""The receipt's members read back as records (`core.campaign.receipt_ledgers`,
+`receipt_members`): read by their fields, never by a string."""
+RECEIPT_MODULES = frozenset(
+    {
+        "core/campaign/receipt.py",
+        "core/campaign/receipt_members.py",
+        "core/campaign/receipt_ledgers.py",
+        "core/campaign/receipt_read.py",
+        "core/campaign/receipt_read_ledgers.py",
+        "core/campaign/receipt_shape.py",
+    }
+)
+
+
+def _by_string(node: ast.AST) -> ast.expr | None:
+    """What `node` indexes by a string literal (`x["a"]`, `x.get("a")`), if it does."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.func.value
+    return None
+
+
+def _member_read(node: ast.expr) -> str | None:
+    """The typed member an expression reads (`r.reach`, `r.reach or {}`, `r.reach if r
+    else None`), if it reads one."""
+    if isinstance(node, ast.Attribute) and node.attr in TYPED_MEMBERS:
+        return node.attr
+    if isinstance(node, ast.BoolOp):
+        return next((m for v in node.values if (m := _member_read(v))), None)
+    if isinstance(node, ast.IfExp):
+        return _member_read(node.body) or _member_read(node.orelse)
+    return None
+
+
+def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of one scope (a module or function), without those of functions in it."""
+    found: list[ast.AST] = []
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            pending += ast.iter_child_nodes(node)
+    return found
+
+
+def members_indexed_by_string(source: str) -> list[str]:
+    """`member:line` of each typed member indexed by a string, directly or through a name
+    it was assigned to in the same function (`budget = receipt.budget; budget.get(...)`)."""
+    found = []
+    scopes = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module)
+    ]
+    for scope in scopes:
+        aliases = {
+            target.id: member
+            for node in _own_nodes(scope)
+            if isinstance(node, ast.Assign) and (member := _member_read(node.value))
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in _own_nodes(scope):
+            indexed = _by_string(node)
+            if indexed is None:
+                continue
+            member = _member_read(indexed)
+            if member is None and isinstance(indexed, ast.Name):
+                member = aliases.get(indexed.id)
+            if member is not None:
+                found.append(f"{member}:{getattr(node, 'lineno', 0)}")
+    return sorted(set(found))
+
+
 def test_no_module_but_the_receipts_own_indexes_a_receipt_by_string() -> None:
     package = Path(__file__).parents[3] / "src" / "toolfuzz_gate"
-    own = {"core/campaign/receipt.py", "core/campaign/receipt_read.py"}
     found = sorted(
         name
         for path in package.rglob("*.py")
-        if (name := path.relative_to(package).as_posix()) not in own | AGENT_RECEIPT_READERS
+        if (name := path.relative_to(package).as_posix())
+        not in RECEIPT_MODULES | AGENT_RECEIPT_READERS
         and RECEIPT_BY_STRING.search(path.read_text(encoding="utf-8"))
     )
     assert found == []
     assert RECEIPT_BY_STRING.search('tool = receipt["tool"]')
     assert RECEIPT_BY_STRING.search('found.receipts[key].get("seed")')
+
+
+def test_no_module_but_the_receipts_own_indexes_a_typed_member_by_string() -> None:
+    """The members read back as records are read by field everywhere else (the agent
+    receipt readers too: they read this receipt's members as well)."""
+    package = Path(__file__).parents[3] / "src" / "toolfuzz_gate"
+    found = {
+        name: hits
+        for path in sorted(package.rglob("*.py"))
+        if (name := path.relative_to(package).as_posix()) not in RECEIPT_MODULES
+        and (hits := members_indexed_by_string(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "hits"),
+    [
+        ('x = r.breaker.get("note")', ["breaker:1"]),
+        ('x = (r.handler_notes or {}).get("stdoutNoiseLines")', ["handler_notes:1"]),
+        ('def f(r):\n    b = r.budget\n    return b.get("scope")', ["budget:3"]),
+        ('def f(r):\n    i = r.interface if r else None\n    return i["digest"]', ["interface:3"]),
+        ('x = r.campaign.reach["valid"]', ["reach:1"]),
+        ("x = r.reach.valid.calls", []),
+        ("x = session.budget.spent()", []),
+        ('def f(r):\n    b = r.budget\n\ndef g(b):\n    return b.get("x")', []),
+    ],
+)
+def test_the_typed_member_check_sees_what_it_must(source: str, hits: list[str]) -> None:
+    assert members_indexed_by_string(source) == hits

@@ -343,8 +343,23 @@ def test_a_state_dependent_hang_is_noted_and_a_state_dependent_crash_still_fails
 
 def test_what_a_time_budget_or_the_breaker_cut_is_noted() -> None:
     cut = {"valid": 120, "hostile": 200, "seam": 4}
-    budget = {"seconds": 60.0, "exhausted": True, "scope": "tool", "notRun": cut}
-    breaker = {"stream": "valid", "after": 3, "notRun": {"valid": 47, "hostile": 30, "seam": 4}}
+    budget = {
+        "seconds": 60.0,
+        "exhausted": True,
+        "scope": "tool",
+        "stoppedAt": {"stream": "valid", "case": 80},
+        "notRun": cut,
+        "shrinkCalls": 100,
+        "note": "the tool's budget of 60 s ran out",
+    }
+    breaker = {
+        "failure": "timeout",
+        "after": 3,
+        "stream": "valid",
+        "case": 12,
+        "note": "stopped the valid stream",
+        "notRun": {"valid": 47, "hostile": 30, "seam": 4},
+    }
     verdict = decide(
         rules("invariant"),
         [

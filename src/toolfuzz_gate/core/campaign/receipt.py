@@ -21,11 +21,16 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, BudgetRecord, ReachLedger
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Contract,
+    Diagnostics,
+    DialectRecord,
     Engine,
+    HandlerNotes,
     RecordedCounterexample,
+    RecordedInterface,
     Refused,
     StatefulRecord,
     Unsupported,
@@ -40,17 +45,27 @@ UNHASHED = ("receiptHash", "diagnostics")
 OPTIONAL_MEMBERS = (
     ("checks", "checks"),
     ("cases", "cases"),
-    ("interface", "interface"),
     ("fixed_arguments", "fixedArguments"),
     ("fixtures", "fixtures"),
     ("output_schema", "outputSchema"),
     ("annotations", "annotations"),
+)
+"""The members only some receipts record that are kept as JSON, as (field, member): absent
+when None. They are data, not the receipt's own structure: the checks' decisions by name
+(`core.campaign.checks` reads them), the cases by stream, the tool's pinned arguments and
+fixtures by JSON Pointer, its output schema and the server's annotations as declared."""
+OPTIONAL_RECORDS = (
+    ("refused", "refused"),
+    ("contract", "contract"),
+    ("stateful", "stateful"),
+    ("interface", "interface"),
     ("breaker", "breaker"),
     ("budget", "budget"),
     ("dialect", "dialect"),
     ("handler_notes", "handlerNotes"),
 )
-"""The members only some receipts record, as (field, member): absent when None."""
+"""The members only some receipts record that are records of their own (`as_json`), as
+(field, member): absent when None."""
 
 
 @dataclass(frozen=True)
@@ -78,17 +93,17 @@ class Receipt:
     contract: Contract | None = None
     checks: JSONObject | None = None
     cases: Mapping[str, int] | None = None
-    interface: JSONObject | None = None
+    interface: RecordedInterface | None = None
     fixed_arguments: JSONObject | None = None
     fixtures: JSONObject | None = None
     output_schema: JSONObject | None = None
     annotations: JSONObject | None = None
-    breaker: JSONObject | None = None
-    budget: JSONObject | None = None
-    dialect: JSONObject | None = None
+    breaker: BreakerRecord | None = None
+    budget: BudgetRecord | None = None
+    dialect: DialectRecord | None = None
     stateful: StatefulRecord | None = None
-    handler_notes: JSONObject | None = None
-    diagnostics: JSONObject | None = field(default=None, compare=False)
+    handler_notes: HandlerNotes | None = None
+    diagnostics: Diagnostics | None = field(default=None, compare=False)
     extra: Mapping[str, JSON] = field(default_factory=dict)
 
     def body(self) -> JSONObject:
@@ -113,11 +128,8 @@ class Receipt:
         }
         if self.campaign is not None:
             found.update(self.campaign.as_json())
-        for member, record in (
-            ("refused", self.refused),
-            ("contract", self.contract),
-            ("stateful", self.stateful),
-        ):
+        for name, member in OPTIONAL_RECORDS:
+            record: Any = getattr(self, name)
             if record is not None:
                 found[member] = record.as_json()
         for name, member in OPTIONAL_MEMBERS:
@@ -135,18 +147,18 @@ class Receipt:
         found = self.body()
         found["receiptHash"] = self.receipt_hash
         if self.diagnostics is not None:
-            found["diagnostics"] = self.diagnostics
+            found["diagnostics"] = self.diagnostics.as_json()
         return found
 
     def encoded(self) -> bytes:
         """The file's bytes: the canonical encoding of `document`."""
         return canonical_document(self.document())
 
-    def with_notes(self, notes: JSONObject) -> Receipt:
+    def with_notes(self, notes: HandlerNotes) -> Receipt:
         """The receipt with the handler's notes recorded (the hash covers them)."""
         return replace(self, handler_notes=notes)
 
-    def with_diagnostics(self, diagnostics: JSONObject | None) -> Receipt:
+    def with_diagnostics(self, diagnostics: Diagnostics | None) -> Receipt:
         return replace(self, diagnostics=diagnostics)
 
     @property
@@ -166,7 +178,7 @@ class Receipt:
         return bool(codes) and all(is_skip(code) for code in codes)
 
     @property
-    def reach(self) -> JSONObject | None:
+    def reach(self) -> ReachLedger | None:
         return self.campaign.reach if self.campaign is not None else None
 
     @property

@@ -93,9 +93,9 @@ def render_receipt_summary(r: Receipt, location: str) -> str:
             f"  under-specified: {len(notes)} note(s), schema-valid calls refused ({causes});"
             " not counterexamples unless the policy says strict: true"
         )
-    if r.breaker:
-        lines.append(f"  breaker: {r.breaker.get('note')}")
-    noise = (r.handler_notes or {}).get("stdoutNoiseLines")
+    if r.breaker is not None:
+        lines.append(f"  breaker: {r.breaker.note}")
+    noise = r.handler_notes.stdout_noise_lines if r.handler_notes is not None else None
     if noise:
         lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
     hints = r.annotations or {}
