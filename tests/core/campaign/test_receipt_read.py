@@ -134,6 +134,113 @@ def test_the_committed_receipt_of_0_4_0_is_read() -> None:
     ]
 
 
+def test_members_only_some_receipts_record_are_none_when_absent(today: dict[str, Any]) -> None:
+    """A run without a budget, a breaker, a dialect, handler notes or `--diagnostics` (or
+    one from before they were kept) records none of them."""
+    receipt = read_receipt(today)
+    assert (receipt.budget, receipt.breaker, receipt.dialect) == (None, None, None)
+    assert (receipt.handler_notes, receipt.diagnostics) == (None, None)
+    assert receipt.interface is not None and receipt.reach is not None
+
+
+RECORDED: dict[str, Any] = {
+    "budget": {
+        "seconds": 2,
+        "runSeconds": 30.5,
+        "exhausted": True,
+        "scope": "tool",
+        "stoppedAt": {"stream": "hostile", "case": 7},
+        "notRun": {"valid": 0, "hostile": 193, "seam": 4},
+        "shrinkCalls": 100,
+        "note": "the tool's budget of 2 s ran out before case 7 of the hostile stream",
+    },
+    "breaker": {
+        "failure": "timeout",
+        "after": 3,
+        "stream": "valid",
+        "case": 5,
+        "note": "stopped the valid stream after 3 timeouts of confirmed hangs",
+        "notRun": {"valid": 35, "hostile": 0, "seam": 2},
+        "hostileAfter": {"ran": 40, "timeoutFactor": 0.25, "timedOut": 1},
+    },
+    "dialect": {
+        "name": "openai",
+        "rewrites": [{"pointer": "/x", "from": 1, "to": 2, "dialect": "openai"}],
+    },
+    "handlerNotes": {
+        "stdoutNoiseLines": 2,
+        "stdoutNoiseSample": "starting...",
+        "writtenOutsideRootAtStart": ["/tmp/x"],
+    },
+    "diagnostics": {"durationSeconds": 1.25, "host": {"python": "3.12"}},
+    "schemaReading": {
+        "draft": "2020-12",
+        "formatAssertion": True,
+        "recursive": True,
+        "recursionDepth": 3,
+        "ignoredKeywords": [{"keyword": "x-note", "pointer": "/properties/a"}],
+    },
+    "reach": {
+        "valid": {
+            "calls": 9,
+            "reached": 0,
+            "rejected": 0,
+            "errorAnswers": 0,
+            "crashed": 0,
+            "timedOut": 0,
+            "answeredAlike": 9,
+        },
+        "hostile": {
+            "calls": 4,
+            "rejected": 0,
+            "accepted": 4,
+            "errorAnswers": 4,
+            "rejectedForSchema": 0,
+            "answeredAsValid": 4,
+        },
+        "commonest": {"outcome": "answered-alike", "cause": "", "said": "Error: no", "count": 9},
+        "errorAnswer": "Error: no",
+    },
+    "saturation": {"window": 25, "valid": {"planned": 200, "ran": 80, "saturated": True}},
+}
+"""Each member read as a record, in a shape a gate writes (every optional part present)."""
+
+
+def test_each_record_reads_back_to_its_own_bytes() -> None:
+    document = sealed(complete(RECORDED))
+    receipt = read_receipt(document)
+    assert receipt.encoded() == canonical_document(document)
+    assert receipt.budget is not None and receipt.budget.cut is not None
+    assert (receipt.budget.cut_seconds, receipt.budget.cut.stopped_at.case) == (2, 7)
+    assert receipt.breaker is not None and receipt.breaker.hostile_after is not None
+    assert receipt.handler_notes is not None and receipt.handler_notes.stdout_noise_lines == 2
+    assert receipt.diagnostics is not None and receipt.diagnostics.settle_seconds is None
+    assert receipt.reach is not None and receipt.reach.valid.at_the_door == 9
+    assert receipt.campaign is not None and receipt.campaign.saturation is not None
+    assert receipt.campaign.saturation.streams["valid"].ran == 80
+
+
+def test_a_breaker_from_before_the_cut_was_counted_has_none() -> None:
+    """0.5.0's breaker: where it tripped and its note, without `notRun` or `hostileAfter`."""
+    breaker = {
+        k: v
+        for k, v in RECORDED["breaker"].items()
+        if k in ("failure", "after", "stream", "case", "note")
+    }
+    document = sealed(complete({"breaker": breaker}))
+    receipt = read_receipt(document)
+    assert receipt.breaker is not None and receipt.breaker.stream == "valid"
+    assert (receipt.breaker.not_run, receipt.breaker.hostile_after) == (None, None)
+    assert receipt.encoded() == canonical_document(document)
+
+
+def test_a_record_holding_a_member_this_version_does_not_read_is_unreadable() -> None:
+    reach = {**RECORDED["reach"], "fromTheFuture": 1}
+    with pytest.raises(ReceiptShapeError) as raised:
+        read_receipt(sealed(complete({"reach": reach})))
+    assert "`reach` holds members this version does not read" in raised.value.message
+
+
 def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
     no_fingerprint = copy.deepcopy(today)
     no_fingerprint["counterexamples"][0]["fingerprint"] = "not-a-fingerprint"
@@ -147,6 +254,17 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "counterexamples/0/flaky": complete(
             {"counterexamples": [{"fingerprint": fingerprint_of("a"), "flaky": "yes"}]}
         ),
+        "reach/valid/calls": {**today, "reach": {**today["reach"], "valid": {"calls": "9"}}},
+        "saturation/valid": {**today, "saturation": {"window": 25, "valid": 3}},
+        "interface/inputSchemaDigest": {
+            **today,
+            "interface": {**today["interface"], "inputSchemaDigest": None},
+        },
+        "budget/stoppedAt": {**today, "budget": {"exhausted": True, "scope": "tool"}},
+        "breaker/after": {**today, "breaker": {**RECORDED["breaker"], "after": "3"}},
+        "handlerNotes/stdoutNoiseLines": {**today, "handlerNotes": {"stdoutNoiseLines": 1.5}},
+        "diagnostics/durationSeconds": {**today, "diagnostics": {"durationSeconds": True}},
+        "dialect/rewrites": {**today, "dialect": {"name": "openai"}},
     }
 
 
@@ -160,6 +278,14 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "unsupported",
         "refused/reasons",
         "counterexamples/0/flaky",
+        "reach/valid/calls",
+        "saturation/valid",
+        "interface/inputSchemaDigest",
+        "budget/stoppedAt",
+        "breaker/after",
+        "handlerNotes/stdoutNoiseLines",
+        "diagnostics/durationSeconds",
+        "dialect/rewrites",
     ],
 )
 def test_a_sound_receipt_of_no_accepted_shape_is_unreadable(

@@ -17,9 +17,20 @@ The older shapes it accepts, each read as today's receipt would say the same thi
   the checks that campaign held every tool to;
 * no `interface`, `contract` or `cases`: None (an interface diff skips such a tool);
 * a campaign's members recorded by later versions absent (0.4.0 wrote no `reach`,
-  `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger).
+  `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger);
+* a `schemaReading` without `ignoredKeywords` (0.4.0; today's too when there are none):
+  None;
+* a `breaker` without `notRun` or `hostileAfter` (0.5.0, before the cases it cut were
+  counted): None for them (the verdict's note says "cases not run");
+* no `budget`, `breaker`, `dialect`, `handlerNotes` or `diagnostics` (a run without a
+  budget, a breaker, a dialect, notes or `--diagnostics`, or one from before they were
+  kept): None; `diagnostics` without `settleSeconds` (from before settling was timed):
+  None for it.
 
-A member this version does not know (a newer gate's) is kept in `Receipt.extra` as it is.
+The members read as records (`core.campaign.receipt_read_ledgers`) must read back to what
+they were read from: one holding a member this version does not read is
+`receipt.unreadable`, for it would be lost. A top-level member this version does not know
+(a newer gate's) is kept in `Receipt.extra` as it is.
 """
 
 from __future__ import annotations
