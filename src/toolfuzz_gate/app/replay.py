@@ -27,7 +27,6 @@ from toolfuzz_gate.app.requests import (
 )
 from toolfuzz_gate.app.stateful_replay import is_stateful, replay_sequences
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, server_output_schema
-from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.campaign.receipt_members import Contract
 from toolfuzz_gate.core.campaign.rejection_code import pattern_problem, regex_problem
@@ -178,5 +177,5 @@ def spec_from_receipt(receipt: Receipt) -> ToolSpec:
         rejection_answer=answer,
         dry_run=dry_run,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
-        checks=checks_from_json(receipt.checks),
+        checks=receipt.checks_held,
     )

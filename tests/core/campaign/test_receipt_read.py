@@ -17,7 +17,7 @@ from tests.core.campaign.stateful.test_stateful_campaign import campaign
 from tests.core.campaign.test_receipt import AcceptAll
 from tests.receipts import complete, fingerprint_of, sealed, typed
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.campaign.checks import checks_from_json, resolve_checks
+from toolfuzz_gate.core.campaign.checks import resolve_checks
 from toolfuzz_gate.core.campaign.receipt_ledgers import SchemaReading
 from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
@@ -98,7 +98,9 @@ def test_a_receipt_without_checks_is_held_to_the_checks_of_its_time(
 ) -> None:
     receipt = read_receipt(older(today, "checks"))
     assert receipt.checks is None
-    assert checks_from_json(receipt.checks) == resolve_checks(deterministic=True, strict=True)
+    assert receipt.checks_held == resolve_checks(deterministic=True, strict=True)
+    recorded = read_receipt(today)
+    assert recorded.checks is not None and recorded.checks_held == recorded.checks
 
 
 def test_a_receipt_without_interface_contract_or_cases_has_none(today: dict[str, Any]) -> None:
@@ -340,6 +342,7 @@ their own that is not typed here."""
 
 TYPED_MEMBERS = frozenset(
     {
+        "checks",
         "interface",
         "breaker",
         "budget",

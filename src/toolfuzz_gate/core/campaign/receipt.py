@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from toolfuzz_gate.core.campaign.checks import Checks, held_before_declared
 from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, BudgetRecord, ReachLedger
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
@@ -43,7 +44,6 @@ UNHASHED = ("receiptHash", "diagnostics")
 
 
 OPTIONAL_MEMBERS = (
-    ("checks", "checks"),
     ("cases", "cases"),
     ("fixed_arguments", "fixedArguments"),
     ("fixtures", "fixtures"),
@@ -51,10 +51,11 @@ OPTIONAL_MEMBERS = (
     ("annotations", "annotations"),
 )
 """The members only some receipts record that are kept as JSON, as (field, member): absent
-when None. They are data, not the receipt's own structure: the checks' decisions by name
-(`core.campaign.checks` reads them), the cases by stream, the tool's pinned arguments and
-fixtures by JSON Pointer, its output schema and the server's annotations as declared."""
+when None. They are data, not the receipt's own structure: the cases by stream, the tool's
+pinned arguments and fixtures by JSON Pointer, its output schema and the server's
+annotations as declared."""
 OPTIONAL_RECORDS = (
+    ("checks", "checks"),
     ("refused", "refused"),
     ("contract", "contract"),
     ("stateful", "stateful"),
@@ -91,7 +92,7 @@ class Receipt:
     campaign: CampaignRecord | None = None
     refused: Refused | None = None
     contract: Contract | None = None
-    checks: JSONObject | None = None
+    checks: Checks | None = None
     cases: Mapping[str, int] | None = None
     interface: RecordedInterface | None = None
     fixed_arguments: JSONObject | None = None
@@ -160,6 +161,12 @@ class Receipt:
 
     def with_diagnostics(self, diagnostics: Diagnostics | None) -> Receipt:
         return replace(self, diagnostics=diagnostics)
+
+    @property
+    def checks_held(self) -> Checks:
+        """The contract checks the campaign held the tool to (for a receipt from before
+        checks were declared, those it held every tool to)."""
+        return self.checks if self.checks is not None else held_before_declared()
 
     @property
     def reasons(self) -> tuple[Refusal, ...]:

@@ -13,8 +13,8 @@ The older shapes it accepts, each read as today's receipt would say the same thi
   entry, and `problems` empty when it is absent too;
 * a counterexample without `cause` (from before causes were kept; its fingerprint was
   made without one too): the empty cause;
-* no `checks` (from before checks were declared): None, which `checks_from_json` reads as
-  the checks that campaign held every tool to;
+* no `checks` (from before checks were declared): None, and `Receipt.checks_held` the
+  checks that campaign held every tool to;
 * no `interface`, `contract` or `cases`: None (an interface diff skips such a tool);
 * a campaign's members recorded by later versions absent (0.4.0 wrote no `reach`,
   `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger);
@@ -144,6 +144,7 @@ def read_receipt(document: Mapping[str, Any]) -> Receipt:
         stateful=_stateful(at, document.get("stateful")),
         diagnostics=records["diagnostics"],
         extra={k: v for k, v in document.items() if k not in _KNOWN},
+        checks=records["checks"],
         interface=records["interface"],
         breaker=records["breaker"],
         budget=records["budget"],
@@ -163,6 +164,7 @@ def _records(at: At, document: Mapping[str, Any]) -> dict[str, Any]:
     know would be lost, and the receipt would no longer match its hash)."""
     found = {}
     for name, member, read in (
+        ("checks", "checks", ledgers.checks),
         ("interface", "interface", ledgers.interface),
         ("breaker", "breaker", ledgers.breaker),
         ("budget", "budget", ledgers.budget),

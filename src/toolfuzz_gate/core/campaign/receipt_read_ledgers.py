@@ -1,5 +1,5 @@
 """Reading back the receipt's records of how a campaign ran and what the tool declared:
-`schemaReading`, `reach`, `saturation`, `breaker`, `budget`, `interface`, `dialect` and
+`checks`, `schemaReading`, `reach`, `saturation`, `breaker`, `budget`, `interface`, `dialect` and
 `handlerNotes` (pure). Part of the one reader, `core.campaign.receipt_read`, whose
 docstring lists the older shapes accepted; each function takes the member's value (None
 when the receipt has none) and gives its record, or None."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolfuzz_gate.core.campaign.checks import CONTRACT_CHECKS, NO_CHECKS, Checks, Decision
 from toolfuzz_gate.core.campaign.receipt_ledgers import (
     BreakerRecord,
     BudgetCut,
@@ -31,6 +32,24 @@ from toolfuzz_gate.core.campaign.receipt_members import (
 )
 from toolfuzz_gate.core.campaign.receipt_shape import At
 from toolfuzz_gate.core.jsonutil.canonical import JSON
+
+
+def checks(at: At, value: Any) -> Checks | None:
+    if value is None:
+        return None
+    found = at.mapping(value, "checks")
+    decisions = []
+    for name in CONTRACT_CHECKS:
+        where = f"checks/{name}"
+        item = at.mapping(found.get(name), where)
+        decision = Decision(
+            at.boolean(item, "applies", where),
+            at.text(item, "declaredBy", where),
+            at.text(item, "reason", where),
+        )
+        if decision != NO_CHECKS.decision(name):  # undeclared: left out, as the campaign did
+            decisions.append((name, decision))
+    return Checks(tuple(decisions))
 
 
 def schema_reading(at: At, value: Any) -> SchemaReading | None:
