@@ -267,6 +267,11 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "handlerNotes/stdoutNoiseLines": {**today, "handlerNotes": {"stdoutNoiseLines": 1.5}},
         "diagnostics/durationSeconds": {**today, "diagnostics": {"durationSeconds": True}},
         "dialect/rewrites": {**today, "dialect": {"name": "openai"}},
+        "probes/0/valid": {**today, "probes": [{**today["probes"][0], "valid": None}]},
+        "checks/replay/applies": {
+            **today,
+            "checks": {**today["checks"], "replay": {**today["checks"]["replay"], "applies": 1}},
+        },
     }
 
 
@@ -288,6 +293,8 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "handlerNotes/stdoutNoiseLines",
         "diagnostics/durationSeconds",
         "dialect/rewrites",
+        "probes/0/valid",
+        "checks/replay/applies",
     ],
 )
 def test_a_sound_receipt_of_no_accepted_shape_is_unreadable(
@@ -343,6 +350,7 @@ their own that is not typed here."""
 TYPED_MEMBERS = frozenset(
     {
         "checks",
+        "probes",
         "interface",
         "breaker",
         "budget",

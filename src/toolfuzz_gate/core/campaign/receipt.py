@@ -22,7 +22,12 @@ from functools import cached_property
 from typing import Any
 
 from toolfuzz_gate.core.campaign.checks import Checks, held_before_declared
-from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, BudgetRecord, ReachLedger
+from toolfuzz_gate.core.campaign.receipt_ledgers import (
+    BreakerRecord,
+    BudgetRecord,
+    ReachLedger,
+    SeamProbe,
+)
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Contract,
@@ -189,7 +194,7 @@ class Receipt:
         return self.campaign.reach if self.campaign is not None else None
 
     @property
-    def probes(self) -> JSON:
+    def probes(self) -> tuple[SeamProbe, ...] | None:
         return self.campaign.probes if self.campaign is not None else None
 
 

@@ -1,8 +1,9 @@
 """The receipt's records of how a campaign ran: how it read the schema, how far its calls
-got (`reach`), when its streams saturated, and where the timeout breaker or the time budget
-cut it short (pure). The campaign builds them (`core.campaign.reach`, `saturation`,
-`hangs`, `time_budget`), `as_json` is each one's member as the receipt holds it, and
-`core.campaign.receipt_read` reads them back.
+got (`reach`), when its streams saturated, the seam probes it ran, and where the timeout
+breaker or the time budget cut it short (pure). The campaign builds them
+(`core.campaign.reach`, `saturation`, `seed_run`, `hangs`, `time_budget`), `as_json` is
+each one's member as the receipt holds it, and `core.campaign.receipt_read` reads them
+back.
 
 A field None is a member the record leaves out of its document: one only some campaigns
 say (`answeredAlike`, `ignoredKeywords`), or one an older version did not write (a 0.5.0
@@ -172,6 +173,26 @@ class SaturationRecord:
         for name, stream in self.streams.items():
             found[name] = stream.as_json()
         return found
+
+
+@dataclass(frozen=True)
+class SeamProbe:
+    """One seam probe the campaign ran (`core.engine.probes`): its name, where, whether its
+    input was schema-valid, and the outcome's summary (`Outcome.summary`, as the case log
+    has it)."""
+
+    name: str
+    path: str
+    valid: bool
+    outcome: Mapping[str, JSON]
+
+    def as_json(self) -> JSONObject:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "valid": self.valid,
+            "outcome": dict(self.outcome),
+        }
 
 
 NotRun = Mapping[str, int]

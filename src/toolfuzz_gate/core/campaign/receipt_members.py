@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.campaign.receipt_ledgers import ReachLedger, SaturationRecord, SchemaReading
+from toolfuzz_gate.core.campaign.receipt_ledgers import (
+    ReachLedger,
+    SaturationRecord,
+    SchemaReading,
+    SeamProbe,
+)
 from toolfuzz_gate.core.campaign.refusal import Refusal
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
@@ -169,7 +174,7 @@ class CampaignRecord:
     replay_sample: JSONObject | None
     cases_digest: str | None
     boundaries: JSON
-    probes: JSON
+    probes: tuple[SeamProbe, ...] | None
     dictionary: JSON
 
     def as_json(self) -> JSONObject:
@@ -181,10 +186,11 @@ class CampaignRecord:
         ):
             if record is not None:
                 found[member] = record.as_json()
+        if self.probes is not None:
+            found["probes"] = [probe.as_json() for probe in self.probes]
         for member, value in (
             ("replaySample", self.replay_sample),
             ("casesDigest", self.cases_digest),
-            ("probes", self.probes),
             ("dictionary", self.dictionary),
         ):
             if value is not None:

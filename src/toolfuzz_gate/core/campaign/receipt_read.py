@@ -174,10 +174,11 @@ def _records(at: At, document: Mapping[str, Any]) -> dict[str, Any]:
         ("schema_reading", "schemaReading", ledgers.schema_reading),
         ("reach", "reach", ledgers.reach),
         ("saturation", "saturation", ledgers.saturation),
+        ("probes", "probes", ledgers.probes),
     ):
         value = document.get(member)
-        record = read(at, value)
-        if record is not None and record.as_json() != value:
+        record: Any = read(at, value)
+        if record is not None and _shown(record) != value:
             raise at.bad(member, "holds members this version does not read")
         found[name] = record
     return found
@@ -202,6 +203,14 @@ def _engine(at: At, value: Any) -> Engine:
     )
 
 
+def _shown(record: Any) -> JSON:
+    """A record (or a tuple of them) as the document holds it."""
+    if isinstance(record, tuple):
+        return [item.as_json() for item in record]
+    found: JSON = record.as_json()
+    return found
+
+
 def _campaign(
     at: At, document: Mapping[str, Any], records: Mapping[str, Any]
 ) -> CampaignRecord | None:
@@ -217,7 +226,7 @@ def _campaign(
         replay_sample=_optional(at, document, "replaySample"),
         cases_digest=digest,
         boundaries=document.get("boundaries"),
-        probes=document.get("probes"),
+        probes=records["probes"],
         dictionary=document.get("dictionary"),
     )
 

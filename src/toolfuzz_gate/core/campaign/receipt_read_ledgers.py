@@ -19,6 +19,7 @@ from toolfuzz_gate.core.campaign.receipt_ledgers import (
     ReachLedger,
     SaturationRecord,
     SchemaReading,
+    SeamProbe,
     StoppedAt,
     StreamRun,
     ValidReach,
@@ -50,6 +51,26 @@ def checks(at: At, value: Any) -> Checks | None:
         if decision != NO_CHECKS.decision(name):  # undeclared: left out, as the campaign did
             decisions.append((name, decision))
     return Checks(tuple(decisions))
+
+
+def probes(at: At, value: Any) -> tuple[SeamProbe, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise at.bad("probes", "is not a list of objects")
+    found = []
+    for index, item in enumerate(value):
+        where = f"probes/{index}"
+        given = at.mapping(item, where)
+        found.append(
+            SeamProbe(
+                at.text(given, "name", where),
+                at.text(given, "path", where),
+                at.boolean(given, "valid", where),
+                at.mapping(given.get("outcome"), f"{where}/outcome"),
+            )
+        )
+    return tuple(found)
 
 
 def schema_reading(at: At, value: Any) -> SchemaReading | None:

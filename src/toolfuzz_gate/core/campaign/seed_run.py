@@ -18,7 +18,7 @@ from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind, Replaying
 from toolfuzz_gate.core.campaign.reach import Reach
-from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, StoppedAt
+from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, SeamProbe, StoppedAt
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
 from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -74,7 +74,7 @@ class Campaign:
     mutation_counts: dict[str, dict[str, int]] = field(
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
-    probes: list[JSONObject] = field(default_factory=list)
+    probes: list[SeamProbe] = field(default_factory=list)
     dictionary: dict[str, int] = field(default_factory=dict)
     """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
     suspects: dict[tuple[str, int], Case] = field(default_factory=dict)
@@ -359,14 +359,7 @@ class Campaign:
             )
             obs = self._execute(case)
             assert obs.outcome is not None
-            self.probes.append(
-                {
-                    "name": probe.name,
-                    "path": probe.path,
-                    "valid": valid,
-                    "outcome": obs.outcome.summary(),
-                }
-            )
+            self.probes.append(SeamProbe(probe.name, probe.path, valid, obs.outcome.summary()))
 
     def coverage(self) -> dict[str, str]:
         """Per family: `tested`, `not-applicable`, or `untested` when the breaker stopped

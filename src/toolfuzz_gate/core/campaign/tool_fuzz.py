@@ -136,7 +136,7 @@ def fuzz(
         replay_sample={**replay_sample(), **campaign.replays},
         cases_digest=campaign.cases_digest(),
         boundaries=campaign.ledger.as_json() if campaign.ledger else None,
-        probes=list[JSON](campaign.probes),
+        probes=tuple(campaign.probes),
         dictionary=campaign.dictionary_use(),
     )
     receipt = Receipt(

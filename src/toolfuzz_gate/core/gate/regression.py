@@ -201,16 +201,13 @@ def _validity(receipt: Receipt, cx: RecordedCounterexample) -> bool:
     valid = cx.error.get("inputValid")
     if isinstance(valid, bool):
         return valid
-    probes: Any = receipt.probes or []
     seen = {
-        probe.get("valid")
-        for probe in probes
-        if isinstance(probe, dict)
-        and probe.get("name") == cx.operator
-        and probe.get("path") == cx.path
+        probe.valid
+        for probe in receipt.probes or ()
+        if probe.name == cx.operator and probe.path == cx.path
     }
-    if len(seen) == 1 and isinstance(next(iter(seen)), bool):
-        return bool(seen.pop())
+    if len(seen) == 1:
+        return seen.pop()
     raise ReceiptError(
         f"counterexample {cx.fingerprint}: the receipt does not say whether its input "
         "is schema-valid, so the expected outcome is unknown and it cannot be promoted"
