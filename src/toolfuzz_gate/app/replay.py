@@ -158,7 +158,7 @@ def spec_from_receipt(receipt: Receipt) -> ToolSpec:
     contract = receipt.contract or Contract((), None, None)
     rejections = contract.expected_rejections
     codes, dry_run = contract.error_codes, contract.dry_run
-    ceiling = receipt.limits.get("maxOutputBytes")
+    ceiling = receipt.max_output_bytes
     recoding = contract.rejection_code
     answer = contract.rejection_answer
     for key, given, problem_of in (

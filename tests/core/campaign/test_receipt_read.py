@@ -267,6 +267,7 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "handlerNotes/stdoutNoiseLines": {**today, "handlerNotes": {"stdoutNoiseLines": 1.5}},
         "diagnostics/durationSeconds": {**today, "diagnostics": {"durationSeconds": True}},
         "dialect/rewrites": {**today, "dialect": {"name": "openai"}},
+        "cases/valid": {**today, "cases": {**today["cases"], "valid": 1.5}},
         "probes/0/valid": {**today, "probes": [{**today["probes"][0], "valid": None}]},
         "checks/replay/applies": {
             **today,
@@ -293,6 +294,7 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "handlerNotes/stdoutNoiseLines",
         "diagnostics/durationSeconds",
         "dialect/rewrites",
+        "cases/valid",
         "probes/0/valid",
         "checks/replay/applies",
     ],
@@ -350,6 +352,7 @@ their own that is not typed here."""
 TYPED_MEMBERS = frozenset(
     {
         "checks",
+        "cases",
         "probes",
         "interface",
         "breaker",

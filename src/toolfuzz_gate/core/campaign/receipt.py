@@ -25,6 +25,7 @@ from toolfuzz_gate.core.campaign.checks import Checks, held_before_declared
 from toolfuzz_gate.core.campaign.receipt_ledgers import (
     BreakerRecord,
     BudgetRecord,
+    CaseCounts,
     ReachLedger,
     SeamProbe,
 )
@@ -49,18 +50,17 @@ UNHASHED = ("receiptHash", "diagnostics")
 
 
 OPTIONAL_MEMBERS = (
-    ("cases", "cases"),
     ("fixed_arguments", "fixedArguments"),
     ("fixtures", "fixtures"),
     ("output_schema", "outputSchema"),
     ("annotations", "annotations"),
 )
 """The members only some receipts record that are kept as JSON, as (field, member): absent
-when None. They are data, not the receipt's own structure: the cases by stream, the tool's
-pinned arguments and fixtures by JSON Pointer, its output schema and the server's
-annotations as declared."""
+when None. They are data, not the receipt's own structure: the tool's pinned arguments and
+fixtures by JSON Pointer, its output schema and the server's annotations as declared."""
 OPTIONAL_RECORDS = (
     ("checks", "checks"),
+    ("cases", "cases"),
     ("refused", "refused"),
     ("contract", "contract"),
     ("stateful", "stateful"),
@@ -98,7 +98,7 @@ class Receipt:
     refused: Refused | None = None
     contract: Contract | None = None
     checks: Checks | None = None
-    cases: Mapping[str, int] | None = None
+    cases: CaseCounts | None = None
     interface: RecordedInterface | None = None
     fixed_arguments: JSONObject | None = None
     fixtures: JSONObject | None = None
@@ -172,6 +172,12 @@ class Receipt:
         """The contract checks the campaign held the tool to (for a receipt from before
         checks were declared, those it held every tool to)."""
         return self.checks if self.checks is not None else held_before_declared()
+
+    @property
+    def max_output_bytes(self) -> int | None:
+        """The output ceiling the tool was judged under (`limits.maxOutputBytes`)."""
+        found = self.limits.get("maxOutputBytes")
+        return found if isinstance(found, int) and not isinstance(found, bool) else None
 
     @property
     def reasons(self) -> tuple[Refusal, ...]:

@@ -176,6 +176,27 @@ class SaturationRecord:
 
 
 @dataclass(frozen=True)
+class CaseCounts:
+    """The receipt's `cases`: the cases of each stream the campaign ran (all None for a
+    refused tool's receipt, whose `cases` is empty)."""
+
+    valid: int | None = None
+    hostile: int | None = None
+    seam: int | None = None
+
+    @property
+    def total(self) -> int:
+        return (self.valid or 0) + (self.hostile or 0) + (self.seam or 0)
+
+    def as_json(self) -> JSONObject:
+        found: JSONObject = {}
+        for name, count in (("valid", self.valid), ("hostile", self.hostile), ("seam", self.seam)):
+            if count is not None:
+                found[name] = count
+        return found
+
+
+@dataclass(frozen=True)
 class SeamProbe:
     """One seam probe the campaign ran (`core.engine.probes`): its name, where, whether its
     input was schema-valid, and the outcome's summary (`Outcome.summary`, as the case log

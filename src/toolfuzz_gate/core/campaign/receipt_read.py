@@ -145,6 +145,7 @@ def read_receipt(document: Mapping[str, Any]) -> Receipt:
         diagnostics=records["diagnostics"],
         extra={k: v for k, v in document.items() if k not in _KNOWN},
         checks=records["checks"],
+        cases=records["cases"],
         interface=records["interface"],
         breaker=records["breaker"],
         budget=records["budget"],
@@ -165,6 +166,7 @@ def _records(at: At, document: Mapping[str, Any]) -> dict[str, Any]:
     found = {}
     for name, member, read in (
         ("checks", "checks", ledgers.checks),
+        ("cases", "cases", ledgers.cases),
         ("interface", "interface", ledgers.interface),
         ("breaker", "breaker", ledgers.breaker),
         ("budget", "budget", ledgers.budget),

@@ -13,6 +13,7 @@ from toolfuzz_gate.core.campaign.receipt_ledgers import (
     BreakerRecord,
     BudgetCut,
     BudgetRecord,
+    CaseCounts,
     HostileAfter,
     HostileReach,
     IgnoredKeyword,
@@ -51,6 +52,17 @@ def checks(at: At, value: Any) -> Checks | None:
         if decision != NO_CHECKS.decision(name):  # undeclared: left out, as the campaign did
             decisions.append((name, decision))
     return Checks(tuple(decisions))
+
+
+def cases(at: At, value: Any) -> CaseCounts | None:
+    if value is None:
+        return None
+    found = at.mapping(value, "cases")
+    return CaseCounts(
+        at.count_or_none(found, "valid", "cases"),
+        at.count_or_none(found, "hostile", "cases"),
+        at.count_or_none(found, "seam", "cases"),
+    )
 
 
 def probes(at: At, value: Any) -> tuple[SeamProbe, ...] | None:

@@ -19,7 +19,7 @@ from toolfuzz_gate.core.campaign.observe import replay_sample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
-from toolfuzz_gate.core.campaign.receipt_ledgers import IgnoredKeyword, SchemaReading
+from toolfuzz_gate.core.campaign.receipt_ledgers import CaseCounts, IgnoredKeyword, SchemaReading
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Component,
@@ -165,7 +165,9 @@ def fuzz(
         campaign=record,
         contract=_contract(tool),
         checks=tool.checks,
-        cases=dict(campaign.counts),
+        cases=CaseCounts(
+            campaign.counts["valid"], campaign.counts["hostile"], campaign.counts["seam"]
+        ),
         interface=interface_record(document, tool.interface, tool.annotations_json()),
         breaker=campaign.breaker_record(),
         budget=None
@@ -268,7 +270,7 @@ def refused_receipt(
         refused=Refused(reasons[0].code, tuple(_rendered(r) for r in reasons), reasons),
         contract=_contract(tool),
         checks=tool.checks,
-        cases={},
+        cases=CaseCounts(),
         interface=interface_record(normalized, tool.interface, tool.annotations_json()),
         dialect=_dialect(config, rewrites),
         **_declared(tool),

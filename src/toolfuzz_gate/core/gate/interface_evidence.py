@@ -64,9 +64,9 @@ def base_calls(receipt: Receipt, judge: Judge) -> list[JSON]:
     (empty when the engine refuses the schema: nothing was run)."""
     interface = receipt.interface
     document = interface.input_schema if interface is not None else None
-    count = (receipt.cases or {}).get("valid", 0)
+    count = receipt.cases.valid if receipt.cases is not None else None
     seed = receipt.seed
-    if document is None or not isinstance(count, int):
+    if document is None or count is None:
         return []
     try:
         compiled = compile_schema(document, options=reading_of(receipt))
