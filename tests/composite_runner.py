@@ -56,6 +56,9 @@ class Job:
     """The uid (and gid) the steps run as, owning the workspace, RUNNER_TEMP and HOME, as a
     hosted runner's steps run as its `runner` user (needs root and `setpriv`); None: as
     the test runs."""
+    reveal: Path | None = None
+    """Where each `run` step's file-command paths are written (JSON) before it starts: an
+    attack that knows the names the runner keeps secret (None: nowhere)."""
 
 
 @dataclass
@@ -227,7 +230,9 @@ def run_composite(
     added_env: dict[str, str] = {}
     added_path: list[str] = []
     post: list[Callable[[], None]] = []
-    summary = job.temp / "step-summary.md"
+    commands = job.temp / "_runner_file_commands"  # as the runner lays them out and keeps them
+    commands.mkdir(exist_ok=True)
+    summary = commands / f"step_summary_{os.urandom(4).hex()}"
     summary.write_text("")
     runs: list[StepRun] = []
     code = 0
@@ -287,12 +292,16 @@ def _run_script(
     step: dict[str, Any], environ: dict[str, str], job: Job, summary: Path
 ) -> dict[str, Any]:
     assert step.get("shell") == "bash", "composite run steps name their shell; ours is bash"
-    files = {name: job.temp / f"{name.lower()}-{os.urandom(4).hex()}" for name in ("OUT", "ENV")}
-    files["PATH"] = job.temp / f"path-{os.urandom(4).hex()}"
-    script = job.temp / f"step-{os.urandom(4).hex()}.sh"
+    step_id = os.urandom(4).hex()
+    prefixes = {"OUT": "set_output", "ENV": "set_env", "PATH": "add_path"}
+    files = {name: summary.parent / f"{prefix}_{step_id}" for name, prefix in prefixes.items()}
+    script = job.temp / f"{step_id}.sh"
     script.write_text(step["run"], encoding="utf-8")
     for path in files.values():
         path.write_text("")
+    if job.reveal is not None:
+        names = {"env": files["ENV"], "path": files["PATH"], "step": summary}
+        job.reveal.write_text(json.dumps({key: str(value) for key, value in names.items()}))
     environ.update(
         GITHUB_ACTION_PATH=str(job.action_path),
         GITHUB_OUTPUT=str(files["OUT"]),
@@ -323,9 +332,8 @@ def _run_script(
         "env": read_pairs(files["ENV"].read_text()),
         "path": [line for line in files["PATH"].read_text().splitlines() if line],
     }
-    for path in [*files.values(), script]:
-        path.unlink()
-    return result
+    script.unlink()
+    return result  # the runner keeps every step's file commands until the job ends
 
 
 def describe(run: CompositeRun) -> str:

@@ -448,7 +448,7 @@ ATTACK = """
 # handler running as the runner's user could do to the job, each result in the drop box.
 import glob as _glob, json as _json, os as _os, socket as _socket, subprocess as _subprocess
 
-def _attack(drop, temp, venv, daemon):
+def _attack(drop, temp, venv, daemon, reveal):
     found = {"uid": _os.getuid(), "groups": _os.getgroups()}
     with open("/proc/self/status") as status:
         fields = dict(line.split(":", 1) for line in status if ":" in line)
@@ -465,16 +465,19 @@ def _attack(drop, temp, venv, daemon):
     except OSError as error:
         found["gate_environ"] = error.strerror
     found["file_commands"] = {}
-    for path in _glob.glob(temp + "/env-*") + _glob.glob(temp + "/path-*") + [
-        temp + "/step-summary.md"
-    ]:
-        kind = _os.path.basename(path).split("-")[0]
+    with open(reveal) as handle:  # the step's file commands, as if it guessed their names
+        named = _json.load(handle)
+    for kind, path in named.items():
         try:
             with open(path, "a") as handle:
                 handle.write("BASH_ENV=/tmp/evil.sh\\n" if kind == "env" else "/tmp/evil\\n")
             found["file_commands"][kind] = "written"
         except OSError as error:
             found["file_commands"][kind] = error.strerror
+    try:  # every step's file commands, the earlier steps' with what they exported
+        found["listing"] = sorted(_os.listdir(temp + "/_runner_file_commands"))
+    except OSError as error:
+        found["listing"] = error.strerror
     try:
         with open(venv + "/bin/planted", "w") as handle:
             handle.write("")
@@ -521,7 +524,10 @@ def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_v
         os.chown(tmp_path / "docker.sock", 0, runner_group)
     (tmp_path / "docker.sock").chmod(0o660)
     venv = runner / "temp" / "toolfuzz-gate" / "venv"
-    arguments = [str(drop), str(runner / "temp"), str(venv), str(tmp_path / "docker.sock")]
+    reveal = drop / "file-commands.txt"  # not a report: the drop's reports are *.json
+    arguments = [
+        str(drop), str(runner / "temp"), str(venv), str(tmp_path / "docker.sock"), str(reveal)
+    ]  # fmt: skip
     attack = ATTACK.replace("__ARGUMENTS__", ", ".join(map(repr, arguments)))
     root, base, head = make_workspace(tmp_path / "workspace", attack)
     event = runner / "event.json"
@@ -532,7 +538,9 @@ def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_v
     }
     event.write_text(json.dumps({"action": "synchronize", "number": NUMBER, "pull_request": pull}))
     environ = job_environment(job_python, wheelhouse, runner, event, github.url)
-    job = Job(ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store", RUNNER_USER)
+    job = Job(
+        ROOT, root, runner / "temp", environ, TOKEN, runner / "cache-store", RUNNER_USER, reveal
+    )
     confined = may_sudo(RUNNER_USER)
 
     done = run_composite(job, {})
@@ -552,6 +560,7 @@ def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_v
             assert found["gate_environ"] == "Permission denied", found
             assert set(found["file_commands"].values()) == {"Permission denied"}, found
             assert {"env", "path", "step"} <= set(found["file_commands"]), found
+            assert found["listing"] == "Permission denied", found
             assert found["venv"] == "Permission denied", found
             assert found["daemon"] == "Permission denied", found
         assert not (venv / "bin" / "planted").exists()
@@ -571,6 +580,7 @@ def test_a_handler_cannot_sudo_read_the_gate_write_file_commands_or_the_gate_s_v
     else:  # the control of the mechanism: without sudo the handler is the runner's user
         assert "::warning::toolfuzz-gate: handlers run as the gate's own user" in gate, trace
         assert {f["file_commands"].get("env") for f in reports} == {"written"}, reports
+        assert all(any(n.startswith("set_output_") for n in f["listing"]) for f in reports)
         assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in gate, trace
         assert "a handler wrote to GITHUB\\_STEP\\_SUMMARY" in done.summary
         assert "/tmp/evil" not in done.summary.splitlines()  # its line was put back

@@ -50,7 +50,7 @@ NO_SUDO = (
 
 PROBE = """
 import json as _json, os as _os
-def _probe(drop, output, key, daemon_socket, env_file):
+def _probe(drop, output, key, daemon_socket, env_file, earlier, runner_temp):
     found = {"uid": _os.getuid(), "gid": _os.getgid(), "groups": _os.getgroups()}
     found["side"] = "base" if "toolfuzz-base-" in __file__ else "head"
     with open("/proc/self/status") as status:
@@ -92,6 +92,15 @@ def _probe(drop, output, key, daemon_socket, env_file):
         found["env_file"] = "written"
     except OSError as error:
         found["env_file"] = error.strerror
+    try:  # what an earlier step put in the environment, kept by the runner beside it
+        with open(earlier) as handle:
+            found["earlier"] = "read: " + handle.read()
+    except OSError as error:
+        found["earlier"] = error.strerror
+    try:  # other steps' scripts, by name
+        found["temp"] = sorted(_os.listdir(runner_temp))
+    except OSError as error:
+        found["temp"] = error.strerror
     try:  # its checkout: the workspace (head), the base's worktree (base)
         with open(_os.path.join(_os.path.dirname(__file__), "planted.py"), "w") as handle:
             handle.write("LIMIT = 11\\n")
@@ -180,12 +189,24 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
     daemon.bind(str(tmp_path / "docker.sock"))
     daemon.listen()
     (tmp_path / "docker.sock").chmod(0o660)
-    env_file = tmp_path / "file_commands" / "GITHUB_ENV"  # the runner's, 0644
-    env_file.parent.mkdir()
+    runner_temp = tmp_path / "runner-temp"  # the runner's RUNNER_TEMP, as it lays it out:
+    commands = runner_temp / "_runner_file_commands"  # every step's file commands, 0644,
+    env_file = commands / "set_env_now"  # the gate step's and an earlier step's
+    earlier = commands / "set_env_earlier"
+    script = runner_temp / "0f3e-earlier-step.sh"  # an earlier `run:` step, 0644
+    commands.mkdir(parents=True)
     env_file.write_text("")
-    if gate_user is not None:  # on a runner the file commands are the gate's user's
-        os.chown(env_file, gate_user, gate_user)
-    arguments = [str(drop), str(output), MODEL_KEY, str(tmp_path / "docker.sock"), str(env_file)]
+    earlier.write_text("CLOUD_TOKEN=fromAnEarlierStep\n")
+    script.write_text("deploy --token fromAnEarlierStep\n")
+    for path in (runner_temp, commands, env_file, earlier, script):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+        if gate_user is not None:  # on a runner they are the gate's user's
+            os.chown(path, gate_user, gate_user)
+    modes = {path: path.stat().st_mode for path in (runner_temp, commands)}
+    arguments = [
+        str(drop), str(output), MODEL_KEY, str(tmp_path / "docker.sock"), str(env_file),
+        str(earlier), str(runner_temp),
+    ]  # fmt: skip
 
     def probe(root: Path) -> None:
         append(root / "pager.py", f"{PROBE}\n_probe(*{arguments!r})\n")
@@ -195,7 +216,11 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         venv,
         workspace,
         event,
-        runtime={"ANTHROPIC_API_KEY": MODEL_KEY, "GITHUB_ENV": str(env_file)},
+        runtime={
+            "ANTHROPIC_API_KEY": MODEL_KEY,
+            "GITHUB_ENV": str(env_file),
+            "RUNNER_TEMP": str(runner_temp),
+        },
         as_user=gate_user,
     )
     daemon.close()
@@ -224,6 +249,15 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         assert not (workspace / "planted.py").exists()
         assert {f["env_file"] for f in reports} == {"Permission denied"}
         assert env_file.read_text() == ""
+        # the runner keeps earlier steps' file commands and scripts: closed for the run
+        assert {f["earlier"] for f in reports} == {"Permission denied"}, reports
+        assert {f["temp"] for f in reports} == {"Permission denied"}, reports
+        # and open again after it, as the runner made them: the handler's user could have
+        # read them but for the gate (the folders are searchable by others: see `widen`)
+        assert {path: path.stat().st_mode for path in modes} == modes
+        uid, gid = handler_ids("head")
+        as_handler = ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+        assert subprocess.run([*as_handler, "cat", str(earlier)], capture_output=True).stdout
         assert {f["tmpdir"] for f in reports} == {"written"}  # its own home: HOME, TMPDIR
         assert not (output / "planted.json").exists()
         assert all(f["home"] and not Path(f["home"]).exists() for f in reports), "removed"
@@ -241,6 +275,8 @@ def test_a_handler_cannot_reach_the_gate_s_process_or_its_output(
         ) in done.stdout
         assert {f["output"] for f in reports} == {"written"}
         assert {f["checkout"] for f in reports} >= {"written"}  # the workspace is its user's
+        assert {f["earlier"] for f in reports} == {"read: CLOUD_TOKEN=fromAnEarlierStep\n"}
+        assert {tuple(f["temp"]) for f in reports} >= {(script.name, commands.name)}
         assert {f["env_file"] for f in reports} == {"written"}  # then put back, and named:
         assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in done.stdout
     assert env_file.read_text() == ""

@@ -62,6 +62,7 @@ from toolfuzz_gate.edges.git import Git, resolve_base
 from toolfuzz_gate.edges.handlers.confine import Confinement, base_side, confine_handlers
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, load_policy
 from toolfuzz_gate.edges.privileges import hand_back, invoker
+from toolfuzz_gate.edges.runner_files import runner_private
 from toolfuzz_gate.errors import GitError, ToolfuzzError, UsageError
 from toolfuzz_gate.exitcodes import ExitCode
 
@@ -124,7 +125,8 @@ def _confined_run(
 ) -> ExitCode:
     workspace = runner.workspace
     sudo_for = invoker()
-    with confine_handlers(workspace, widen=sudo_for is not None) as confinement:
+    private = runner_private(environ)  # earlier steps' file commands and scripts
+    with confine_handlers(workspace, widen=sudo_for is not None, withhold=private) as confinement:
         if confinement.note is not None:
             say_command(out, warning_command(f"toolfuzz-gate: {confinement.note}"))
         if sudo_for is not None:
@@ -203,6 +205,8 @@ def _became_root(sudo_for: tuple[int, int], confinement: Confinement) -> str:
             "; made searchable by others for the run, so handlers can reach the workspace: "
             + ", ".join(confinement.widened)
         )
+    if confinement.withheld:
+        said += "; closed to others for the run: " + ", ".join(confinement.withheld)
     return said
 
 

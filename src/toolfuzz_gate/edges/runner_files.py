@@ -13,6 +13,7 @@ receive these variables (`edges.handlers.environment`).
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,25 @@ class Kept:
     variable: str
     path: Path
     content: bytes | None
+
+
+def runner_private(environ: Mapping[str, str]) -> tuple[tuple[Path, int], ...]:
+    """The runner's directories no handler may look into, each with the permission bits
+    others lose there for the run (`edges.handlers.confine`, where the gate is root): the
+    folder of the file commands, every bit, since the runner keeps each earlier step's
+    files there and they hold what those steps put into the environment (a cloud
+    credential a setup step exported, say); `RUNNER_TEMP`, reading, so that no one lists
+    other steps' scripts (a workflow's `${{ secrets.X }}` is written into them) while the
+    gate's own files below it stay reachable by name."""
+    found: dict[Path, int] = {}
+    for variable in FILE_COMMANDS:
+        value = environ.get(variable)
+        if value and os.path.isabs(value):
+            found[Path(value).parent] = stat.S_IRWXO
+    temp = environ.get("RUNNER_TEMP")
+    if temp and os.path.isabs(temp):
+        found[Path(temp)] = stat.S_IROTH  # the gate's own installation may lie below it
+    return tuple(sorted(found.items()))
 
 
 def keep_file_commands(environ: Mapping[str, str]) -> tuple[Kept, ...]:

@@ -217,7 +217,7 @@ def test_each_record_reads_back_to_its_own_bytes() -> None:
     assert receipt.breaker is not None and receipt.breaker.hostile_after is not None
     assert receipt.handler_notes is not None and receipt.handler_notes.stdout_noise_lines == 2
     assert receipt.diagnostics is not None and receipt.diagnostics.settle_seconds is None
-    assert receipt.reach is not None and receipt.reach.valid.at_the_door == 9
+    assert receipt.reach is not None and receipt.reach.valid.answered_alike == 9
     assert receipt.campaign is not None and receipt.campaign.saturation is not None
     assert receipt.campaign.saturation.streams["valid"].ran == 80
 

@@ -9,7 +9,13 @@ from tests.receipts import REACH, typed
 from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.causes import change_of, group_diff
-from toolfuzz_gate.core.gate.reach_verdict import answering, entries_of, server_of, unreached
+from toolfuzz_gate.core.gate.reach_verdict import (
+    answering,
+    entries_of,
+    server_of,
+    unreached,
+    unreached_check,
+)
 from toolfuzz_gate.core.gate.receipt_diff import diff_receipts
 
 SERVER = {"mcp": {"command": ["/a/venv/bin/python", "/a/srv.py"], "tool": "t"}}
@@ -178,6 +184,22 @@ def test_one_answer_to_every_call_is_a_disguised_rejection_only_when_it_reads_as
     head = {"d": receipt("d", cx("d", answer="Entities deleted successfully"), reach=done)}
     [group] = grouped({}, head)["groups"]["new"]
     assert group["failure"] == "hostile-accepted"
+
+
+def test_one_answer_to_every_call_is_unreached_only_when_it_reads_as_an_error() -> None:
+    missing = entries_of([receipt("find", reach=_alike("Task not found"))])
+    assert [item.tool for item in unreached(missing)] == ["find"]
+    assert unreached_check(lambda tool: False, missing)[0]  # it fails the gate
+    # a delete answering every name alike may be doing what it says: a note, not a failure
+    done = entries_of([receipt("delete", reach=_alike("Entities deleted successfully"))])
+    assert unreached(done) == []
+    failed, notes = unreached_check(lambda tool: False, done)
+    assert failed == []
+    assert notes == [
+        "reach: one answer to every call, so whether the tool's logic ran cannot be told: "
+        "delete answers every call 'Entities deleted successfully' (20 of 20)"
+    ]
+    assert unreached_check(lambda tool: False, missing)[1] == []  # the failing one is no note
 
 
 def test_the_one_answer_is_read_only_where_the_ledger_names_it() -> None:

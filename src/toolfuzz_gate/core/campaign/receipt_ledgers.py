@@ -66,12 +66,6 @@ class ValidReach:
     timed_out: int
     answered_alike: int | None = None
 
-    @property
-    def at_the_door(self) -> int:
-        """Calls stopped at the tool's door: rejected, answered with error words or alike
-        (a tool whose calls crashed or timed out is not stopped there)."""
-        return self.rejected + self.error_answers + (self.answered_alike or 0)
-
     def as_json(self) -> JSONObject:
         found: JSONObject = {
             "calls": self.calls,

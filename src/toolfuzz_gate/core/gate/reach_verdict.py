@@ -3,21 +3,24 @@ servers that answer their rejections as successes (pure).
 
 A tool is *unreached* when valid calls ran, none was reached (`core.campaign.reach`:
 accepted with an answer that does not read as an error, and not the one answer the tool
-gives every call), and most were stopped at its door (`ValidReach.at_the_door`: rejected,
-answered with error words, answered alike). A server *answers rejections as successes* when
-one of its tools accepted at least `MIN_CALLS` hostile calls and at least half of them with
-error words, gave at least `MIN_CALLS` valid calls error-worded answers and no reached
-ones, or answers every call alike with an answer that reads as an error (`alike_as_error`:
-"Task not found"; a delete that answers "Entities deleted successfully" to every name does
-what it says and rejects nothing, so it is not one). Servers are told apart by `server_of`
-(the handler's kind and the names of what it starts, without directories: base and head run
-from different worktrees).
+gives every call), and most were stopped at its door (`at_the_door`: rejected, answered
+with error words, answered alike with an answer that reads as an error). One answer to every
+call that reads as none ("Entities deleted successfully", an empty list from a lookup on an
+empty store) may be a tool doing what it says: it is a note (`answering_alike`), never a
+failure. A server *answers rejections as successes* when one of its tools accepted at least
+`MIN_CALLS` hostile calls and at least half of them with error words, gave at least
+`MIN_CALLS` valid calls error-worded answers and no reached ones, or answers every call
+alike with an answer that reads as an error (`alike_as_error`: "Task not found"; a delete
+that answers "Entities deleted successfully" to every name does what it says and rejects
+nothing, so it is not one). Servers are told apart by `server_of` (the handler's kind and
+the names of what it starts, without directories: base and head run from different
+worktrees).
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,7 +123,7 @@ def unreached(entries: Iterable[Entry]) -> list[Unreached]:
     found = []
     for tool, server, reach in entries:
         valid = reach.valid
-        if not valid.calls or valid.reached or 2 * valid.at_the_door <= valid.calls:
+        if not valid.calls or valid.reached or 2 * at_the_door(reach) <= valid.calls:
             continue
         way = reach.commonest
         found.append(
@@ -135,6 +138,29 @@ def unreached(entries: Iterable[Entry]) -> list[Unreached]:
             )
         )
     return sorted(found, key=lambda item: (item.tool, item.server))
+
+
+def at_the_door(reach: ReachLedger) -> int:
+    """Valid calls stopped at the tool's door: rejected, answered with error words, or
+    answered alike when the one answer reads as an error. A tool whose valid calls mostly
+    crashed or timed out is not unreached (those are counterexamples of their own)."""
+    valid = reach.valid
+    alike = (valid.answered_alike or 0) if alike_as_error(reach) else 0
+    return valid.rejected + valid.error_answers + alike
+
+
+def answering_alike(entries: Iterable[Entry]) -> list[str]:
+    """The tools that answered every valid call with one answer that reads as no error
+    (and hostile calls with it too): whether their logic ran cannot be told, so it is
+    said, as a note."""
+    found = []
+    for tool, _, reach in entries:
+        alike = reach.valid.answered_alike
+        commonest = reach.commonest
+        if alike and not alike_as_error(reach) and commonest is not None:
+            said = commonest.said[:200]
+            found.append(f"{tool} answers every call {said!r} ({alike} of {reach.valid.calls})")
+    return sorted(found)
 
 
 def alike_as_error(reach: ReachLedger) -> bool:
@@ -173,10 +199,11 @@ def answering(entries: Iterable[Entry]) -> list[Answering]:
 
 
 def unreached_check(
-    may_be_unreached: Callable[[str], bool], entries: Iterable[Entry]
+    may_be_unreached: Callable[[str], bool], entries: Sequence[Entry]
 ) -> tuple[list[str], list[str]]:
     """`fail_on: unreached`: the failures (tools none of whose valid calls got past the
-    handler's door) and notes (those the policy's `allow-unreached` names)."""
+    handler's door) and notes (those the policy's `allow-unreached` names, and the tools
+    answering every call alike with no error: `answering_alike`)."""
     failing: list[str] = []
     allowed: list[str] = []
     for item in unreached(entries):
@@ -184,4 +211,10 @@ def unreached_check(
         (allowed if may_be_unreached(item.tool) else failing).append(said)
     failed = [f"unreached: {len(failing)} tool(s) no valid call got past: {'; '.join(failing)}"]
     notes = [f"unreached: allowed by the policy: {'; '.join(allowed)}"] if allowed else []
+    alike = answering_alike(entries)
+    if alike:
+        notes.append(
+            "reach: one answer to every call, so whether the tool's logic ran cannot be told: "
+            + "; ".join(alike)
+        )
     return failed if failing else [], notes

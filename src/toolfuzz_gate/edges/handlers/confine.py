@@ -15,7 +15,8 @@ It reads what others may read (the workspace, the base's worktree, the installed
 runtimes) and writes its own home (its HOME and TMPDIR, removed afterwards), the
 scratch directories the gate makes for it (`handlers_own`) and world-writable places. It
 cannot read a root process's `/proc` entries, signal the gate, or open what only root or
-the runner's user may (the Docker socket, the file-command directory).
+the runner's user may (the Docker socket, the file-command directory, which the gate
+closes to others for the run with the listing of `RUNNER_TEMP`: `withhold`).
 
 The switch is made in the child, after fork, by util-linux's `setpriv` exec'd before the
 handler's command (nothing runs between fork and exec in the gate's process: it has
@@ -115,6 +116,8 @@ class Confinement:
     """Why handlers run as the gate's own user (None when they do not)."""
     widened: tuple[str, ...] = ()
     """Directories made searchable by others for the run (`widen`), put back after."""
+    withheld: tuple[str, ...] = ()
+    """The runner's directories closed to others for the run (`withhold`), put back after."""
 
 
 _in_force: dict[str, HandlerUser] = {}
@@ -169,10 +172,15 @@ def base_side() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def confine_handlers(workspace: Path, *, widen: bool = False) -> Iterator[Confinement]:
+def confine_handlers(
+    workspace: Path, *, widen: bool = False, withhold: Sequence[tuple[Path, int]] = ()
+) -> Iterator[Confinement]:
     """Every handler started inside runs as its side's handler user, when the gate is
     root on Linux; `workspace` must be readable by them, or (`widen`: the gate became root
-    for the runner's user) is made so for the run. Not reentrant."""
+    for the runner's user) is made so for the run. Each directory of `withhold` loses the
+    permission bits for others it names for the run (`edges.runner_files.runner_private`),
+    but search where the workspace or the gate's own installation lies below it. Not
+    reentrant."""
     if not sys.platform.startswith("linux") or not hasattr(os, "geteuid"):
         yield Confinement(None, f"handlers run as the gate's own user ({sys.platform})")
         return
@@ -181,7 +189,9 @@ def confine_handlers(workspace: Path, *, widen: bool = False) -> Iterator[Confin
         return
     users: dict[str, HandlerUser] = {}
     widened = _widen(workspace) if widen else []
+    withheld: list[tuple[Path, int]] = []
     try:
+        withheld = _withhold(withhold, (workspace, Path(__file__)))
         for side in SIDES:
             uid, gid = handler_ids(side)
             _require_reachable(workspace, uid, gid)
@@ -189,12 +199,16 @@ def confine_handlers(workspace: Path, *, widen: bool = False) -> Iterator[Confin
             users[side] = HandlerUser(uid, gid, home)
             os.chown(home, uid, gid)
         _in_force.update(users)
-        yield Confinement(users["head"], widened=tuple(str(path) for path, _ in widened))
+        yield Confinement(
+            users["head"],
+            widened=tuple(str(path) for path, _ in widened),
+            withheld=tuple(str(path) for path, _ in withheld),
+        )
     finally:
         _in_force.clear()
         for user in users.values():
             shutil.rmtree(user.home, ignore_errors=True)
-        for path, mode in reversed(widened):
+        for path, mode in [*reversed(withheld), *reversed(widened)]:
             with contextlib.suppress(OSError):
                 os.chmod(path, mode)
 
@@ -209,6 +223,28 @@ def _widen(workspace: Path) -> list[tuple[Path, int]]:
         wanted = mode | stat.S_IXOTH | (stat.S_IROTH if directory == top else 0)
         if wanted != mode:
             os.chmod(directory, wanted)
+            changed.append((directory, mode))
+    return changed
+
+
+def _withhold(
+    places: Sequence[tuple[Path, int]], reached: Sequence[Path]
+) -> list[tuple[Path, int]]:
+    """Take the named bits for others away on each directory, never through a link: all
+    of them, but search (and reading, on the place itself) where a path handlers must
+    reach lies at or below it; each changed directory with its mode before."""
+    changed: list[tuple[Path, int]] = []
+    for directory, bits in places:
+        if directory.is_symlink() or not directory.is_dir():
+            continue
+        for path in (item.resolve() for item in reached):
+            if directory.resolve() == path:
+                bits &= ~(stat.S_IXOTH | stat.S_IROTH)
+            elif directory.resolve() in path.parents:
+                bits &= ~stat.S_IXOTH
+        mode = stat.S_IMODE(directory.lstat().st_mode)
+        if mode & bits:
+            os.chmod(directory, mode & ~bits)
             changed.append((directory, mode))
     return changed
 
