@@ -7,6 +7,7 @@ handler processes, the loopback GitHub."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -137,11 +138,18 @@ def test_a_handler_cannot_write_the_runner_s_file_commands(
         writable_by_others(path)  # as for a handler running as the gate's user
 
     def plant(root: Path) -> None:
+        lines = [
+            (files["GITHUB_ENV"], "BASH_ENV=/tmp/evil.sh"),
+            (files["GITHUB_PATH"], "/tmp/evil-bin"),
+            (summary, "toolfuzz-gate: passed"),
+        ]
         append(
             root / "pager.py",
-            f"open({str(files['GITHUB_ENV'])!r}, 'a').write('BASH_ENV=/tmp/evil.sh\\n')\n"
-            f"open({str(files['GITHUB_PATH'])!r}, 'a').write('/tmp/evil-bin\\n')\n"
-            f"open({str(summary)!r}, 'a').write('toolfuzz-gate: passed\\n')\n"
+            "for _path, _line in " + repr([(str(path), line) for path, line in lines]) + ":\n"
+            "    try:\n"
+            "        open(_path, 'a').write(_line + '\\n')\n"
+            "    except PermissionError:\n"  # confined: the folder is closed to it
+            "        pass\n"
             "import os\n"
             "assert not any(n in os.environ for n in "
             "('GITHUB_ENV', 'GITHUB_PATH', 'GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY'))\n",
@@ -153,7 +161,13 @@ def test_a_handler_cannot_write_the_runner_s_file_commands(
     assert done.code == 1, done.stdout + done.stderr
     assert all(path.read_text() == "" for path in files.values())
     assert "toolfuzz-gate: passed" not in done.summary.splitlines()
-    if attack:
+    if attack and os.geteuid() == 0:  # confined: the file commands' folder is closed to it
+        assert "a handler wrote to GITHUB_ENV" not in done.stdout
+        assert "a handler wrote to GITHUB_PATH" not in done.stdout
+        # the summary lies in RUNNER_TEMP here, which only loses its listing, and this one
+        # is writable by others: the handler wrote it, and it is put back and named
+        assert "a handler wrote to GITHUB\\_STEP\\_SUMMARY" in comment
+    elif attack:  # the handler is the gate's user: what it wrote is put back, and named
         assert "a handler wrote to GITHUB_ENV: added 'BASH_ENV=/tmp/evil.sh" in done.stdout
         assert "a handler wrote to GITHUB_PATH: added '/tmp/evil-bin" in done.stdout
         assert "a handler wrote to GITHUB\\_STEP\\_SUMMARY" in comment

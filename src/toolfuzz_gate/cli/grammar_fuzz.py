@@ -7,14 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from toolfuzz_gate.cli.flags import DIALECT_HELP, Once, add_campaign_flags
-from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_RUNS, DEFAULT_TIMEOUT_MS
-from toolfuzz_gate.core.gate.handler_kinds import KINDS
-from toolfuzz_gate.core.schema.dialects import DIALECTS
-from toolfuzz_gate.edges.handlers.rlimits import (
+from toolfuzz_gate.core.campaign.run_defaults import (
     DEFAULT_CPU_LIMIT_S,
     DEFAULT_MEMORY_LIMIT_MB,
     DEFAULT_PROCESS_LIMIT,
+    DEFAULT_RUNS,
+    DEFAULT_TIMEOUT_MS,
 )
+from toolfuzz_gate.core.gate.handler_kinds import KINDS
+from toolfuzz_gate.core.schema.dialects import DIALECTS
 
 KIND_DESTS = {"--command": "stdio"}
 """Where a kind's flag goes when its own name is taken (`command` names the subcommand)."""

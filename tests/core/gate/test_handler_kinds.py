@@ -50,6 +50,9 @@ def test_the_policy_schema_names_each_kind_and_its_own_keys() -> None:
                 assert key in properties, f"{kind.name}: policy.schema.json lacks handler.{key}"
     listed = ", ".join(POLICY_KINDS[:-1]) + f" or {POLICY_KINDS[-1]}"
     assert f"Exactly one of {listed}," in str(schema["description"])
+    tools: Any = policy_schema()["$defs"]
+    described = tools["tool"]["properties"]["handler"]["description"]
+    assert described == f"How the gate calls the tool: {listed}."
     for key in OWN_KEYS:  # each key of some kinds says whose it is
         described = str(properties[key]["description"]).lower()
         for owner in owners(key):

@@ -11,7 +11,14 @@ import pytest
 import yaml
 
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
-from toolfuzz_gate.core.gate.policy import FAIL_ON, FLAKY, GateRules, RunOptions, parse_policy
+from toolfuzz_gate.core.gate.policy import (
+    FAIL_ON,
+    FLAKY,
+    RUN_OPTION_KEYS,
+    GateRules,
+    RunOptions,
+    parse_policy,
+)
 from toolfuzz_gate.core.schema.dialects import DIALECTS
 from toolfuzz_gate.core.schema.keywords import FAMILIES
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
@@ -209,6 +216,12 @@ def test_the_shipped_schema_is_closed_and_agrees_with_the_engine() -> None:
     assert defaults["dialect"]["enum"] == [*DIALECTS, None]
     tool = SCHEMA["$defs"]["tool"]["properties"]
     assert all(tool[key] == value for key, value in defaults.items())
+
+
+def test_the_run_options_are_the_keys_defaults_takes() -> None:
+    """A `RunOptions` field the schema lacks could never be set (the schema refuses the key);
+    a `defaults` key no field holds would be accepted and dropped."""
+    assert sorted(SCHEMA["properties"]["defaults"]["properties"]) == sorted(RUN_OPTION_KEYS)
 
 
 def test_the_documented_example_policy_parses() -> None:

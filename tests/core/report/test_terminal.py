@@ -22,8 +22,8 @@ def test_each_broken_invariant_is_shown_with_the_failure_classes_its_counterexam
 ) -> None:
     monkeypatch.chdir(FIXTURES)
     schema = json.loads((FIXTURES / "poster_schema.json").read_text(encoding="utf-8"))
-    config = HandlerConfig.from_spec(
-        "python:lax_width:render_poster", rejects=("toolfuzz_gate.contract.poster:ToolError",)
+    config = HandlerConfig(
+        "python", "lax_width:render_poster", rejects=("toolfuzz_gate.contract.poster:ToolError",)
     )
     with build_handler(config) as handler:
         receipt = fuzz(

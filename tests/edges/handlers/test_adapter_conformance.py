@@ -20,6 +20,7 @@ from tests.processes import children_of
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.gate.handler_kinds import POLICY_KINDS
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -134,6 +135,11 @@ ADAPTERS: dict[str, Callable[..., Generator[HandlerConfig, None, None]]] = {
     "http": http_config,
     "mcp": mcp_config,
 }
+
+
+def test_the_suite_runs_every_kind_a_policy_may_name() -> None:
+    assert sorted(ADAPTERS) == sorted(POLICY_KINDS)
+
 
 # Where a transport cannot show a fault, the suite says so instead of skipping it.
 IMMUNE = {

@@ -104,12 +104,19 @@ def test_mcp_restart_and_the_json_rpc_code_as_cause(closing: list[Closer]) -> No
     closing.append(handler.close)
     assert isinstance(handler, Replaying)
     failed = handler.call({"code": -32000})
-    assert (failed.kind, failed.cause) == (OutcomeKind.CRASH, "json-rpc -32000")
+    assert (failed.kind, failed.cause) == (OutcomeKind.CRASH, "json-rpc -32000 failed on purpose")
     first = handler.server_pid
     assert first is not None
     handler.restart()
     assert process_gone(first)
-    assert handler.call({}).cause == "json-rpc -32603"
+    assert handler.call({}).cause == "json-rpc -32603 failed on purpose"
+    assert handler.call({"code": -32001}).cause == "json-rpc -32001"  # a code of its own
+    # -32603 is whatever a TypeScript tool threw: its words tell two bugs apart (they had one
+    # fingerprint on a real server), not the input's values
+    missing = {handler.call({"throw": "missing", "name": n}).cause for n in ("zed", "Ann Lee")}
+    assert missing == {"json-rpc -32603 entity with name not found"}
+    null = handler.call({"throw": "on-null"}).cause
+    assert null == "json-rpc -32603 cannot read properties of null"
     assert handler.server_pid not in (None, first)
 
 

@@ -12,17 +12,16 @@ import pytest
 
 from tests.processes import children_of, process_gone
 from toolfuzz_gate.core.campaign.outcome import OutcomeKind
+from toolfuzz_gate.core.campaign.run_defaults import (
+    DEFAULT_CPU_LIMIT_S,
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+)
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
 from toolfuzz_gate.edges.handlers import rlimits
 from toolfuzz_gate.edges.handlers.registry import HandlerConfig, build_handler
-from toolfuzz_gate.edges.handlers.rlimits import (
-    DEFAULT_CPU_LIMIT_S,
-    DEFAULT_MEMORY_LIMIT_MB,
-    DEFAULT_PROCESS_LIMIT,
-    Limits,
-    limited,
-)
+from toolfuzz_gate.edges.handlers.rlimits import Limits, limited
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 ESCAPING = FIXTURES / "stdio_tool" / "escaping_stdio.py"

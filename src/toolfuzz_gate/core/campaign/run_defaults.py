@@ -16,3 +16,12 @@ BUILTIN_RUNS = 24
 
 DEFAULT_TIMEOUT_MS = 2000
 """Milliseconds one handler call may take before it is a timeout."""
+
+DEFAULT_MEMORY_LIMIT_MB = 2048
+"""Per handler process, when the policy or the command line names none (0: no limit)."""
+
+DEFAULT_CPU_LIMIT_S = 300
+"""Per call (Linux; per process life elsewhere), when none is named (0: no limit)."""
+
+DEFAULT_PROCESS_LIMIT = 256
+"""Processes below one handler process at once, when none is named (0: no limit)."""

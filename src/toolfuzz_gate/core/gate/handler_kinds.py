@@ -10,8 +10,9 @@ the core imports no edge); a test holds that table, the policy's JSON Schema, th
 flags and the docs' tables to this one (`tests/core/gate/test_handler_kinds.py`).
 
 Adding a kind is one row here, one adapter module with its entry in
-`edges.handlers.registry.ADAPTERS`, its keys in `policy.schema.json` and its flag in
-`cli.parser` (the test names whichever is missing).
+`edges.handlers.registry.ADAPTERS`, its keys in `policy.schema.json` and its rows in the
+docs; its `fuzz` flag and `--help` line are made from the row (`cli.grammar_fuzz`). The test
+above and `tests/test_docs_claims.py` name whichever is missing.
 """
 
 from __future__ import annotations

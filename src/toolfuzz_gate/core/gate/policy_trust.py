@@ -6,19 +6,30 @@ by it. So the verdict's rules are the stricter of the base's policy and the head
 by rule: every `fail_on` check either lists, only the refusals both allow, the higher
 `min_coverage` floor, `flaky: fail` if either says so, a contract check (or a tool's
 `deterministic` / `strict`) on if the base has it on, only the exclusions both make, the
-larger `runs` and time budgets, and the base's model endpoint. Each weakening the head
-tried is listed for the comment's "policy changed" block; it takes effect once merged
-(the base then has it). Without a base policy the head's rules stand, and the comment says
-so. What the head adds (a tool, a stricter rule) applies at once.
+base's model endpoint, and for every run option, tool key and handler key that bears on
+the verdict the rule its row of `OPTION_RULES`, `TOOL_RULES` or `HANDLER_RULES` gives (the
+larger `runs`, the smaller `timeout_ms`, only the `ignore_output` pointers both make, the
+base's `rejection_answer`, ...); a key that does not bear on it (where the handler runs,
+which draft the schema is read in) is `FREE` there, with the reason, so that every key is
+classified (a test holds the tables to the fields). Each weakening the head tried is
+listed for the comment's "policy changed" block; it takes effect once merged (the base
+then has it). Without a base policy the head's rules stand, and the comment says so. What
+the head adds (a tool, a stricter rule) applies at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
+from toolfuzz_gate.core.campaign.run_defaults import (
+    DEFAULT_CPU_LIMIT_S,
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+)
 from toolfuzz_gate.core.gate.llm_settings import LlmSettings
-from toolfuzz_gate.core.gate.policy import GateRules, Policy, RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.policy import GateRules, Policy, ToolPolicy
 from toolfuzz_gate.core.gate.verdict import COVERAGE_RANK, Verdict
 from toolfuzz_gate.errors import PolicyError
 
@@ -105,7 +116,10 @@ def _tool(head: ToolPolicy, base: ToolPolicy | None, said: list[str]) -> ToolPol
     if base is None:
         return head  # a new tool: nothing on the base to weaken
     where = f"tool {head.name!r}"
-    options = _options(head.options, base.options, where, said)
+    options = _by_rules(head.options, base.options, OPTION_RULES, where, said)
+    handler = head.handler
+    if handler.kind == base.handler.kind:  # another kind of handler: keys not comparable
+        handler = _by_rules(handler, base.handler, HANDLER_RULES, f"{where}: handler", said)
     checks = dict(head.checks)
     base_checks = dict(base.checks)
     for name, on in head.checks:
@@ -124,23 +138,173 @@ def _tool(head: ToolPolicy, base: ToolPolicy | None, said: list[str]) -> ToolPol
         strict = True
     exclude = tuple(name for name in head.exclude if name in base.exclude)
     said += [f"{where}: {name} excluded" for name in head.exclude if name not in base.exclude]
-    return replace(
+    kept = replace(
         head,
         options=options,
+        handler=handler,
         checks=tuple(sorted(checks.items())),
         deterministic=deterministic,
         strict=strict,
         exclude=exclude,
     )
+    tool: ToolPolicy = _by_rules(kept, base, TOOL_RULES, where, said)
+    return tool
 
 
-def _options(head: RunOptions, base: RunOptions, where: str, said: list[str]) -> RunOptions:
-    runs = head.runs
-    if head.runs < base.runs:
-        said.append(f"{where}: runs lowered from {base.runs} to {head.runs}")
-        runs = base.runs
-    budget = _larger_budget(head.budget_s, base.budget_s, f"{where}: budget_s", said)
-    return replace(head, runs=runs, budget_s=budget)
+Rule = Callable[[Any, Any, str, list[str]], Any]
+"""How the verdict's value of one key is found from the head's and the base's, each
+weakening said: `(head, base, "where: key", said) -> value`."""
+
+
+def _by_rules(head: Any, base: Any, rules: Mapping[str, Rule], where: str, said: list[str]) -> Any:
+    """`head` with each key a rule names replaced by the rule's value."""
+    values = {
+        name: rule(getattr(head, name), getattr(base, name), f"{where}: {name}", said)
+        for name, rule in rules.items()
+    }
+    return replace(head, **values)
+
+
+def _at_least(head: int, base: int, what: str, said: list[str]) -> int:
+    if head < base:
+        said.append(f"{what} lowered from {base} to {head}")
+        return base
+    return head
+
+
+def _at_most(head: int, base: int, what: str, said: list[str]) -> int:
+    if head > base:
+        said.append(f"{what} raised from {base} to {head}")
+        return base
+    return head
+
+
+def _on_if_base(head: bool, base: bool, what: str, said: list[str]) -> bool:
+    if base and not head:
+        said.append(f"{what} turned off")
+        return True
+    return head
+
+
+def _off_if_base(head: bool, base: bool, what: str, said: list[str]) -> bool:
+    if head and not base:
+        said.append(f"{what} turned on")
+        return False
+    return head
+
+
+def _with_the_base_s(
+    head: tuple[Any, ...], base: tuple[Any, ...], what: str, said: list[str]
+) -> tuple[Any, ...]:
+    """Every item the base has, then the head's others (seeds: more cases, never fewer)."""
+    missing = [item for item in base if item not in head]
+    if missing:
+        said.append(f"{what}: {', '.join(map(str, missing))} removed")
+    return (*base, *(item for item in head if item not in base))
+
+
+def _both(
+    head: tuple[Any, ...], base: tuple[Any, ...], what: str, said: list[str]
+) -> tuple[Any, ...]:
+    """Only the items both make (each one leaves something unchecked)."""
+    added = [item for item in head if item not in base]
+    if added:
+        shown = ", ".join(str(item[0] if isinstance(item, tuple) else item) for item in added)
+        said.append(f"{what}: {shown[:300]} added")
+    return tuple(item for item in head if item in base)
+
+
+def _the_base_s(head: Any, base: Any, what: str, said: list[str]) -> Any:
+    """The base's value (a changed pattern may read more answers as rejections)."""
+    if head != base:
+        said.append(f"{what} changed from {base!r} to {head!r}"[:400])
+        return base
+    return head
+
+
+def _budget(head: float | None, base: float | None, what: str, said: list[str]) -> float | None:
+    return _larger_budget(head, base, what, said)
+
+
+OPTION_RULES: Mapping[str, Rule] = {
+    "seeds": _with_the_base_s,
+    "runs": _at_least,
+    "timeout_ms": _at_most,  # a longer one hides a slow call
+    "max_output_bytes": _at_most,  # a larger one hides an oversized answer
+    "format_assertion": _on_if_base,
+    "ignore_output": _both,  # each pointer is output left unchecked
+    "rejection_code": _the_base_s,
+    "rejection_answer": _the_base_s,  # `.*` would read every answer as a rejection
+    "budget_s": _budget,
+    "saturation": _off_if_base,  # stops streams early
+}
+OPTION_FREE = {  # keys that do not bear on the verdict, or are the pull request's to say
+    "default_draft": "how the tool's own schema is read: the pull request's schema",
+    "dialect": "the same",
+    "python_interpreter": "where the pull request's code runs",
+}
+TOOL_RULES: Mapping[str, Rule] = {
+    "expected_rejections": _both,  # each is a rejection of valid calls not reported
+    "error_codes": _the_base_s,
+    "dry_run": _the_base_s,
+    "fixed": _both,  # each pinned argument is fuzzed no more
+}
+TOOL_FREE = {
+    "name": "the tool's identity",
+    "pointer": "where the entry sits",
+    "handler": "the handler's keys: HANDLER_RULES",
+    "options": "OPTION_RULES",
+    "schema": "the pull request's own schema",
+    "tools": "the same",
+    "pick": "the same",
+    "model": "the same",
+    "exclude": "kept to those both make above",
+    "deterministic": "on if the base has it on, above",
+    "strict": "the same",
+    "checks": "each on if the base has it on, above",
+    "named": "how the entry was written",
+    "fixtures": "files the pull request's tool needs in its sandbox",
+}
+
+
+def _limit(default: int) -> Rule:
+    """The smaller resource limit, where None is `default` and 0 is none (`rlimits`)."""
+
+    def effective(value: int | None) -> float:
+        value = default if value is None else value
+        return float("inf") if value == 0 else value
+
+    def rule(head: int | None, base: int | None, what: str, said: list[str]) -> int | None:
+        if effective(head) > effective(base):
+            shown = {None: f"the default {default}", 0: "no limit"}
+            said.append(f"{what} raised from {shown.get(base, base)} to {shown.get(head, head)}")
+            return base
+        return head
+
+    return rule
+
+
+HANDLER_RULES: Mapping[str, Rule] = {
+    "rejects": _both,  # `Exception` would make every crash a rejection
+    "sandbox": _on_if_base,
+    "memory_limit_mb": _limit(DEFAULT_MEMORY_LIMIT_MB),
+    "cpu_limit_s": _limit(DEFAULT_CPU_LIMIT_S),
+    "process_limit": _limit(DEFAULT_PROCESS_LIMIT),
+}
+HANDLER_FREE = {
+    "kind": "the pull request's handler",
+    "target": "the same",
+    "argv": "the same",
+    "effects": "the pull request's probe of its own state",
+    "headers": "what the pull request's server needs",
+    "env": "variables handed to the pull request's code (the refused ones never are)",
+    "cwd": "where the pull request's code runs",
+    "effects_directory": "the pull request's probe of its own state",
+    "effects_command": "the same",
+    "reset_command": "how the pull request's state is reset",
+    "reset_tool": "the same",
+    "fixtures": "files the pull request's tool needs",
+}
 
 
 def _larger_budget(

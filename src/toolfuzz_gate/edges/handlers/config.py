@@ -7,7 +7,7 @@ run adds (edge).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolfuzz_gate.core.campaign.run_defaults import DEFAULT_TIMEOUT_MS
 from toolfuzz_gate.core.gate.handler_kinds import handler_kind
@@ -15,7 +15,6 @@ from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.core.schema.limits import DEFAULT_MAX_OUTPUT_BYTES
 from toolfuzz_gate.edges.handlers.checkout import Checkout, WorkTree
-from toolfuzz_gate.errors import HandlerError
 
 if TYPE_CHECKING:  # annotations only: a run without a policy or MCP loads neither
     from toolfuzz_gate.core.gate.policy import RunOptions
@@ -83,17 +82,6 @@ class HandlerConfig(HandlerSettings):
     @property
     def checkout(self) -> Checkout:
         return Checkout.at(self.root, self.mirrors, self.work_tree)
-
-    @classmethod
-    def from_spec(cls, spec: str, **options: Any) -> HandlerConfig:
-        """`python:MODULE:FUNCTION` or `builtin:NAME`."""
-        kind, separator, target = spec.partition(":")
-        if not separator or kind not in ("python", "builtin"):
-            raise HandlerError(
-                f"handler spec {spec!r} is not python:MODULE:FUNCTION",
-                hint="use --command, --mcp or --http for the other kinds of handler",
-            )
-        return cls(kind, target, **options)
 
     @property
     def spec(self) -> str:

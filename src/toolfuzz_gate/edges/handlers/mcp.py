@@ -46,7 +46,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from toolfuzz_gate.core.campaign.cause import named
+from toolfuzz_gate.core.campaign.cause import named, signature
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.receipt_members import NO_NOTES, HandlerNotes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
@@ -87,6 +87,9 @@ silence it forgives, not the ceiling, so confirming a server that reports foreve
 one ceiling per replay, not three."""
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+GENERIC_ERRORS = frozenset({INTERNAL_ERROR, -32000})
+"""JSON-RPC codes an SDK gives whatever the tool raised (a TypeScript server's thrown
+`Error`, whatever its words, is -32603): the message's first words tell two causes apart."""
 PING_TIMEOUT_S = 2.0
 """The most a `ping` waits for its answer (a live server answers it at once)."""
 
@@ -262,6 +265,8 @@ class McpHandler(RestartingHandler):
         if isinstance(error, dict):
             message = f"JSON-RPC error {error_text(reply)}"
             detail = named(message)
+            if not detail and error.get("code") in GENERIC_ERRORS:
+                detail = signature(str(error.get("message", "")), arguments)
             cause = f"json-rpc {error.get('code')}" + (f" {detail}" if detail else "")
             crash = self._launch.limits.crash(message, cause)
             # An internal error is an answer: the server caught what the tool raised and lives.

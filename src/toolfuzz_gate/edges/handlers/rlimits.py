@@ -29,14 +29,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.run_defaults import (
+    DEFAULT_CPU_LIMIT_S,
+    DEFAULT_MEMORY_LIMIT_MB,
+    DEFAULT_PROCESS_LIMIT,
+)
 
-DEFAULT_MEMORY_LIMIT_MB = 2048
-"""Per handler process, when the policy or the command line names none (0: no limit)."""
-DEFAULT_CPU_LIMIT_S = 300
-"""Per call (Linux; per process life elsewhere), when none is named (0: no limit)."""
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-DEFAULT_PROCESS_LIMIT = 256
-"""Processes below one handler process at once, when none is named (0: no limit)."""
 MEMORY_RLIMIT = "RLIMIT_DATA" if sys.platform.startswith("linux") else "RLIMIT_AS"
 
 _SHIM = (
