@@ -5,17 +5,25 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from toolfuzz_gate.core.gate.agent_settings import AgentSettings
 from toolfuzz_gate.core.gate.handler_settings import HandlerSettings
-from toolfuzz_gate.core.gate.policy import RunOptions, ToolPolicy
+from toolfuzz_gate.core.gate.policy import Policy, RunOptions, ToolPolicy
 from toolfuzz_gate.core.gate.policy_trust import (
+    AGENT_FREE,
+    AGENT_RULES,
     HANDLER_FREE,
     HANDLER_RULES,
     OPTION_FREE,
     OPTION_RULES,
+    POLICY_FREE,
+    POLICY_RULES,
+    STATEFUL_FREE,
+    STATEFUL_RULES,
     TOOL_FREE,
     TOOL_RULES,
     govern,
 )
+from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
 from toolfuzz_gate.edges.policy_file import policy_rules
 
 BASE = """\
@@ -95,6 +103,9 @@ def test_every_run_option_tool_key_and_handler_key_is_governed_or_said_free() ->
     """A new key must say how the stricter of two values is found, or why it is the pull
     request's to set: a key left out would let a pull request weaken its own gate."""
     for owner, rules, free in (
+        (Policy, POLICY_RULES, POLICY_FREE),
+        (StatefulSettings, STATEFUL_RULES, STATEFUL_FREE),
+        (AgentSettings, AGENT_RULES, AGENT_FREE),
         (RunOptions, OPTION_RULES, OPTION_FREE),
         (ToolPolicy, TOOL_RULES, TOOL_FREE),
         (HandlerSettings, HANDLER_RULES, HANDLER_FREE),
@@ -191,3 +202,19 @@ def test_a_limit_left_to_its_default_is_compared_as_the_default() -> None:
     assert governed.weakenings == (
         "tool 'a': handler: memory_limit_mb raised from the default 2048 to no limit",
     )
+
+
+def test_sequences_and_agent_probes_a_pull_request_cuts_are_named_and_undone() -> None:
+    base_text = RULED + "stateful: {sequences: 40, checks: {use-after-delete: true}}\n"
+    base_text += "agent: {prompt_sets: 4}\n"
+    head_text = RULED + "stateful: {enabled: false, sequences: 4, checks: "
+    head_text += "{use-after-delete: false}}\nagent: {prompt_sets: 1}\n"
+    base = policy_rules(base_text.encode(), "base")
+    governed = govern(policy_rules(head_text.encode(), "head"), base)
+    assert governed.weakenings == (
+        "stateful: enabled turned off",
+        "stateful: sequences lowered from 40 to 4",
+        "stateful: checks: use-after-delete removed",
+        "agent: prompt_sets lowered from 4 to 1",
+    )
+    assert (governed.policy.stateful, governed.policy.agent) == (base.stateful, base.agent)

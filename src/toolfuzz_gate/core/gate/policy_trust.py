@@ -84,6 +84,11 @@ def govern(head: Policy, base: Policy | None) -> Governed:
     budget = _larger_budget(head.budget_s, base.budget_s, "budget_s", said)
     llm = _llm(head.llm, base.llm, said)
     governed = replace(head, gate=rules, tools=tools, budget_s=budget, llm=llm)
+    governed = replace(
+        _by_rules(governed, base, POLICY_RULES, "policy", said),
+        stateful=_by_rules(head.stateful, base.stateful, STATEFUL_RULES, "stateful", said),
+        agent=_by_rules(head.agent, base.agent, AGENT_RULES, "agent", said),
+    )
     return Governed(governed, tuple(said))
 
 
@@ -224,6 +229,40 @@ def _the_base_s(head: Any, base: Any, what: str, said: list[str]) -> Any:
 
 def _budget(head: float | None, base: float | None, what: str, said: list[str]) -> float | None:
     return _larger_budget(head, base, what, said)
+
+
+POLICY_RULES: Mapping[str, Rule] = {}
+POLICY_FREE = {
+    "corpus": "the regression cases' folder in the pull request's checkout",
+    "tools": "each tool by its own rules, above; one the head adds applies at once",
+    "gate": "the gate's rules, above",
+    "version": "the file's format",
+    "llm": "the base's endpoint, above",
+    "budget_s": "the larger, above",
+    "stateful": "STATEFUL_RULES",
+    "agent": "AGENT_RULES",
+}
+STATEFUL_RULES: Mapping[str, Rule] = {
+    "enabled": _on_if_base,
+    "sequences": _at_least,
+    "max_calls": _at_least,
+    "shrink_runs": _at_least,
+    "checks": _with_the_base_s,  # each a check of sequences
+}
+STATEFUL_FREE = {
+    "kinds": "what the pull request's tools do (create, read, ...), its to declare",
+    "links": "which output feeds which argument, the same",
+}
+AGENT_RULES: Mapping[str, Rule] = {
+    "prompt_sets": _at_least,
+    "infills": _at_least,
+    "probes": _at_least,
+}
+AGENT_FREE = {
+    "slots": "the shape of a prompt template, not how many are tried",
+    "steps": "how long one agent run may go on before it ends as step-limit",
+    "context": "what the pull request's users know of its tools",
+}
 
 
 OPTION_RULES: Mapping[str, Rule] = {
