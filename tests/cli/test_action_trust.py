@@ -324,3 +324,24 @@ def test_a_pull_request_cannot_drop_or_rewrite_the_base_s_regression_cases(
         assert f"{LIMIT_CASE['fingerprint']}.json {said}: the base's is replayed" in comment
     else:
         assert "the base's is replayed" not in comment
+
+
+def test_a_breaking_interface_change_is_tried_on_the_head_s_handler(
+    venv: Path, tmp_path: Path
+) -> None:
+    """The Action tries a breaking change's example call on the head's handler, as
+    `run --baseline` does (it did not): the head narrows the limit to 5, the base's call
+    of 10 meets the head's handler."""
+
+    def narrow(root: Path) -> None:
+        schema = root / "limit.json"
+        schema.write_text(schema.read_text().replace('"maximum": 10', '"maximum": 5'))
+
+    workspace = tmp_path / "workspace"
+    event = pull_request(workspace, narrow, bug=False)
+    done, _ = gate_pull_request(venv, workspace, event)
+    assert "Traceback" not in done.stdout + done.stderr
+    diff = json.loads((workspace / "toolfuzz-gate-results" / "diff.json").read_text())
+    [entry] = [e for e in diff["interface"] if e["change"] == "bound-narrowed"]
+    assert entry["breaking"] is True, entry
+    assert entry["evidence"]["onHead"]["outcome"] == "accepted", entry  # LIMIT is still 10
