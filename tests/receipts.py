@@ -55,10 +55,27 @@ def fingerprint_of(label: str) -> str:
     return hashlib.sha256(label.encode()).hexdigest()[:24]
 
 
+REACH: JSONObject = {
+    "valid": dict.fromkeys(
+        ("calls", "reached", "rejected", "errorAnswers", "crashed", "timedOut"), 0
+    ),
+    "hostile": dict.fromkeys(
+        ("calls", "rejected", "accepted", "errorAnswers", "rejectedForSchema", "answeredAsValid"),
+        0,
+    ),
+    "commonest": None,
+    "errorAnswer": None,
+}
+"""A reach ledger of no calls."""
 CAMPAIGN: JSONObject = {
-    "schemaReading": {},
-    "reach": {},
-    "saturation": {},
+    "schemaReading": {
+        "draft": "2020-12",
+        "formatAssertion": False,
+        "recursive": False,
+        "recursionDepth": None,
+    },
+    "reach": REACH,
+    "saturation": {"window": 0},
     "replaySample": {},
     "casesDigest": "",
     "boundaries": None,

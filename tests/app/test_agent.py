@@ -487,3 +487,26 @@ def test_retries_are_counted_recorded_and_replayed_to_the_same_receipt(
     assert (tmp_path / "rep" / "geocode.json").read_bytes() == (
         tmp_path / "rec" / "geocode.json"
     ).read_bytes()
+
+
+def test_the_tools_of_a_whole_entry_are_tried_each_under_its_own_name(tmp_path: Path) -> None:
+    """A tools file without `tool:` stands for every tool it declares: agent mode finds each
+    of them in the policy (it said "the policy has no tool" before)."""
+    script = agent_script(prompts=[(r"arguments:", "Where is Paris?")], calls=[("Paris", PARIS)])
+    with LoopbackModel(script) as model:
+        root = _repository(tmp_path, base_url=model.url, mode="record")
+        schema = json.loads((root / "geocode.schema.json").read_text(encoding="utf-8"))
+        declared = [{"name": "geocode", "description": "Find a city.", "inputSchema": schema}]
+        (root / "tools.json").write_text(json.dumps(declared), "utf-8")
+        policy = root / "policy.yml"
+        text = policy.read_text(encoding="utf-8")
+        whole = text.replace("  - name: geocode\n    schema: geocode.schema.json\n",
+                             "  - tools: tools.json\n")  # fmt: skip
+        assert whole != text
+        policy.write_text(whole, "utf-8")
+        code, _, err = _invoke("run", "--policy", str(policy), "--out", str(root / "receipts"))
+        assert code == ExitCode.FAILED, err
+        code, out, err = _agent(root, root / "receipts", tmp_path / "tried")
+    assert "the policy has no tool 'geocode'" not in out, out
+    tried = json.loads((tmp_path / "tried" / "geocode.json").read_text(encoding="utf-8"))
+    assert tried["findings"], tried

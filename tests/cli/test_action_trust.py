@@ -16,6 +16,8 @@ import pytest
 
 from tests.action_env import clean_venv
 from tests.trust_repo import append, gate_pull_request, pull_request, writable_by_others
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.edges.corpus import write_case
 
 pytestmark = pytest.mark.slow
 
@@ -269,3 +271,77 @@ def test_a_cassette_the_base_lacks_makes_the_agent_checks_advisory(
         "the base: advisory, never passing" in done.stdout
     ), done.stdout
     assert "the cassette cassette.json is not on the base" in comment
+
+
+LIMIT_CASE: JSONObject = {
+    "format": "toolfuzz-case/1",
+    "tool": "list_items",
+    "fingerprint": "5e1f00000000000000000011",
+    "failure": "hostile-accepted",
+    "inputKind": "hostile",
+    "path": "/limit",
+    "keyword": "maximum",
+    "mutation": "bounds",
+    "operator": "maximum:above-maximum@/limit",
+    "input": {"limit": 11},
+    "expected": {"outcome": "rejected", "inputValid": False, "invariant": "hostile-rejected"},
+    "provenance": {"stream": "hostile", "case": 3, "seed": 41, "runs": 6},
+}
+"""The off-by-one the pull request plants, caught once before and kept in the corpus."""
+
+
+def _with_corpus(root: Path) -> None:
+    policy = root / "toolfuzz-gate.yml"
+    policy.write_text(policy.read_text().replace("version: 1\n", "version: 1\ncorpus: cases\n"))
+    write_case(root / "cases", LIMIT_CASE)
+
+
+@pytest.mark.parametrize("attack", ["none", "delete", "rewrite", "drop-key"])
+def test_a_pull_request_cannot_drop_or_rewrite_the_base_s_regression_cases(
+    venv: Path, tmp_path: Path, attack: str
+) -> None:
+    """The base's corpus holds the off-by-one; the pull request brings it back and deletes
+    the case, rewrites it into a harmless call, or drops `corpus:`: the case is replayed as
+    the base has it and fails the gate all the same (the control: the case left alone)."""
+    case_file = f"cases/list_items/{LIMIT_CASE['fingerprint']}.json"
+
+    def tamper(root: Path) -> None:
+        if attack == "delete":
+            (root / case_file).unlink()
+        elif attack == "rewrite":
+            write_case(root / "cases", {**LIMIT_CASE, "input": {"limit": 3}})
+        elif attack == "drop-key":
+            policy = root / "toolfuzz-gate.yml"
+            policy.write_text(policy.read_text().replace("corpus: cases\n", ""))
+
+    workspace = tmp_path / "workspace"
+    event = pull_request(workspace, tamper, base=_with_corpus)
+    done, comment = gate_pull_request(venv, workspace, event)
+    assert done.code == 1, done.stdout + done.stderr
+    assert "regression: 1 corpus case(s) fail again" in done.stdout, done.stdout
+    said = {"delete": "deleted", "rewrite": "rewritten"}.get(attack)
+    if said is not None:  # in the comment's "policy changed" block
+        assert f"{LIMIT_CASE['fingerprint']}.json {said}: the base's is replayed" in comment
+    else:
+        assert "the base's is replayed" not in comment
+
+
+def test_a_breaking_interface_change_is_tried_on_the_head_s_handler(
+    venv: Path, tmp_path: Path
+) -> None:
+    """The Action tries a breaking change's example call on the head's handler, as
+    `run --baseline` does (it did not): the head narrows the limit to 5, the base's call
+    of 10 meets the head's handler."""
+
+    def narrow(root: Path) -> None:
+        schema = root / "limit.json"
+        schema.write_text(schema.read_text().replace('"maximum": 10', '"maximum": 5'))
+
+    workspace = tmp_path / "workspace"
+    event = pull_request(workspace, narrow, bug=False)
+    done, _ = gate_pull_request(venv, workspace, event)
+    assert "Traceback" not in done.stdout + done.stderr
+    diff = json.loads((workspace / "toolfuzz-gate-results" / "diff.json").read_text())
+    [entry] = [e for e in diff["interface"] if e["change"] == "bound-narrowed"]
+    assert entry["breaking"] is True, entry
+    assert entry["evidence"]["onHead"]["outcome"] == "accepted", entry  # LIMIT is still 10

@@ -34,6 +34,7 @@ from toolfuzz_gate.app.jobs import Jobs
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
 from toolfuzz_gate.app.policy_gate import run_gate
 from toolfuzz_gate.app.policy_plan import override_values
+from toolfuzz_gate.app.policy_replay import with_head_sample
 from toolfuzz_gate.app.progress import emit, say_command
 from toolfuzz_gate.app.reports import ANNOTATIONS, COMMENT
 from toolfuzz_gate.app.requests import ActionRequest, PolicyRunRequest, RunOverrides
@@ -152,18 +153,23 @@ def _confined_run(
         keep_key_from_handlers(loaded, environ, key_names)
 
         def base(head: HeadReceipts, replay: str, jobs: Jobs) -> JSONObject | None:
-            """The diff against the base the `baseline` input names, or None (no base)."""
+            """The diff against the base the `baseline` input names, or None (no base); its
+            breaking interface changes tried on the head's handler, as `run --baseline`
+            tries them."""
+            overrides = override_values(run.overrides)
             with base_side():  # its handlers run as the base's own user (`confine`)
                 stored = _stored_baseline(runner, inputs)
                 if stored is not None:
-                    overrides = override_values(run.overrides)
-                    return stored_baseline_diff(stored, wait_head(head), loaded, overrides)
-                if inputs.baseline == "none" or ref is None:
+                    diff = stored_baseline_diff(stored, wait_head(head), loaded, overrides)
+                elif inputs.baseline == "none" or ref is None:
                     return None
-                keep = workspace / inputs.output_dir / BASE_RECEIPTS
-                return rerun_baseline_diff(
-                    run, loaded, head, replay, out, git, ref, label="base", keep=keep, jobs=jobs
-                )
+                else:
+                    keep = workspace / inputs.output_dir / BASE_RECEIPTS
+                    diff = rerun_baseline_diff(
+                        run, loaded, head, replay, out, git, ref, label="base", keep=keep,
+                        jobs=jobs,
+                    )  # fmt: skip
+            return with_head_sample(diff, loaded, overrides)  # the head's handler, its user
 
         def after(written: list[Written]) -> tuple[AgentForGate, Trust]:
             if in_workspace(workspace, "output-dir", inputs.output_dir) != directory:

@@ -24,13 +24,14 @@ from toolfuzz_gate.app.agent_gate import AgentForGate, agent_for_gate
 from toolfuzz_gate.app.written import Written
 from toolfuzz_gate.core.gate.policy_trust import NO_BASE_POLICY, Governed, govern
 from toolfuzz_gate.core.gate.verdict import AGENT_CHECKS
+from toolfuzz_gate.edges.corpus import MAX_CASES, changed_by_head
 from toolfuzz_gate.edges.dependencies import (
     Fingerprint,
     changed_entries,
     dependency_directories,
     fingerprint_dependencies,
 )
-from toolfuzz_gate.edges.git import Git, file_at, repository_root
+from toolfuzz_gate.edges.git import Git, file_at, files_at, repository_root
 from toolfuzz_gate.edges.handlers.worker_process import WorkerProcess
 from toolfuzz_gate.edges.policy_file import LoadedPolicy, policy_rules
 from toolfuzz_gate.edges.runner_files import Kept, keep_file_commands, restore_file_commands
@@ -54,7 +55,27 @@ def governed_policy(
     lines = [NO_BASE_POLICY] if governed.base_missing and sha is not None else []
     lines += governed.weakenings
     names = tuple(side.llm.api_key_env for side in (base, loaded.policy) if side and side.llm)
-    return replace(loaded, policy=governed.policy), lines, names
+    loaded = replace(loaded, policy=governed.policy)
+    if sha is not None and base is not None and base.corpus is not None:
+        loaded = _with_base_corpus(loaded, git, sha, base.corpus, lines)
+    return loaded, lines, names
+
+
+def _with_base_corpus(
+    loaded: LoadedPolicy, git: Git, sha: str, written: str, lines: list[str]
+) -> LoadedPolicy:
+    """`loaded` replaying the base's regression cases as the base has them (a pull request
+    that deletes or rewrites one, or drops `corpus:`, does not drop its case), each change
+    the head made to them added to `lines`."""
+    folder = (loaded.root / written).resolve()
+    top = repository_root(git).resolve()
+    if not folder.is_relative_to(loaded.root.resolve()) or not folder.is_relative_to(top):
+        return loaded  # the base's own policy would be refused for it
+    files = files_at(git, sha, folder.relative_to(top).as_posix(), MAX_CASES)
+    corpus = loaded.policy.corpus or str(folder)
+    lines += changed_by_head(Path(corpus), files)
+    policy = replace(loaded.policy, corpus=corpus)
+    return replace(loaded, policy=policy, base_corpus=tuple(sorted(files.items())))
 
 
 def _at_base(git: Git, sha: str, path: Path) -> tuple[str, bytes | None]:

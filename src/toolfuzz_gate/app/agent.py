@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from toolfuzz_gate.app.model_key import keep_key_from_handlers
+from toolfuzz_gate.app.policy_plan import policy_tools
 from toolfuzz_gate.app.tool_setup import Listings, replay_setup, tool_schema
 from toolfuzz_gate.core.agent.agent_receipt import (
     RUN_COUNTS,
@@ -131,10 +132,12 @@ def try_receipts(
     done: list[tuple[str, ToolResults]] = []
     probed: set[str] = set()
     tried_from: dict[tuple[str, str], str] = {}  # (tool, fingerprint) -> its first receipt
+    listings: Listings = {}  # each server listed once, for every tool of it
+    tools = {tool.name: tool for tool in policy_tools(loaded, listings)} if pairs else {}
     try:
         for index in sorted(range(len(pairs)), key=keys.__getitem__):
             file, receipt = pairs[index]
-            tool = _policy_tool(loaded, receipt.tool)
+            tool = tools.get(receipt.tool)  # a whole entry's tools each under its own name
             if tool is None:
                 print(f"skipped: {file}: the policy has no tool {receipt.tool!r}", file=out)
                 continue
@@ -143,7 +146,7 @@ def try_receipts(
                 continue
             probe = tool.name not in probed  # once per tool, not per seed
             probed.add(tool.name)
-            results = _try_tool(session, loaded, tool, receipt, file, probe, tried_from)
+            results = _try_tool(session, loaded, tool, receipt, file, probe, tried_from, listings)
             done.append((file, results))
     finally:
         if client is not None:
@@ -227,10 +230,6 @@ class Running:
         self._stack.close()
 
 
-def _policy_tool(loaded: LoadedPolicy, name: str) -> ToolPolicy | None:
-    return next((tool for tool in loaded.policy.tools if tool.name == name), None)
-
-
 def _try_tool(
     session: ModelSession,
     loaded: LoadedPolicy,
@@ -239,11 +238,11 @@ def _try_tool(
     file: str,
     probe: bool,
     tried_from: dict[tuple[str, str], str],
+    listings: Listings,
 ) -> ToolResults:
     """The receipt's findings, each tried through the agent unless `tried_from` holds its
     fingerprint (another seed's receipt found the same; it is listed as skipped, with that
     receipt); with `probe`, requests written from the documentation alone too."""
-    listings: Listings = {}
     setup = replay_setup(tool, tool.options, loaded, listings)
     schema = tool_schema(tool, setup.handler, loaded, listings)
     documented = _description(tool, setup.handler.target, schema, listings)

@@ -99,7 +99,7 @@ def replay_corpus(loaded: LoadedPolicy, overrides: Mapping[str, Any], out: TextI
     """Replay every case of the policy's corpus (none without `corpus:`), printing each."""
     if loaded.policy.corpus is None:
         return CorpusRun([], [], [])
-    stored = load_corpus(Path(loaded.policy.corpus))
+    stored = load_corpus(Path(loaded.policy.corpus), dict(loaded.base_corpus))
     tools = PolicyTools(loaded, overrides)
     ignored = [item for item in stored if item.case.tool not in tools.named]
     replayed: list[Replayed] = []

@@ -90,7 +90,7 @@ class Progress:
         if self.out is None:
             return
         seconds = time.monotonic() - getattr(self._started, "at", time.monotonic())
-        total = sum((receipt.cases or {}).values())
+        total = receipt.cases.total if receipt.cases is not None else 0
         found = len(receipt.counterexamples)
         state = "refused" if receipt.refused else f"{total} cases, {found} findings"
         state = "skipped" if receipt.skipped else state

@@ -29,7 +29,7 @@ from toolfuzz_gate.core.campaign.stateful.sequence_receipt import (
 )
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
 from toolfuzz_gate.core.campaign.stateful.stateful_campaign import StatefulConfig, run_stateful
-from toolfuzz_gate.core.campaign.time_budget import budget_json, earliest
+from toolfuzz_gate.core.campaign.time_budget import budget_record, earliest
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.gate.lanes import stages
 from toolfuzz_gate.core.gate.stateful_settings import StatefulSettings
@@ -164,7 +164,7 @@ def run_server(
         return None  # its reset failed: no campaign on a state nobody chose
     finally:
         server.close()
-    spent = None if budget is None else budget_json(budget, result.budget_stop, result.not_run())
+    spent = None if budget is None else budget_record(budget, result.budget_stop, result.not_run())
     receipt = stateful_receipt(
         unit.name,
         prepared.tools,

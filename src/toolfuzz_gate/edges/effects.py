@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, PassesThrough
+from toolfuzz_gate.core.campaign.receipt_members import HandlerNotes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
@@ -116,7 +117,7 @@ class ProbedHandler(PassesThrough, ManagedHandler):
             after = self.probe.snapshot()
         return outcome._replace(effects_before=before, effects_after=after, effects_observed=True)
 
-    def notes(self) -> JSONObject:
+    def notes(self) -> HandlerNotes:
         return self.inner.notes()
 
     def close(self) -> None:

@@ -133,7 +133,7 @@ def execute(
         import platform  # only for --diagnostics
 
         host: JSONObject = {"python": platform.python_version(), "system": platform.system()}
-        block = {**receipt.diagnostics, "host": host, "profile": profile.as_json()}
+        block = replace(receipt.diagnostics, host=host, profile=profile.as_json())
         receipt = receipt.with_diagnostics(block)
     write_receipt(receipt_path, receipt)
     return replace(result, receipt=receipt)

@@ -45,6 +45,9 @@ class LoadedPolicy:
     mirrors: Path | None = None
     """On the base side, the head's root: handlers read its absolute paths from `root`
     (`edges.handlers.checkout`)."""
+    base_corpus: tuple[tuple[str, bytes], ...] = ()
+    """The base commit's regression cases (`tool/fingerprint.json`, bytes), replayed as the
+    base has them whatever the pull request did to its own (`edges.corpus.load_corpus`)."""
 
     def error_at(self, key: str, message: str, *, near: str, hint: str = "") -> PolicyError:
         """The policy's error at the member `key` (a JSON Pointer), on its line, else on the

@@ -42,6 +42,30 @@ def test_signature_falls_back_on_words_without_numbers_quotes_or_the_input() -> 
     assert signature("Invalid regex: unterminated group") != signature("pattern too long: 9 > 8")
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Cannot read properties of null (reading 'map')",
+        "Cannot read properties of undefined (reading 'filter')",
+        "entities.map is not a function",
+        "o.contents.filter is not a function",
+        "relations is not iterable",
+        "Cannot convert undefined or null to object",
+    ],
+)
+def test_a_javascript_runtime_s_unnamed_type_error_is_one_cause(message: str) -> None:
+    """An SDK passes on only `error.message`: V8's words stand for the class, whichever
+    property or variable they name (real servers spelled each of these)."""
+    assert signature(message) == "TypeError"
+
+
+def test_the_input_s_null_and_booleans_are_not_words_of_the_cause() -> None:
+    found = {signature(f"Entity with name {w} not found", {"name": v}) for w, v in
+             (("null", None), ("true", True), ("Ann", "Ann"))}  # fmt: skip
+    assert found == {"entity with name not found"}
+    assert signature("Entity with name null not found") == "entity with name null not"  # no input
+
+
 def test_a_specific_rejection_code_is_the_cause_and_a_generic_one_reads_the_message() -> None:
     specific = Outcome(OutcomeKind.REJECTED, error_code="policy-budget", message="too big: 9")
     assert cause_of(specific, {}) == "policy-budget"

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
+from tests.receipts import typed
 from toolfuzz_gate.core.campaign.case import Case, Observation
 from toolfuzz_gate.core.campaign.checks import (
     ALL_CHECKS,
     CONTRACT_CHECKS,
     NO_CHECKS,
-    checks_from_json,
     resolve_checks,
 )
 from toolfuzz_gate.core.campaign.findings import Failure, InputKind
@@ -119,8 +119,8 @@ def test_the_ledger_leaves_out_the_checks_that_do_not_apply() -> None:
 
 def test_a_receipts_record_reads_back_and_an_old_receipt_means_every_check() -> None:
     checks = resolve_checks(annotations={"idempotentHint": True}, strict=False)
-    assert checks_from_json(checks.as_json()).as_json() == checks.as_json()
-    old = checks_from_json(None)
+    assert typed({"checks": checks.as_json()}).checks == checks
+    old = typed({}).checks_held
     assert [old.applies(name) for name in CONTRACT_CHECKS] == [True, True, True, False, False]
 
 

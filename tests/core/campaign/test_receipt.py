@@ -20,6 +20,7 @@ from tests.strategies import subset_schemas
 from toolfuzz_gate.contract import poster
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.receipt import receipt_hash
+from toolfuzz_gate.core.campaign.receipt_members import Diagnostics
 from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
@@ -136,7 +137,7 @@ def test_diagnostics_are_outside_the_hash(builtin_receipt: JSONObject) -> None:
 def test_the_document_adds_format_hash_and_diagnostics(builtin_receipt: JSONObject) -> None:
     receipt = read_receipt(builtin_receipt)
     named = replace(receipt, tool="é\U0001f600")
-    document = named.with_diagnostics({"durationSeconds": 1.5}).document()
+    document = named.with_diagnostics(Diagnostics(1.5)).document()
     assert document["format"] == "toolfuzz-receipt/1"
     assert document["receiptHash"] == _independent_hash(document)
     assert document["diagnostics"] == {"durationSeconds": 1.5}

@@ -4,6 +4,7 @@ its own bytes, and a sound receipt of no accepted shape is `receipt.unreadable`.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -16,7 +17,8 @@ from tests.core.campaign.stateful.test_stateful_campaign import campaign
 from tests.core.campaign.test_receipt import AcceptAll
 from tests.receipts import complete, fingerprint_of, sealed, typed
 from toolfuzz_gate.contract import poster
-from toolfuzz_gate.core.campaign.checks import checks_from_json, resolve_checks
+from toolfuzz_gate.core.campaign.checks import resolve_checks
+from toolfuzz_gate.core.campaign.receipt_ledgers import SchemaReading
 from toolfuzz_gate.core.campaign.receipt_read import problems, read_receipt
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -96,7 +98,9 @@ def test_a_receipt_without_checks_is_held_to_the_checks_of_its_time(
 ) -> None:
     receipt = read_receipt(older(today, "checks"))
     assert receipt.checks is None
-    assert checks_from_json(receipt.checks) == resolve_checks(deterministic=True, strict=True)
+    assert receipt.checks_held == resolve_checks(deterministic=True, strict=True)
+    recorded = read_receipt(today)
+    assert recorded.checks is not None and recorded.checks_held == recorded.checks
 
 
 def test_a_receipt_without_interface_contract_or_cases_has_none(today: dict[str, Any]) -> None:
@@ -125,10 +129,118 @@ def test_the_committed_receipt_of_0_4_0_is_read() -> None:
         None,
     )
     assert receipt.interface is None and receipt.counterexamples
-    assert receipt.campaign.schema_reading == document["schemaReading"]
+    assert receipt.campaign.schema_reading == SchemaReading("2020-12", False, False, None)
+    assert receipt.campaign.schema_reading.as_json() == document["schemaReading"]
     assert [cx.fingerprint for cx in receipt.counterexamples] == [
         cx["fingerprint"] for cx in document["counterexamples"]
     ]
+
+
+def test_members_only_some_receipts_record_are_none_when_absent(today: dict[str, Any]) -> None:
+    """A run without a budget, a breaker, a dialect, handler notes or `--diagnostics` (or
+    one from before they were kept) records none of them."""
+    receipt = read_receipt(today)
+    assert (receipt.budget, receipt.breaker, receipt.dialect) == (None, None, None)
+    assert (receipt.handler_notes, receipt.diagnostics) == (None, None)
+    assert receipt.interface is not None and receipt.reach is not None
+
+
+RECORDED: dict[str, Any] = {
+    "budget": {
+        "seconds": 2,
+        "runSeconds": 30.5,
+        "exhausted": True,
+        "scope": "tool",
+        "stoppedAt": {"stream": "hostile", "case": 7},
+        "notRun": {"valid": 0, "hostile": 193, "seam": 4},
+        "shrinkCalls": 100,
+        "note": "the tool's budget of 2 s ran out before case 7 of the hostile stream",
+    },
+    "breaker": {
+        "failure": "timeout",
+        "after": 3,
+        "stream": "valid",
+        "case": 5,
+        "note": "stopped the valid stream after 3 timeouts of confirmed hangs",
+        "notRun": {"valid": 35, "hostile": 0, "seam": 2},
+        "hostileAfter": {"ran": 40, "timeoutFactor": 0.25, "timedOut": 1},
+    },
+    "dialect": {
+        "name": "openai",
+        "rewrites": [{"pointer": "/x", "from": 1, "to": 2, "dialect": "openai"}],
+    },
+    "handlerNotes": {
+        "stdoutNoiseLines": 2,
+        "stdoutNoiseSample": "starting...",
+        "writtenOutsideRootAtStart": ["/tmp/x"],
+    },
+    "diagnostics": {"durationSeconds": 1.25, "host": {"python": "3.12"}},
+    "schemaReading": {
+        "draft": "2020-12",
+        "formatAssertion": True,
+        "recursive": True,
+        "recursionDepth": 3,
+        "ignoredKeywords": [{"keyword": "x-note", "pointer": "/properties/a"}],
+    },
+    "reach": {
+        "valid": {
+            "calls": 9,
+            "reached": 0,
+            "rejected": 0,
+            "errorAnswers": 0,
+            "crashed": 0,
+            "timedOut": 0,
+            "answeredAlike": 9,
+        },
+        "hostile": {
+            "calls": 4,
+            "rejected": 0,
+            "accepted": 4,
+            "errorAnswers": 4,
+            "rejectedForSchema": 0,
+            "answeredAsValid": 4,
+        },
+        "commonest": {"outcome": "answered-alike", "cause": "", "said": "Error: no", "count": 9},
+        "errorAnswer": "Error: no",
+    },
+    "saturation": {"window": 25, "valid": {"planned": 200, "ran": 80, "saturated": True}},
+}
+"""Each member read as a record, in a shape a gate writes (every optional part present)."""
+
+
+def test_each_record_reads_back_to_its_own_bytes() -> None:
+    document = sealed(complete(RECORDED))
+    receipt = read_receipt(document)
+    assert receipt.encoded() == canonical_document(document)
+    assert receipt.budget is not None and receipt.budget.cut is not None
+    assert (receipt.budget.cut_seconds, receipt.budget.cut.stopped_at.case) == (2, 7)
+    assert receipt.breaker is not None and receipt.breaker.hostile_after is not None
+    assert receipt.handler_notes is not None and receipt.handler_notes.stdout_noise_lines == 2
+    assert receipt.diagnostics is not None and receipt.diagnostics.settle_seconds is None
+    assert receipt.reach is not None and receipt.reach.valid.answered_alike == 9
+    assert receipt.campaign is not None and receipt.campaign.saturation is not None
+    assert receipt.campaign.saturation.streams["valid"].ran == 80
+
+
+def test_a_breaker_from_before_the_cut_was_counted_has_none() -> None:
+    """0.5.0's breaker: where it tripped and its note, without `notRun` or `hostileAfter`."""
+    breaker = {
+        k: v
+        for k, v in RECORDED["breaker"].items()
+        if k in ("failure", "after", "stream", "case", "note")
+    }
+    document = sealed(complete({"breaker": breaker}))
+    receipt = read_receipt(document)
+    assert receipt.breaker is not None and receipt.breaker.stream == "valid"
+    assert (receipt.breaker.not_run, receipt.breaker.hostile_after) == (None, None)
+    assert receipt.encoded() == canonical_document(document)
+
+
+def test_a_record_holding_a_member_this_version_does_not_read_is_unreadable() -> None:
+    reach = {**RECORDED["reach"], "fromTheFuture": 1}
+    with pytest.raises(ReceiptShapeError) as raised:
+        read_receipt(sealed(complete({"reach": reach})))
+    assert "`reach` holds members this version does not read" in raised.value.message
 
 
 def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -144,6 +256,23 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "counterexamples/0/flaky": complete(
             {"counterexamples": [{"fingerprint": fingerprint_of("a"), "flaky": "yes"}]}
         ),
+        "reach/valid/calls": {**today, "reach": {**today["reach"], "valid": {"calls": "9"}}},
+        "saturation/valid": {**today, "saturation": {"window": 25, "valid": 3}},
+        "interface/inputSchemaDigest": {
+            **today,
+            "interface": {**today["interface"], "inputSchemaDigest": None},
+        },
+        "budget/stoppedAt": {**today, "budget": {"exhausted": True, "scope": "tool"}},
+        "breaker/after": {**today, "breaker": {**RECORDED["breaker"], "after": "3"}},
+        "handlerNotes/stdoutNoiseLines": {**today, "handlerNotes": {"stdoutNoiseLines": 1.5}},
+        "diagnostics/durationSeconds": {**today, "diagnostics": {"durationSeconds": True}},
+        "dialect/rewrites": {**today, "dialect": {"name": "openai"}},
+        "cases/valid": {**today, "cases": {**today["cases"], "valid": 1.5}},
+        "probes/0/valid": {**today, "probes": [{**today["probes"][0], "valid": None}]},
+        "checks/replay/applies": {
+            **today,
+            "checks": {**today["checks"], "replay": {**today["checks"]["replay"], "applies": 1}},
+        },
     }
 
 
@@ -157,6 +286,17 @@ def _shapes(today: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "unsupported",
         "refused/reasons",
         "counterexamples/0/flaky",
+        "reach/valid/calls",
+        "saturation/valid",
+        "interface/inputSchemaDigest",
+        "budget/stoppedAt",
+        "breaker/after",
+        "handlerNotes/stdoutNoiseLines",
+        "diagnostics/durationSeconds",
+        "dialect/rewrites",
+        "cases/valid",
+        "probes/0/valid",
+        "checks/replay/applies",
     ],
 )
 def test_a_sound_receipt_of_no_accepted_shape_is_unreadable(
@@ -209,15 +349,146 @@ AGENT_RECEIPT_READERS = {
 their own that is not typed here."""
 
 
+TYPED_MEMBERS = frozenset(
+    {
+        "checks",
+        "cases",
+        "probes",
+        "interface",
+        "breaker",
+        "budget",
+        "dialect",
+        "handler_notes",
+        "diagnostics",
+        "schema_reading",
+        "reach",
+        "saturation",
+    }
+)
+"""The receipt's members read back as records (`core.campaign.receipt_ledgers`,
+`receipt_members`): read by their fields, never by a string."""
+RECEIPT_MODULES = frozenset(
+    {
+        "core/campaign/receipt.py",
+        "core/campaign/receipt_members.py",
+        "core/campaign/receipt_ledgers.py",
+        "core/campaign/receipt_read.py",
+        "core/campaign/receipt_read_ledgers.py",
+        "core/campaign/receipt_shape.py",
+    }
+)
+
+
+def _by_string(node: ast.AST) -> ast.expr | None:
+    """What `node` indexes by a string literal (`x["a"]`, `x.get("a")`), if it does."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.func.value
+    return None
+
+
+def _member_read(node: ast.expr) -> str | None:
+    """The typed member an expression reads (`r.reach`, `r.reach or {}`, `r.reach if r
+    else None`), if it reads one."""
+    if isinstance(node, ast.Attribute) and node.attr in TYPED_MEMBERS:
+        return node.attr
+    if isinstance(node, ast.BoolOp):
+        return next((m for v in node.values if (m := _member_read(v))), None)
+    if isinstance(node, ast.IfExp):
+        return _member_read(node.body) or _member_read(node.orelse)
+    return None
+
+
+def _own_nodes(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of one scope (a module or function), without those of functions in it."""
+    found: list[ast.AST] = []
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            pending += ast.iter_child_nodes(node)
+    return found
+
+
+def members_indexed_by_string(source: str) -> list[str]:
+    """`member:line` of each typed member indexed by a string, directly or through a name
+    it was assigned to in the same function (`budget = receipt.budget; budget.get(...)`)."""
+    found = []
+    scopes = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Module)
+    ]
+    for scope in scopes:
+        aliases = {
+            target.id: member
+            for node in _own_nodes(scope)
+            if isinstance(node, ast.Assign) and (member := _member_read(node.value))
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in _own_nodes(scope):
+            indexed = _by_string(node)
+            if indexed is None:
+                continue
+            member = _member_read(indexed)
+            if member is None and isinstance(indexed, ast.Name):
+                member = aliases.get(indexed.id)
+            if member is not None:
+                found.append(f"{member}:{getattr(node, 'lineno', 0)}")
+    return sorted(set(found))
+
+
 def test_no_module_but_the_receipts_own_indexes_a_receipt_by_string() -> None:
     package = Path(__file__).parents[3] / "src" / "toolfuzz_gate"
-    own = {"core/campaign/receipt.py", "core/campaign/receipt_read.py"}
     found = sorted(
         name
         for path in package.rglob("*.py")
-        if (name := path.relative_to(package).as_posix()) not in own | AGENT_RECEIPT_READERS
+        if (name := path.relative_to(package).as_posix())
+        not in RECEIPT_MODULES | AGENT_RECEIPT_READERS
         and RECEIPT_BY_STRING.search(path.read_text(encoding="utf-8"))
     )
     assert found == []
     assert RECEIPT_BY_STRING.search('tool = receipt["tool"]')
     assert RECEIPT_BY_STRING.search('found.receipts[key].get("seed")')
+
+
+def test_no_module_but_the_receipts_own_indexes_a_typed_member_by_string() -> None:
+    """The members read back as records are read by field everywhere else (the agent
+    receipt readers too: they read this receipt's members as well)."""
+    package = Path(__file__).parents[3] / "src" / "toolfuzz_gate"
+    found = {
+        name: hits
+        for path in sorted(package.rglob("*.py"))
+        if (name := path.relative_to(package).as_posix()) not in RECEIPT_MODULES
+        and (hits := members_indexed_by_string(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "hits"),
+    [
+        ('x = r.breaker.get("note")', ["breaker:1"]),
+        ('x = (r.handler_notes or {}).get("stdoutNoiseLines")', ["handler_notes:1"]),
+        ('def f(r):\n    b = r.budget\n    return b.get("scope")', ["budget:3"]),
+        ('def f(r):\n    i = r.interface if r else None\n    return i["digest"]', ["interface:3"]),
+        ('x = r.campaign.reach["valid"]', ["reach:1"]),
+        ("x = r.reach.valid.calls", []),
+        ("x = session.budget.spent()", []),
+        ('def f(r):\n    b = r.budget\n\ndef g(b):\n    return b.get("x")', []),
+    ],
+)
+def test_the_typed_member_check_sees_what_it_must(source: str, hits: list[str]) -> None:
+    assert members_indexed_by_string(source) == hits

@@ -16,6 +16,7 @@ from toolfuzz_gate.core.campaign.checks import ALL_CHECKS
 from toolfuzz_gate.core.campaign.findings import InputKind
 from toolfuzz_gate.core.campaign.observe import REPLAY_EVERY, REPLAY_FIRST, replay_due
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_ledgers import StreamRun
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, window_for
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, FuzzResult, fuzz
@@ -193,7 +194,8 @@ def test_a_new_feature_resets_the_quiet_count() -> None:
         assert not saturation.saturated("valid", index)
         saturation.note("valid", iter([(feature,)]))
     assert saturation.saturated("valid", 5)
-    assert saturation.as_json()["valid"] == {"planned": 10, "ran": 5, "saturated": True}
+    assert saturation.record().streams["valid"] == StreamRun(10, 5, True)
+    assert saturation.record().as_json()["valid"] == {"planned": 10, "ran": 5, "saturated": True}
 
 
 def test_shape_tells_apart_the_strings_handlers_trip_on() -> None:

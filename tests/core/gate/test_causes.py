@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.receipts import typed
+from tests.receipts import REACH, typed
 from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.causes import change_of, group_diff
@@ -107,7 +107,13 @@ def _reach(valid: dict[str, int], hostile: dict[str, int], said: str = "") -> di
         "said": said,
         "count": 20,
     }
-    return {"valid": valid, "hostile": hostile, "commonest": commonest, "errorAnswer": None}
+    empty: Any = REACH
+    return {
+        **empty,
+        "valid": {**empty["valid"], **valid},
+        "hostile": {**empty["hostile"], **hostile},
+        "commonest": commonest,
+    }
 
 
 def test_unreached_needs_the_door_not_crashes_or_timeouts() -> None:

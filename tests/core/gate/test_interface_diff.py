@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.receipts import typed
-from toolfuzz_gate.core.campaign.interface import DeclaredInterface, interface_json
+from toolfuzz_gate.core.campaign.interface import DeclaredInterface, interface_record
 from toolfuzz_gate.core.campaign.receipt import Receipt
 from toolfuzz_gate.core.gate.interface_diff import CHANGES, diff_interfaces, diff_tool
 
@@ -25,8 +25,8 @@ def receipt(
     schema: Any = SCHEMA,
 ) -> Receipt:
     declared = DeclaredInterface(description, output, support)
-    face = interface_json(schema, declared, dict(hints or {}))
-    return typed({"tool": "t", "seed": 41, "cases": {"valid": 20}, "interface": face})
+    face = interface_record(schema, declared, dict(hints or {}))
+    return typed({"tool": "t", "seed": 41, "cases": {"valid": 20}, "interface": face.as_json()})
 
 
 def changes(base: Receipt, head: Receipt) -> set[tuple[Any, Any, Any]]:

@@ -183,7 +183,8 @@ def seam(failure: str, error: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_seam_probe_takes_its_validity_from_the_receipts_probes() -> None:
     example = seam("mutation-on-rejection", {"outcome": "rejected"})
-    probes = [{"name": "unsafe-key:__proto__", "path": "", "valid": False}]
+    probe = {"name": "unsafe-key:__proto__", "path": "", "valid": False, "outcome": {"kind": "x"}}
+    probes = [probe]
     case = doc(build_case(receipt(example, probes=probes), example))
     assert case["expected"]["inputValid"] is False and case["expected"]["outcome"] == "rejected"
     with pytest.raises(ReceiptError, match="does not say whether its input is schema-valid"):

@@ -343,18 +343,36 @@ def test_a_state_dependent_hang_is_noted_and_a_state_dependent_crash_still_fails
 
 def test_what_a_time_budget_or_the_breaker_cut_is_noted() -> None:
     cut = {"valid": 120, "hostile": 200, "seam": 4}
-    budget = {"seconds": 60.0, "exhausted": True, "scope": "tool", "notRun": cut}
-    breaker = {"stream": "valid", "after": 3, "notRun": {"valid": 47, "hostile": 30, "seam": 4}}
+    budget = {
+        "seconds": 60.0,
+        "exhausted": True,
+        "scope": "tool",
+        "stoppedAt": {"stream": "valid", "case": 80},
+        "notRun": cut,
+        "shrinkCalls": 100,
+        "note": "the tool's budget of 60 s ran out",
+    }
+    breaker = {
+        "failure": "timeout",
+        "after": 3,
+        "stream": "valid",
+        "case": 12,
+        "note": "stopped the valid stream",
+        "notRun": {"valid": 47, "hostile": 30, "seam": 4},
+    }
+    uncounted = {k: v for k, v in breaker.items() if k != "notRun"}  # 0.5.0's breaker
     verdict = decide(
         rules("invariant"),
         [
             {**receipt("a"), "budget": budget},
             {**receipt("b"), "breaker": breaker},
             {**receipt("c"), "budget": {"seconds": 60.0, "exhausted": False}},
+            {**receipt("d"), "breaker": {**uncounted, "stream": "hostile"}},
         ],
     )
     assert not verdict.failed
     assert verdict.reasons == (
         "time budget: cut 1 tool(s): a (tool's 60.0 s; not run: 120 valid, 200 hostile, 4 seam)",
-        "timeout breaker: cut 1 tool(s): b (valid stream; not run: 47 valid, 30 hostile, 4 seam)",
+        "timeout breaker: cut 2 tool(s): b (valid stream; not run: 47 valid, 30 hostile, 4 seam);"
+        " d (hostile stream; cases not run)",
     )

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_members import NO_NOTES, HandlerNotes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.edges.effects import ProbedHandler
 from toolfuzz_gate.edges.handlers.base import (
@@ -42,8 +43,8 @@ class Quiet(ManagedHandler):
 
 
 class Noticing(Quiet):
-    def notes(self) -> JSONObject:
-        return {"stdoutNoiseLines": 2}
+    def notes(self) -> HandlerNotes:
+        return HandlerNotes(stdout_noise_lines=2)
 
 
 class Still:
@@ -63,13 +64,13 @@ def echo() -> Iterator[WorkerProcess]:
 
 def test_the_contract_notes_nothing_and_closes_on_leaving() -> None:
     with Quiet() as handler:
-        assert handler.notes() == {}
+        assert handler.notes() == NO_NOTES and not handler.notes()
     assert handler.closed
 
 
 def test_an_effects_probe_passes_the_wrapped_handlers_notes_on() -> None:
-    assert ProbedHandler(Noticing(), Still()).notes() == {"stdoutNoiseLines": 2}
-    assert ProbedHandler(Quiet(), Still()).notes() == {}
+    assert ProbedHandler(Noticing(), Still()).notes() == HandlerNotes(stdout_noise_lines=2)
+    assert ProbedHandler(Quiet(), Still()).notes() == NO_NOTES
 
 
 def test_exchange_passes_lines_by_until_one_is_the_answer(echo: WorkerProcess) -> None:

@@ -116,7 +116,7 @@ def test_mcp_restart_and_the_json_rpc_code_as_cause(closing: list[Closer]) -> No
     missing = {handler.call({"throw": "missing", "name": n}).cause for n in ("zed", "Ann Lee")}
     assert missing == {"json-rpc -32603 entity with name not found"}
     null = handler.call({"throw": "on-null"}).cause
-    assert null == "json-rpc -32603 cannot read properties of null"
+    assert null == "json-rpc -32603 TypeError"  # as V8 words it, whichever property
     assert handler.server_pid not in (None, first)
 
 

@@ -148,24 +148,7 @@ def _deterministic_hints(annotations: Mapping[str, Any]) -> list[str]:
     return [hint for hint in DETERMINISTIC_HINTS if annotations.get(hint) is True]
 
 
-def checks_from_json(recorded: Any) -> Checks:
-    """The decisions a receipt's `checks` member records; for a receipt from before checks
-    were declared, the checks its campaign held every tool to (all but `read_only`)."""
-    if not isinstance(recorded, dict):
-        return resolve_checks(deterministic=True, strict=True)
-    decisions = []
-    for name in CONTRACT_CHECKS:
-        item = recorded.get(name)
-        if isinstance(item, dict) and isinstance(item.get("applies"), bool):
-            by, reason = item.get("declaredBy"), item.get("reason")
-            decisions.append(
-                (
-                    name,
-                    Decision(
-                        item["applies"],
-                        by if isinstance(by, str) else DEFAULT,
-                        reason if isinstance(reason, str) else "",
-                    ),
-                )
-            )
-    return Checks(tuple(decisions))
+def held_before_declared() -> Checks:
+    """The checks a campaign held every tool to before checks were declared (a receipt
+    without `checks`): all but `read_only` and `idempotent`."""
+    return resolve_checks(deterministic=True, strict=True)

@@ -11,7 +11,7 @@ timeouts are counted, not judged (a short timeout is no evidence).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from toolfuzz_gate.core.campaign.case import Case
 from toolfuzz_gate.core.campaign.confirm import (
@@ -22,8 +22,8 @@ from toolfuzz_gate.core.campaign.confirm import (
 )
 from toolfuzz_gate.core.campaign.findings import Failure, Finding
 from toolfuzz_gate.core.campaign.outcome import Handler
+from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, HostileAfter, NotRun
 from toolfuzz_gate.core.campaign.tool import ToolSpec
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 BREAKER_TIMEOUTS = 3
 """Timeouts of confirmed hangs after which a campaign stops: a tool that keeps hanging
@@ -43,7 +43,8 @@ class Hangs:
     answered_late: dict[tuple[str, int], bool] = field(default_factory=dict)
     """For those: whether the call answered given far more time (`slow`) or not (`hung`);
     absent when the handler's timeout cannot be stretched."""
-    breaker: JSONObject | None = None
+    breaker: BreakerRecord | None = None
+    """Where the breaker tripped (the cases it cut are counted when the campaign ends)."""
     short: bool = False
     """Near-misses under way with the short timeout, after the breaker."""
     short_timeouts: int = 0
@@ -69,20 +70,19 @@ class Hangs:
                 self.answered_late[(case.stream, case.index)] = late
         self._held += 1
         if self._held >= BREAKER_TIMEOUTS and self.breaker is None:
-            self.breaker = {
-                "failure": Failure.TIMEOUT.value,
-                "after": self._held,
-                "stream": case.stream,
-                "case": case.index,
-                "note": f"stopped after {self._held} timeouts of confirmed hangs; "
-                "the remaining cases were not run",
-            }
+            note = (
+                f"stopped after {self._held} timeouts of confirmed hangs; "
+                "the remaining cases were not run"
+            )
             if case.stream == "valid":
-                self.breaker["note"] = (
+                note = (
                     f"stopped the valid stream after {self._held} timeouts of confirmed "
                     "hangs; the near-misses still ran on their first bases with a short "
                     f"timeout ({SHORT_TIMEOUT_FACTOR:g} of it); notRun counts what was cut"
                 )
+            self.breaker = BreakerRecord(
+                Failure.TIMEOUT.value, self._held, case.stream, case.index, note
+            )
         return True
 
     def stops(self, stream: str, index: int, first_bases: int) -> bool:
@@ -91,21 +91,17 @@ class Hangs:
         bases, with the short timeout), unless those too keep timing out."""
         if self.breaker is None:
             return False
-        if stream != "hostile" or self.breaker["stream"] != "valid":
+        if stream != "hostile" or self.breaker.stream != "valid":
             return True
         return index >= first_bases or self.short_timeouts >= BREAKER_TIMEOUTS
 
-    def breaker_json(self, not_run: JSONObject, hostile_ran: int) -> JSONObject | None:
+    def breaker_record(self, not_run: NotRun, hostile_ran: int) -> BreakerRecord | None:
         """The receipt's `breaker`: where it tripped, the cases it cut (`notRun`), and
         after one on the valid stream the near-misses that still ran and how many of those
         timed out."""
         if self.breaker is None:
             return None
-        described: JSONObject = {**self.breaker, "notRun": not_run}
-        if self.breaker["stream"] == "valid":
-            described["hostileAfter"] = {
-                "ran": hostile_ran,
-                "timeoutFactor": SHORT_TIMEOUT_FACTOR,
-                "timedOut": self.short_timeouts,
-            }
-        return described
+        after = None
+        if self.breaker.stream == "valid":
+            after = HostileAfter(hostile_ran, SHORT_TIMEOUT_FACTOR, self.short_timeouts)
+        return replace(self.breaker, not_run=not_run, hostile_after=after)

@@ -10,9 +10,10 @@ schemas whole: one too big for the engine is recorded as null, its digest kept.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from toolfuzz_gate.core.campaign.receipt_members import RecordedInterface
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest, json_size
 
 MAX_DESCRIPTION = 8192
@@ -47,25 +48,26 @@ def declared_interface(listed: Mapping[str, Any] | None) -> DeclaredInterface:
     )
 
 
-def interface_json(
+def interface_record(
     document: JSON, declared: DeclaredInterface, annotations: JSONObject
-) -> JSONObject:
+) -> RecordedInterface:
     """The receipt's `interface` member for the input schema `document` (as read)."""
     description = declared.description
     if description is not None and len(description) > MAX_DESCRIPTION:
         description = description[:MAX_DESCRIPTION] + " [cut]"
-    body: JSONObject = {
-        "inputSchema": _bounded(document),
-        "inputSchemaDigest": digest(document),
-        "outputSchema": _bounded(declared.output_schema),
-        "outputSchemaDigest": None
+    recorded = RecordedInterface(
+        digest="",
+        input_schema=_bounded(document),
+        input_schema_digest=digest(document),
+        output_schema=_bounded(declared.output_schema),
+        output_schema_digest=None
         if declared.output_schema is None
         else digest(declared.output_schema),
-        "annotations": dict(annotations),
-        "taskSupport": declared.task_support,
-        "description": description,
-    }
-    return {"digest": digest(body), **body}
+        annotations=dict(annotations),
+        task_support=declared.task_support,
+        description=description,
+    )
+    return replace(recorded, digest=digest(recorded.body()))
 
 
 def _bounded(schema: JSON) -> JSON:

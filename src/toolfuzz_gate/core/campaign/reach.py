@@ -32,8 +32,9 @@ from toolfuzz_gate.core.campaign.case import Observation
 from toolfuzz_gate.core.campaign.cause import EXCEPTION, cause_of, signature
 from toolfuzz_gate.core.campaign.findings import InputKind
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_ledgers import HostileReach, ReachLedger, ValidReach, Way
 from toolfuzz_gate.core.campaign.rejection_code import unwrapped
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject, digest
+from toolfuzz_gate.core.jsonutil.canonical import digest
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 
 SAID_CAP = 160
@@ -156,37 +157,43 @@ class Reach:
             and self.hostile_alike > 0
         )
 
-    def as_json(self) -> JSONObject:
+    def ledger(self) -> ReachLedger:
         """The receipt's `reach`."""
-        valid = dict.fromkeys(
-            ("calls", "reached", "rejected", "errorAnswers", "crashed", "timedOut"), 0
-        )
-        valid.update(self.valid)
+        valid, hostile = self.valid, self.hostile
         alike = self.answers_alike()
-        if alike:  # the one answer says nothing about the call: nothing got through
-            valid["answeredAlike"], valid["reached"] = valid["reached"], 0
         for_schema = sum(
             count for cause, count in self.hostile_causes.items() if cause not in self.valid_causes
         )
-        hostile = dict.fromkeys(("calls", "rejected", "accepted", "errorAnswers"), 0)
-        hostile.update(self.hostile)
-        hostile["rejectedForSchema"] = for_schema
-        hostile["answeredAsValid"] = self.hostile_alike
-        return {
-            "valid": dict[str, JSON](valid),
-            "hostile": dict[str, JSON](hostile),
-            "commonest": self._commonest(alike),
-            "errorAnswer": self.error_answer,
-        }
+        return ReachLedger(
+            ValidReach(
+                calls=valid["calls"],
+                # with one answer that says nothing about the call, nothing got through
+                reached=0 if alike else valid["reached"],
+                rejected=valid["rejected"],
+                error_answers=valid["errorAnswers"],
+                crashed=valid["crashed"],
+                timed_out=valid["timedOut"],
+                answered_alike=valid["reached"] if alike else None,
+            ),
+            HostileReach(
+                calls=hostile["calls"],
+                rejected=hostile["rejected"],
+                accepted=hostile["accepted"],
+                error_answers=hostile["errorAnswers"],
+                rejected_for_schema=for_schema,
+                answered_as_valid=self.hostile_alike,
+            ),
+            self._commonest(alike),
+            self.error_answer,
+        )
 
-    def _commonest(self, alike: bool) -> JSONObject | None:
-        """The commonest way valid calls did not get through (null when all did)."""
+    def _commonest(self, alike: bool) -> Way | None:
+        """The commonest way valid calls did not get through (None when all did)."""
         ways = sorted(self.ways.items(), key=lambda item: (-item[1].count, item[0]))
         alike_count = self.valid["reached"]
         if alike and alike_count >= (ways[0][1].count if ways else 0):
-            said = self.first_answer or ""
-            return {"outcome": "answered-alike", "cause": "", "said": said, "count": alike_count}
+            return Way("answered-alike", "", self.first_answer or "", alike_count)
         if not ways:
             return None
         (kind, cause), way = ways[0]
-        return {"outcome": kind, "cause": cause, "said": way.said, "count": way.count}
+        return Way(kind, cause, way.said, way.count)

@@ -21,11 +21,23 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from toolfuzz_gate.core.campaign.checks import Checks, held_before_declared
+from toolfuzz_gate.core.campaign.receipt_ledgers import (
+    BreakerRecord,
+    BudgetRecord,
+    CaseCounts,
+    ReachLedger,
+    SeamProbe,
+)
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Contract,
+    Diagnostics,
+    DialectRecord,
     Engine,
+    HandlerNotes,
     RecordedCounterexample,
+    RecordedInterface,
     Refused,
     StatefulRecord,
     Unsupported,
@@ -38,19 +50,28 @@ UNHASHED = ("receiptHash", "diagnostics")
 
 
 OPTIONAL_MEMBERS = (
-    ("checks", "checks"),
-    ("cases", "cases"),
-    ("interface", "interface"),
     ("fixed_arguments", "fixedArguments"),
     ("fixtures", "fixtures"),
     ("output_schema", "outputSchema"),
     ("annotations", "annotations"),
+)
+"""The members only some receipts record that are kept as JSON, as (field, member): absent
+when None. They are data, not the receipt's own structure: the tool's pinned arguments and
+fixtures by JSON Pointer, its output schema and the server's annotations as declared."""
+OPTIONAL_RECORDS = (
+    ("checks", "checks"),
+    ("cases", "cases"),
+    ("refused", "refused"),
+    ("contract", "contract"),
+    ("stateful", "stateful"),
+    ("interface", "interface"),
     ("breaker", "breaker"),
     ("budget", "budget"),
     ("dialect", "dialect"),
     ("handler_notes", "handlerNotes"),
 )
-"""The members only some receipts record, as (field, member): absent when None."""
+"""The members only some receipts record that are records of their own (`as_json`), as
+(field, member): absent when None."""
 
 
 @dataclass(frozen=True)
@@ -76,19 +97,19 @@ class Receipt:
     campaign: CampaignRecord | None = None
     refused: Refused | None = None
     contract: Contract | None = None
-    checks: JSONObject | None = None
-    cases: Mapping[str, int] | None = None
-    interface: JSONObject | None = None
+    checks: Checks | None = None
+    cases: CaseCounts | None = None
+    interface: RecordedInterface | None = None
     fixed_arguments: JSONObject | None = None
     fixtures: JSONObject | None = None
     output_schema: JSONObject | None = None
     annotations: JSONObject | None = None
-    breaker: JSONObject | None = None
-    budget: JSONObject | None = None
-    dialect: JSONObject | None = None
+    breaker: BreakerRecord | None = None
+    budget: BudgetRecord | None = None
+    dialect: DialectRecord | None = None
     stateful: StatefulRecord | None = None
-    handler_notes: JSONObject | None = None
-    diagnostics: JSONObject | None = field(default=None, compare=False)
+    handler_notes: HandlerNotes | None = None
+    diagnostics: Diagnostics | None = field(default=None, compare=False)
     extra: Mapping[str, JSON] = field(default_factory=dict)
 
     def body(self) -> JSONObject:
@@ -113,11 +134,8 @@ class Receipt:
         }
         if self.campaign is not None:
             found.update(self.campaign.as_json())
-        for member, record in (
-            ("refused", self.refused),
-            ("contract", self.contract),
-            ("stateful", self.stateful),
-        ):
+        for name, member in OPTIONAL_RECORDS:
+            record: Any = getattr(self, name)
             if record is not None:
                 found[member] = record.as_json()
         for name, member in OPTIONAL_MEMBERS:
@@ -135,19 +153,31 @@ class Receipt:
         found = self.body()
         found["receiptHash"] = self.receipt_hash
         if self.diagnostics is not None:
-            found["diagnostics"] = self.diagnostics
+            found["diagnostics"] = self.diagnostics.as_json()
         return found
 
     def encoded(self) -> bytes:
         """The file's bytes: the canonical encoding of `document`."""
         return canonical_document(self.document())
 
-    def with_notes(self, notes: JSONObject) -> Receipt:
+    def with_notes(self, notes: HandlerNotes) -> Receipt:
         """The receipt with the handler's notes recorded (the hash covers them)."""
         return replace(self, handler_notes=notes)
 
-    def with_diagnostics(self, diagnostics: JSONObject | None) -> Receipt:
+    def with_diagnostics(self, diagnostics: Diagnostics | None) -> Receipt:
         return replace(self, diagnostics=diagnostics)
+
+    @property
+    def checks_held(self) -> Checks:
+        """The contract checks the campaign held the tool to (for a receipt from before
+        checks were declared, those it held every tool to)."""
+        return self.checks if self.checks is not None else held_before_declared()
+
+    @property
+    def max_output_bytes(self) -> int | None:
+        """The output ceiling the tool was judged under (`limits.maxOutputBytes`)."""
+        found = self.limits.get("maxOutputBytes")
+        return found if isinstance(found, int) and not isinstance(found, bool) else None
 
     @property
     def reasons(self) -> tuple[Refusal, ...]:
@@ -166,11 +196,11 @@ class Receipt:
         return bool(codes) and all(is_skip(code) for code in codes)
 
     @property
-    def reach(self) -> JSONObject | None:
+    def reach(self) -> ReachLedger | None:
         return self.campaign.reach if self.campaign is not None else None
 
     @property
-    def probes(self) -> JSON:
+    def probes(self) -> tuple[SeamProbe, ...] | None:
         return self.campaign.probes if self.campaign is not None else None
 
 

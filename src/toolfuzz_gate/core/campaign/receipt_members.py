@@ -1,12 +1,20 @@
 """The members of a receipt that are records of their own: the engine, each counterexample,
-the unsupported keywords, the refusal, what a campaign that ran records, the contract and
-a stateful campaign's facts (pure). `core.campaign.receipt` puts them together."""
+the unsupported keywords, the refusal, what a campaign that ran records, the contract, the
+tool's interface, the dialect, the handler's notes and a stateful campaign's facts (pure).
+`core.campaign.receipt` puts them together; the records of how a campaign ran (`reach`,
+`saturation`, `breaker`, `budget`, ...) are in `core.campaign.receipt_ledgers`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from toolfuzz_gate.core.campaign.receipt_ledgers import (
+    ReachLedger,
+    SaturationRecord,
+    SchemaReading,
+    SeamProbe,
+)
 from toolfuzz_gate.core.campaign.refusal import Refusal
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 
@@ -160,24 +168,29 @@ class CampaignRecord:
     A member None was not recorded by the version that wrote the receipt (absent from its
     document; `boundaries` is null then)."""
 
-    schema_reading: JSONObject | None
-    reach: JSONObject | None
-    saturation: JSONObject | None
+    schema_reading: SchemaReading | None
+    reach: ReachLedger | None
+    saturation: SaturationRecord | None
     replay_sample: JSONObject | None
     cases_digest: str | None
     boundaries: JSON
-    probes: JSON
+    probes: tuple[SeamProbe, ...] | None
     dictionary: JSON
 
     def as_json(self) -> JSONObject:
         found: JSONObject = {"boundaries": self.boundaries}
-        for member, value in (
+        for member, record in (
             ("schemaReading", self.schema_reading),
             ("reach", self.reach),
             ("saturation", self.saturation),
+        ):
+            if record is not None:
+                found[member] = record.as_json()
+        if self.probes is not None:
+            found["probes"] = [probe.as_json() for probe in self.probes]
+        for member, value in (
             ("replaySample", self.replay_sample),
             ("casesDigest", self.cases_digest),
-            ("probes", self.probes),
             ("dictionary", self.dictionary),
         ):
             if value is not None:
@@ -236,3 +249,110 @@ class StatefulRecord:
             "stop": self.stop,
             "dropped": dict[str, JSON](self.dropped),
         }
+
+
+@dataclass(frozen=True)
+class RecordedInterface:
+    """The receipt's `interface` (`core.campaign.interface`): what an agent is written
+    against. The schemas are the tool's (data, kept as JSON; None when too big to keep,
+    their digests kept); `digest` is of all the other members."""
+
+    digest: str
+    input_schema: JSON
+    input_schema_digest: str
+    output_schema: JSON
+    output_schema_digest: str | None
+    annotations: Mapping[str, JSON]
+    task_support: str | None
+    description: str | None
+
+    def body(self) -> JSONObject:
+        """Every member but `digest` (what it is the digest of)."""
+        return {
+            "inputSchema": self.input_schema,
+            "inputSchemaDigest": self.input_schema_digest,
+            "outputSchema": self.output_schema,
+            "outputSchemaDigest": self.output_schema_digest,
+            "annotations": dict(self.annotations),
+            "taskSupport": self.task_support,
+            "description": self.description,
+        }
+
+    def as_json(self) -> JSONObject:
+        return {"digest": self.digest, **self.body()}
+
+
+@dataclass(frozen=True)
+class DialectRecord:
+    """The receipt's `dialect`: the dialect the schema was read in and each rewrite it
+    made (`core.schema.dialects`: pointer, from, to, dialect; kept as JSON, it quotes
+    the schema)."""
+
+    name: str
+    rewrites: tuple[JSON, ...]
+
+    def as_json(self) -> JSONObject:
+        return {"name": self.name, "rewrites": list(self.rewrites)}
+
+
+@dataclass(frozen=True)
+class HandlerNotes:
+    """The receipt's `handlerNotes`: what the handler's adapter noticed beyond single calls
+    (each None when it noticed nothing of the kind): non-protocol lines an MCP server
+    printed on stdout (how many, the first), files found written outside a sandbox's root
+    at its start."""
+
+    stdout_noise_lines: int | None = None
+    stdout_noise_sample: str | None = None
+    written_outside_root_at_start: tuple[str, ...] | None = None
+
+    def __bool__(self) -> bool:
+        return self != NO_NOTES
+
+    def as_json(self) -> JSONObject:
+        found: JSONObject = {}
+        if self.stdout_noise_lines is not None:
+            found["stdoutNoiseLines"] = self.stdout_noise_lines
+        if self.stdout_noise_sample is not None:
+            found["stdoutNoiseSample"] = self.stdout_noise_sample
+        if self.written_outside_root_at_start is not None:
+            found["writtenOutsideRootAtStart"] = list(self.written_outside_root_at_start)
+        return found
+
+
+NO_NOTES = HandlerNotes()
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """The receipt's `diagnostics` (with `--diagnostics`; outside the hash, for they depend
+    on the machine): how long the campaign took, how much of it went to settling its
+    findings, the timeouts dismissed under the machine's load, and where it ran (`host`)
+    with the time spent by kind of work (`profile`, `edges.handlers.timing`: kept as JSON,
+    a breakdown by bucket). A member None was not recorded."""
+
+    duration_seconds: float
+    settle_seconds: float | None = None
+    dismissed_timeouts: int | None = None
+    host: JSONObject | None = None
+    profile: JSONObject | None = None
+
+    @property
+    def cost_seconds(self) -> float:
+        """The tool's whole time: the profile's wall time, else the campaign's duration."""
+        wall = self.profile.get("wallSeconds") if self.profile is not None else None
+        if isinstance(wall, int | float) and not isinstance(wall, bool):
+            return wall
+        return self.duration_seconds
+
+    def as_json(self) -> JSONObject:
+        found: JSONObject = {"durationSeconds": self.duration_seconds}
+        for member, value in (
+            ("settleSeconds", self.settle_seconds),
+            ("dismissedTimeouts", self.dismissed_timeouts),
+            ("host", self.host),
+            ("profile", self.profile),
+        ):
+            if value is not None:
+                found[member] = value
+        return found

@@ -13,13 +13,24 @@ The older shapes it accepts, each read as today's receipt would say the same thi
   entry, and `problems` empty when it is absent too;
 * a counterexample without `cause` (from before causes were kept; its fingerprint was
   made without one too): the empty cause;
-* no `checks` (from before checks were declared): None, which `checks_from_json` reads as
-  the checks that campaign held every tool to;
+* no `checks` (from before checks were declared): None, and `Receipt.checks_held` the
+  checks that campaign held every tool to;
 * no `interface`, `contract` or `cases`: None (an interface diff skips such a tool);
 * a campaign's members recorded by later versions absent (0.4.0 wrote no `reach`,
-  `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger).
+  `saturation`, `replaySample` or `boundaries`): None, and `boundaries` null (no ledger);
+* a `schemaReading` without `ignoredKeywords` (0.4.0; today's too when there are none):
+  None;
+* a `breaker` without `notRun` or `hostileAfter` (0.5.0, before the cases it cut were
+  counted): None for them (the verdict's note says "cases not run");
+* no `budget`, `breaker`, `dialect`, `handlerNotes` or `diagnostics` (a run without a
+  budget, a breaker, a dialect, notes or `--diagnostics`, or one from before they were
+  kept): None; `diagnostics` without `settleSeconds` (from before settling was timed):
+  None for it.
 
-A member this version does not know (a newer gate's) is kept in `Receipt.extra` as it is.
+The members read as records (`core.campaign.receipt_read_ledgers`) must read back to what
+they were read from: one holding a member this version does not read is
+`receipt.unreadable`, for it would be lost. A top-level member this version does not know
+(a newer gate's) is kept in `Receipt.extra` as it is.
 """
 
 from __future__ import annotations
@@ -27,8 +38,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolfuzz_gate.core.campaign import receipt_read_ledgers as ledgers
 from toolfuzz_gate.core.campaign.findings import is_fingerprint
-from toolfuzz_gate.core.campaign.receipt import FORMAT, OPTIONAL_MEMBERS, Receipt, receipt_hash
+from toolfuzz_gate.core.campaign.receipt import (
+    FORMAT,
+    OPTIONAL_MEMBERS,
+    OPTIONAL_RECORDS,
+    Receipt,
+    receipt_hash,
+)
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Component,
@@ -40,9 +58,9 @@ from toolfuzz_gate.core.campaign.receipt_members import (
     StatefulRecord,
     Unsupported,
 )
+from toolfuzz_gate.core.campaign.receipt_shape import At
 from toolfuzz_gate.core.campaign.refusal import UNSUPPORTED_KEYWORD, Refusal
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
-from toolfuzz_gate.errors import ReceiptShapeError
 
 REQUIRED = (
     "format",
@@ -75,8 +93,8 @@ CAMPAIGN = (
 """The members a campaign that ran records (a refused tool's receipt and a stateful one have
 none of them)."""
 _KNOWN = frozenset(
-    {*REQUIRED, *CAMPAIGN, "underSpecified", "refused", "contract", "stateful", "diagnostics"}
-    | {member for _, member in OPTIONAL_MEMBERS}
+    {*REQUIRED, *CAMPAIGN, "underSpecified", "diagnostics"}
+    | {member for _, member in (*OPTIONAL_MEMBERS, *OPTIONAL_RECORDS)}
 )
 
 
@@ -94,7 +112,7 @@ def problems(document: Any) -> list[str]:
 
 def read_receipt(document: Mapping[str, Any]) -> Receipt:
     """The receipt a sound document (`problems` is empty) holds."""
-    at = _At(str(document.get("tool")))
+    at = At(str(document.get("tool")))
     tool, seed, runs = document["tool"], document["seed"], document["runs"]
     if not isinstance(tool, str):
         raise at.bad("tool", "is not a string")
@@ -104,6 +122,7 @@ def read_receipt(document: Mapping[str, Any]) -> Receipt:
         )
         for i, item in enumerate(at.items(document, "unsupported", ""))
     )
+    records = _records(at, document)
     return Receipt(
         tool=tool,
         seed=at.integer(seed, "seed"),
@@ -119,74 +138,55 @@ def read_receipt(document: Mapping[str, Any]) -> Receipt:
         counterexamples=_counterexamples(at, document, "counterexamples"),
         under_specified=_counterexamples(at, document, "underSpecified"),
         replay_command=at.text(document, "replayCommand", ""),
-        campaign=_campaign(at, document),
+        campaign=_campaign(at, document, records),
         refused=_refused(at, document.get("refused"), unsupported),
         contract=_contract(at, document.get("contract")),
         stateful=_stateful(at, document.get("stateful")),
-        diagnostics=_optional(at, document, "diagnostics"),
+        diagnostics=records["diagnostics"],
         extra={k: v for k, v in document.items() if k not in _KNOWN},
+        checks=records["checks"],
+        cases=records["cases"],
+        interface=records["interface"],
+        breaker=records["breaker"],
+        budget=records["budget"],
+        dialect=records["dialect"],
+        handler_notes=records["handler_notes"],
         **{name: _optional(at, document, member) for name, member in OPTIONAL_MEMBERS},
     )
 
 
-class _At:
-    """Reads members of one tool's receipt, naming the member when one is of a wrong shape."""
-
-    def __init__(self, tool: str) -> None:
-        self.tool = tool
-
-    def bad(self, member: str, what: str) -> ReceiptShapeError:
-        return ReceiptShapeError(
-            f"the receipt of tool {self.tool!r}: `{member}` {what}",
-            hint="regenerate the receipt with toolfuzz-gate; receipts are not edited by hand",
-        )
-
-    def mapping(self, value: Any, member: str) -> JSONObject:
-        if not isinstance(value, dict):
-            raise self.bad(member, "is not an object")
-        return value
-
-    def text(self, holder: Any, name: str, where: str) -> str:
-        value = holder.get(name) if isinstance(holder, dict) else None
-        if not isinstance(value, str):
-            raise self.bad(f"{where}/{name}".strip("/"), "is not a string")
-        return value
-
-    def text_or_none(self, holder: Mapping[str, Any], name: str, where: str) -> str | None:
-        value = holder.get(name)
-        if value is not None and not isinstance(value, str):
-            raise self.bad(f"{where}/{name}", "is not a string or null")
-        return value
-
-    def texts(self, value: Any, member: str) -> tuple[str, ...]:
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            raise self.bad(member, "is not a list of strings")
-        return tuple(value)
-
-    def integer(self, value: Any, member: str) -> int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self.bad(member, "is not an integer")
-        return value
-
-    def items(self, holder: Mapping[str, Any], member: str, where: str) -> list[JSONObject]:
-        listed = holder.get(member, [])
-        if not isinstance(listed, list) or not all(isinstance(item, dict) for item in listed):
-            raise self.bad(f"{where}/{member}".strip("/"), "is not a list of objects")
-        return listed
-
-    def values(self, holder: Mapping[str, Any], member: str, kind: type) -> dict[str, Any]:
-        states = holder[member]
-        if not isinstance(states, dict) or not all(isinstance(v, kind) for v in states.values()):
-            raise self.bad(member, f"is not an object of {kind.__name__} values")
-        return dict(states)
+def _optional(at: At, document: Mapping[str, Any], member: str) -> Any:
+    return at.optional(document, member)
 
 
-def _optional(at: _At, document: Mapping[str, Any], member: str) -> Any:
-    value = document.get(member)
-    return None if value is None else at.mapping(value, member)
+def _records(at: At, document: Mapping[str, Any]) -> dict[str, Any]:
+    """The members read by `core.campaign.receipt_read_ledgers`, by `Receipt` field; each
+    must read back to the value it was read from (a member of one this version does not
+    know would be lost, and the receipt would no longer match its hash)."""
+    found = {}
+    for name, member, read in (
+        ("checks", "checks", ledgers.checks),
+        ("cases", "cases", ledgers.cases),
+        ("interface", "interface", ledgers.interface),
+        ("breaker", "breaker", ledgers.breaker),
+        ("budget", "budget", ledgers.budget),
+        ("dialect", "dialect", ledgers.dialect),
+        ("handler_notes", "handlerNotes", ledgers.handler_notes),
+        ("diagnostics", "diagnostics", ledgers.diagnostics),
+        ("schema_reading", "schemaReading", ledgers.schema_reading),
+        ("reach", "reach", ledgers.reach),
+        ("saturation", "saturation", ledgers.saturation),
+        ("probes", "probes", ledgers.probes),
+    ):
+        value = document.get(member)
+        record: Any = read(at, value)
+        if record is not None and _shown(record) != value:
+            raise at.bad(member, "holds members this version does not read")
+        found[name] = record
+    return found
 
 
-def _engine(at: _At, value: Any) -> Engine:
+def _engine(at: At, value: Any) -> Engine:
     found = at.mapping(value, "engine")
 
     def part(name: str) -> Component | None:
@@ -205,25 +205,35 @@ def _engine(at: _At, value: Any) -> Engine:
     )
 
 
-def _campaign(at: _At, document: Mapping[str, Any]) -> CampaignRecord | None:
+def _shown(record: Any) -> JSON:
+    """A record (or a tuple of them) as the document holds it."""
+    if isinstance(record, tuple):
+        return [item.as_json() for item in record]
+    found: JSON = record.as_json()
+    return found
+
+
+def _campaign(
+    at: At, document: Mapping[str, Any], records: Mapping[str, Any]
+) -> CampaignRecord | None:
     if not any(member in document for member in CAMPAIGN):
         return None
     digest = document.get("casesDigest")
     if digest is not None and not isinstance(digest, str):
         raise at.bad("casesDigest", "is not a string")
     return CampaignRecord(
-        schema_reading=_optional(at, document, "schemaReading"),
-        reach=_optional(at, document, "reach"),
-        saturation=_optional(at, document, "saturation"),
+        schema_reading=records["schema_reading"],
+        reach=records["reach"],
+        saturation=records["saturation"],
         replay_sample=_optional(at, document, "replaySample"),
         cases_digest=digest,
         boundaries=document.get("boundaries"),
-        probes=document.get("probes"),
+        probes=records["probes"],
         dictionary=document.get("dictionary"),
     )
 
 
-def _refused(at: _At, value: Any, unsupported: tuple[Unsupported, ...]) -> Refused | None:
+def _refused(at: At, value: Any, unsupported: tuple[Unsupported, ...]) -> Refused | None:
     if value is None:
         return None
     found = at.mapping(value, "refused")
@@ -244,7 +254,7 @@ def _refused(at: _At, value: Any, unsupported: tuple[Unsupported, ...]) -> Refus
     return Refused(code, rendered, reasons)
 
 
-def _contract(at: _At, value: Any) -> Contract | None:
+def _contract(at: At, value: Any) -> Contract | None:
     if value is None:
         return None
     found = at.mapping(value, "contract")
@@ -259,7 +269,7 @@ def _contract(at: _At, value: Any) -> Contract | None:
     )
 
 
-def _stateful(at: _At, value: Any) -> StatefulRecord | None:
+def _stateful(at: At, value: Any) -> StatefulRecord | None:
     if value is None:
         return None
     found = at.mapping(value, "stateful")
@@ -279,7 +289,7 @@ def _stateful(at: _At, value: Any) -> StatefulRecord | None:
 
 
 def _counterexamples(
-    at: _At, document: Mapping[str, Any], member: str
+    at: At, document: Mapping[str, Any], member: str
 ) -> tuple[RecordedCounterexample, ...]:
     return tuple(
         _counterexample(at, item, f"{member}/{index}")
@@ -287,7 +297,7 @@ def _counterexamples(
     )
 
 
-def _counterexample(at: _At, item: JSONObject, where: str) -> RecordedCounterexample:
+def _counterexample(at: At, item: JSONObject, where: str) -> RecordedCounterexample:
     if not is_fingerprint(item.get("fingerprint")):
         raise at.bad(where, "has no `fingerprint` of 24 hex digits")
     cause = item.get("cause", "")  # none in a receipt from before causes were kept

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.campaign.case import Observation
 from toolfuzz_gate.core.campaign.findings import Finding
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.campaign.receipt_ledgers import SaturationRecord, StreamRun
+from toolfuzz_gate.core.jsonutil.canonical import JSON
 from toolfuzz_gate.core.jsonutil.values import is_integer
 from toolfuzz_gate.core.schema.conjoin import effective
 from toolfuzz_gate.core.schema.node import Node
@@ -55,8 +56,8 @@ class Stream:
     quiet: int = 0
     stopped: bool = False
 
-    def as_json(self) -> JSONObject:
-        return {"planned": self.planned, "ran": self.ran, "saturated": self.stopped}
+    def record(self) -> StreamRun:
+        return StreamRun(self.planned, self.ran, self.stopped)
 
 
 @dataclass
@@ -108,12 +109,11 @@ class Saturation:
         """Stream `name` went through every planned case."""
         self.streams[name].ran = self.streams[name].planned
 
-    def as_json(self) -> JSONObject:
+    def record(self) -> SaturationRecord:
         """The receipt's `saturation`: the window, and each stream's planned and run cases."""
-        described: JSONObject = {"window": self.window}
-        for name, stream in self.streams.items():
-            described[name] = stream.as_json()
-        return described
+        return SaturationRecord(
+            self.window, {name: stream.record() for name, stream in self.streams.items()}
+        )
 
 
 def case_features(obs: Observation, found: list[Finding], places: Places) -> Iterator[Feature]:

@@ -18,6 +18,7 @@ from toolfuzz_gate.core.campaign.observe import observe, replay_due
 from toolfuzz_gate.core.campaign.oracle import Oracle, fails_exactly_at
 from toolfuzz_gate.core.campaign.outcome import Handler, OutcomeKind, Replaying
 from toolfuzz_gate.core.campaign.reach import Reach
+from toolfuzz_gate.core.campaign.receipt_ledgers import BreakerRecord, SeamProbe, StoppedAt
 from toolfuzz_gate.core.campaign.saturation import Places, Saturation, case_features
 from toolfuzz_gate.core.campaign.time_budget import Budget
 from toolfuzz_gate.core.campaign.tool import ToolSpec
@@ -64,7 +65,7 @@ class Campaign:
     window: int = 0
     """Quiet cases in a row after which a stream stops (`core.campaign.saturation`); 0: off."""
     budget: Budget | None = None
-    budget_stop: JSONObject | None = None
+    budget_stop: StoppedAt | None = None
     """Where the budget ran out (`core.campaign.time_budget`): the stream and its case."""
     operators: list[Operator] = field(default_factory=list)
     valid_inputs: list[JSON] = field(default_factory=list)
@@ -73,7 +74,7 @@ class Campaign:
     mutation_counts: dict[str, dict[str, int]] = field(
         default_factory=lambda: {f: dict.fromkeys(MUTATION_COUNTERS, 0) for f in FAMILIES}
     )
-    probes: list[JSONObject] = field(default_factory=list)
+    probes: list[SeamProbe] = field(default_factory=list)
     dictionary: dict[str, int] = field(default_factory=dict)
     """How many times the valid cases drew each dictionary entry (`core.engine.dictionary`)."""
     suspects: dict[tuple[str, int], Case] = field(default_factory=dict)
@@ -144,7 +145,7 @@ class Campaign:
             self.sink(record)
 
     @property
-    def breaker(self) -> JSONObject | None:
+    def breaker(self) -> BreakerRecord | None:
         return self.hangs.breaker
 
     def _timeout_holds(self, found: Finding, case: Case) -> bool:
@@ -173,19 +174,19 @@ class Campaign:
     def _broken(self, stream: str, index: int) -> bool:
         return self.hangs.stops(stream, index, self._first_bases())
 
-    def breaker_json(self) -> JSONObject | None:
+    def breaker_record(self) -> BreakerRecord | None:
         """The receipt's `breaker` (`core.campaign.hangs`)."""
-        return self.hangs.breaker_json(self.not_run(), self.counts["hostile"])
+        return self.hangs.breaker_record(self.not_run(), self.counts["hostile"])
 
     def _out_of_time(self, stream: str, index: int) -> bool:
         if self.budget_stop is None and self.budget is not None and self.budget.exhausted():
-            self.budget_stop = {"stream": stream, "case": index}
+            self.budget_stop = StoppedAt(stream, index)
         return self.budget_stop is not None
 
-    def not_run(self) -> JSONObject:
+    def not_run(self) -> dict[str, int]:
         """Cases of each stream the budget left out (`core.campaign.time_budget`)."""
         streams = self.saturation.streams
-        left: JSONObject = {}
+        left: dict[str, int] = {}
         for name, planned in (("valid", self.runs), ("hostile", self.hostile_count())):
             stream = streams.get(name)
             left[name] = planned if stream is None else planned - stream.ran
@@ -358,14 +359,7 @@ class Campaign:
             )
             obs = self._execute(case)
             assert obs.outcome is not None
-            self.probes.append(
-                {
-                    "name": probe.name,
-                    "path": probe.path,
-                    "valid": valid,
-                    "outcome": obs.outcome.summary(),
-                }
-            )
+            self.probes.append(SeamProbe(probe.name, probe.path, valid, obs.outcome.summary()))
 
     def coverage(self) -> dict[str, str]:
         """Per family: `tested`, `not-applicable`, or `untested` when the breaker stopped

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
+from toolfuzz_gate.core.campaign.receipt_ledgers import BudgetCut, BudgetRecord, NotRun, StoppedAt
 
 SHRINK_CALLS_AFTER = 100
 """Handler calls each finding may take to shrink once the budget is exhausted."""
@@ -54,26 +54,18 @@ def earliest(
     return Budget(clock, ends_at, scope, tool_s, run_s if run_ends_at is not None else None)
 
 
-def budget_json(budget: Budget, stop: JSONObject | None, not_run: JSONObject) -> JSONObject:
+def budget_record(budget: Budget, stop: StoppedAt | None, not_run: NotRun) -> BudgetRecord:
     """The receipt's `budget`: the budgets declared (`seconds`, the tool's; `runSeconds`,
     the run's) and whether one ran out; then which (`scope`), where the campaign stopped,
     how many cases of each stream were not run, and the shrinking budget left. Which
     budget ends first depends on when the tool started, so it is said only when it counts."""
-    described: JSONObject = {}
-    if budget.tool_s is not None:
-        described["seconds"] = budget.tool_s
-    if budget.run_s is not None:
-        described["runSeconds"] = budget.run_s
-    described["exhausted"] = stop is not None
+    cut = None
     if stop is not None:
-        described["scope"] = budget.scope
-        described["stoppedAt"] = stop
-        described["notRun"] = not_run
-        described["shrinkCalls"] = SHRINK_CALLS_AFTER
-        described["note"] = (
+        note = (
             f"the {budget.scope}'s budget of {budget.seconds:g} s ran out before case "
-            f"{stop['case']} of the {stop['stream']} stream: the cases counted in notRun "
+            f"{stop.case} of the {stop.stream} stream: the cases counted in notRun "
             "were not run, and each finding was shrunk with at most "
             f"{SHRINK_CALLS_AFTER} handler calls"
         )
-    return described
+        cut = BudgetCut(budget.scope, stop, dict(not_run), SHRINK_CALLS_AFTER, note)
+    return BudgetRecord(budget.tool_s, budget.run_s, cut)

@@ -12,17 +12,20 @@ from typing import Any
 
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import HANGS, Failure
-from toolfuzz_gate.core.campaign.interface import interface_json
+from toolfuzz_gate.core.campaign.interface import interface_record
 from toolfuzz_gate.core.campaign.invariants import invariant_ledger
 from toolfuzz_gate.core.campaign.minimize import Counterexample
 from toolfuzz_gate.core.campaign.observe import replay_sample
 from toolfuzz_gate.core.campaign.oracle import JsonschemaOracle, build_oracle
 from toolfuzz_gate.core.campaign.outcome import Handler
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_ledgers import CaseCounts, IgnoredKeyword, SchemaReading
 from toolfuzz_gate.core.campaign.receipt_members import (
     CampaignRecord,
     Component,
     Contract,
+    Diagnostics,
+    DialectRecord,
     Engine,
     RecordedCounterexample,
     Refused,
@@ -34,7 +37,7 @@ from toolfuzz_gate.core.campaign.rejection_code import recoding
 from toolfuzz_gate.core.campaign.saturation import window_for
 from toolfuzz_gate.core.campaign.seed_run import MUTATION_COUNTERS, Campaign, CaseSink
 from toolfuzz_gate.core.campaign.settle import settle
-from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, budget_json
+from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget, budget_record
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.engine.generate import GENERATOR_NAME, GENERATOR_VERSION, generate
@@ -128,12 +131,12 @@ def fuzz(
     ]
     record = CampaignRecord(
         schema_reading=_reading(schema),
-        reach=campaign.reach.as_json(),
-        saturation=campaign.saturation.as_json(),
+        reach=campaign.reach.ledger(),
+        saturation=campaign.saturation.record(),
         replay_sample={**replay_sample(), **campaign.replays},
         cases_digest=campaign.cases_digest(),
         boundaries=campaign.ledger.as_json() if campaign.ledger else None,
-        probes=list[JSON](campaign.probes),
+        probes=tuple(campaign.probes),
         dictionary=campaign.dictionary_use(),
     )
     receipt = Receipt(
@@ -161,26 +164,27 @@ def fuzz(
         replay_command=replay_command,
         campaign=record,
         contract=_contract(tool),
-        checks=tool.checks.as_json(),
-        cases=dict(campaign.counts),
-        interface=interface_json(document, tool.interface, tool.annotations_json()),
-        breaker=campaign.breaker_json(),
+        checks=tool.checks,
+        cases=CaseCounts(
+            campaign.counts["valid"], campaign.counts["hostile"], campaign.counts["seam"]
+        ),
+        interface=interface_record(document, tool.interface, tool.annotations_json()),
+        breaker=campaign.breaker_record(),
         budget=None
         if budget is None
-        else budget_json(budget, campaign.budget_stop, campaign.not_run()),
+        else budget_record(budget, campaign.budget_stop, campaign.not_run()),
         dialect=_dialect(config, rewrites),
         **_declared(tool),
     )
-    diagnostics: JSONObject | None = None
+    diagnostics: Diagnostics | None = None
     if clock is not None:
-        diagnostics = {
-            "durationSeconds": round(clock() - started, 3),
+        diagnostics = Diagnostics(
+            round(clock() - started, 3),
             # shrinking, diagnosing and confirming the findings (their handler calls too)
-            "settleSeconds": round(settled - settling, 3),
-        }
-        if campaign.dismissed_timeouts:
+            settle_seconds=round(settled - settling, 3),
             # They depend on the machine's load, so they stay out of the hash.
-            diagnostics["dismissedTimeouts"] = campaign.dismissed_timeouts
+            dismissed_timeouts=campaign.dismissed_timeouts or None,
+        )
     return FuzzResult(receipt.with_diagnostics(diagnostics), counterexamples, dict(campaign.counts))
 
 
@@ -265,19 +269,19 @@ def refused_receipt(
         replay_command=replay_command,
         refused=Refused(reasons[0].code, tuple(_rendered(r) for r in reasons), reasons),
         contract=_contract(tool),
-        checks=tool.checks.as_json(),
-        cases={},
-        interface=interface_json(normalized, tool.interface, tool.annotations_json()),
+        checks=tool.checks,
+        cases=CaseCounts(),
+        interface=interface_record(normalized, tool.interface, tool.annotations_json()),
         dialect=_dialect(config, rewrites),
         **_declared(tool),
     )
 
 
-def _dialect(config: FuzzConfig, rewrites: Sequence[JSON]) -> JSONObject | None:
+def _dialect(config: FuzzConfig, rewrites: Sequence[JSON]) -> DialectRecord | None:
     """The dialect the schema was read in and what it rewrote (None: standard only)."""
     if config.dialect is None:
         return None
-    return {"name": config.dialect, "rewrites": list(rewrites)}
+    return DialectRecord(config.dialect, tuple(rewrites))
 
 
 def _rendered(reason: Refusal) -> str:
@@ -293,22 +297,19 @@ def _last_token(pointer: str) -> str:
     return tokens[-1] if tokens else ""
 
 
-def _reading(schema: CompiledSchema) -> JSONObject:
+def _reading(schema: CompiledSchema) -> SchemaReading:
     """How the schema was read: its draft, whether `format` asserted, for a recursive
     schema how many `$ref` expansions deep values go before they are built simplest, and the
     names JSON Schema does not define that were read as annotations (`ignoredKeywords`, only
     when there are some, so the receipts of other schemas keep their bytes)."""
-    reading: JSONObject = {
-        "draft": schema.draft,
-        "formatAssertion": schema.options.format_assertion,
-        "recursive": schema.recursive,
-        "recursionDepth": SOFT_REF_DEPTH if schema.recursive else None,
-    }
-    if schema.ignored:
-        reading["ignoredKeywords"] = [
-            {"keyword": keyword, "pointer": pointer} for pointer, keyword in schema.ignored
-        ]
-    return reading
+    ignored = tuple(IgnoredKeyword(keyword, pointer) for pointer, keyword in schema.ignored)
+    return SchemaReading(
+        schema.draft,
+        schema.options.format_assertion,
+        schema.recursive,
+        SOFT_REF_DEPTH if schema.recursive else None,
+        ignored or None,
+    )
 
 
 def _describe(example: Counterexample, config: FuzzConfig) -> RecordedCounterexample:

@@ -161,7 +161,9 @@ def group_diff(
                 **entry,
                 "counterexamples": {**lists, **marked},
                 "server": sides.servers.get(name, ""),
-                "reach": receipt.reach if receipt is not None else None,
+                "reach": receipt.reach.as_json()
+                if receipt is not None and receipt.reach is not None
+                else None,
             }
         )
     head_entries = entries_of(head.values())

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_members import RecordedInterface
 from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.gate.interface_evidence import (
     base_calls,
@@ -109,13 +110,13 @@ def diff_tool(tool: str, base: Receipt | None, head: Receipt | None) -> list[JSO
     if base is None and head_face is not None:
         return [_entry(tool, "", "tool-added", False, None)]
     if head is None and base is not None and base_face is not None:
-        judge = judge_of(base_face.get("inputSchema"), reading_of(base))
+        judge = judge_of(base_face.input_schema, reading_of(base))
         calls = base_calls(base, judge) if judge is not None else []
         found = removed_evidence(calls, judge) if judge is not None else None
         return [_entry(tool, "", "tool-removed", True, found)]
     if base is None or head is None or base_face is None or head_face is None:
         return []
-    if base_face.get("digest") == head_face.get("digest"):
+    if base_face.digest == head_face.digest:
         return []
     entries = _input(tool, base, head, base_face, head_face)
     entries += _texts(tool, base_face, head_face)
@@ -124,7 +125,7 @@ def diff_tool(tool: str, base: Receipt | None, head: Receipt | None) -> list[JSO
     return entries
 
 
-def _interface(receipt: Receipt | None) -> JSONObject | None:
+def _interface(receipt: Receipt | None) -> RecordedInterface | None:
     return receipt.interface if receipt is not None else None
 
 
@@ -171,16 +172,16 @@ def _input(
     tool: str,
     base: Receipt,
     head: Receipt,
-    base_face: Mapping[str, Any],
-    head_face: Mapping[str, Any],
+    base_face: RecordedInterface,
+    head_face: RecordedInterface,
 ) -> list[JSONObject]:
-    if base_face.get("inputSchemaDigest") == head_face.get("inputSchemaDigest"):
+    if base_face.input_schema_digest == head_face.input_schema_digest:
         return []
     head_options = reading_of(head)
-    base_schema = _compiled(base_face.get("inputSchema"), reading_of(base))
-    head_schema = _compiled(head_face.get("inputSchema"), head_options)
-    base_judge = judge_of(base_face.get("inputSchema"), reading_of(base))
-    head_judge = judge_of(head_face.get("inputSchema"), head_options)
+    base_schema = _compiled(base_face.input_schema, reading_of(base))
+    head_schema = _compiled(head_face.input_schema, head_options)
+    base_judge = judge_of(base_face.input_schema, reading_of(base))
+    head_judge = judge_of(head_face.input_schema, head_options)
     if base_schema is None or head_schema is None:
         # the engine refuses a side: the replayed calls decide (no validator at all: breaking)
         blind = base_judge is None or head_judge is None
@@ -219,12 +220,12 @@ def _from_change(tool: str, change: Change, breaking: bool, found: JSONObject | 
     )
 
 
-def _texts(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[JSONObject]:
+def _texts(tool: str, base: RecordedInterface, head: RecordedInterface) -> list[JSONObject]:
     """Description and default changes: the tool's description and every `description`
     and `default` of its input schema, by pointer (none breaking: a call valid for base
     stays valid, though an agent reading the text may now call otherwise)."""
     entries: list[JSONObject] = []
-    if base.get("description") != head.get("description"):
+    if base.description != head.description:
         entries.append(
             _entry(
                 tool,
@@ -232,17 +233,17 @@ def _texts(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[
                 "description-changed",
                 False,
                 None,
-                base.get("description"),
-                head.get("description"),
+                base.description,
+                head.description,
             )
         )
     for member, code in (("description", "description-changed"), ("default", "default-changed")):
-        was = dict(_annotations(base.get("inputSchema"), member, ""))
-        now = dict(_annotations(head.get("inputSchema"), member, ""))
+        was = dict(_annotations(base.input_schema, member, ""))
+        now = dict(_annotations(head.input_schema, member, ""))
         for pointer in sorted(was.keys() | now.keys()):
             if was.get(pointer, _ABSENT) == now.get(pointer, _ABSENT):
                 continue
-            if not _in_both(base.get("inputSchema"), head.get("inputSchema"), pointer):
+            if not _in_both(base.input_schema, head.input_schema, pointer):
                 continue  # a schema added or removed whole: its own entry says so
             entries.append(
                 _entry(
@@ -290,8 +291,8 @@ def _annotations(schema: Any, member: str, at: str) -> Iterator[tuple[str, Any]]
             yield from _annotations(value, member, where)
 
 
-def _hints(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[JSONObject]:
-    was, now = base.get("annotations") or {}, head.get("annotations") or {}
+def _hints(tool: str, base: RecordedInterface, head: RecordedInterface) -> list[JSONObject]:
+    was, now = base.annotations, head.annotations
     entries: list[JSONObject] = []
     for hint in sorted(set(was) | set(now)):
         if was.get(hint) == now.get(hint):
@@ -311,7 +312,7 @@ def _hints(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[
                 now.get(hint),
             )
         )
-    before, after = base.get("taskSupport"), head.get("taskSupport")
+    before, after = base.task_support, head.task_support
     if before != after:
         breaking = after == "required" and before != "required"
         entries.append(
@@ -328,18 +329,18 @@ def _hints(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[
     return entries
 
 
-def _output(tool: str, base: Mapping[str, Any], head: Mapping[str, Any]) -> list[JSONObject]:
+def _output(tool: str, base: RecordedInterface, head: RecordedInterface) -> list[JSONObject]:
     """An output no longer promised, or promising less: head may answer what base's
     schema ruled out (compared the other way round from the input)."""
-    was, now = base.get("outputSchemaDigest"), head.get("outputSchemaDigest")
+    was, now = base.output_schema_digest, head.output_schema_digest
     if was == now:
         return []
     if now is None:
         return [_entry(tool, "/outputSchema", "output-removed", True, None)]
     if was is None:
         return [_entry(tool, "/outputSchema", "output-added", False, None)]
-    old = _compiled(base.get("outputSchema"), SchemaOptions())
-    new = _compiled(head.get("outputSchema"), SchemaOptions())
+    old = _compiled(base.output_schema, SchemaOptions())
+    new = _compiled(head.output_schema, SchemaOptions())
     if old is None or new is None:
         return [_entry(tool, "/outputSchema", "output-changed", True, None)]
     loosened = [c for c in compare(new.root, old.root) if c.breaking]

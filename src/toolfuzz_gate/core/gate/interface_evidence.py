@@ -46,9 +46,7 @@ def reading_of(receipt: Receipt) -> SchemaOptions:
     reading = receipt.campaign.schema_reading if receipt.campaign is not None else None
     if reading is None:
         return SchemaOptions()
-    return SchemaOptions(
-        str(reading.get("draft", "2020-12")), reading.get("formatAssertion") is True
-    )
+    return SchemaOptions(reading.draft, reading.format_assertion)
 
 
 def judge_of(document: JSON, options: SchemaOptions) -> Judge | None:
@@ -65,10 +63,10 @@ def base_calls(receipt: Receipt, judge: Judge) -> list[JSON]:
     """The valid calls the receipt's campaign made, made again from its seed and schema
     (empty when the engine refuses the schema: nothing was run)."""
     interface = receipt.interface
-    document = interface.get("inputSchema") if interface is not None else None
-    count = (receipt.cases or {}).get("valid", 0)
+    document = interface.input_schema if interface is not None else None
+    count = receipt.cases.valid if receipt.cases is not None else None
     seed = receipt.seed
-    if document is None or not isinstance(count, int):
+    if document is None or count is None:
         return []
     try:
         compiled = compile_schema(document, options=reading_of(receipt))

@@ -233,7 +233,8 @@ def _budget(head: float | None, base: float | None, what: str, said: list[str]) 
 
 POLICY_RULES: Mapping[str, Rule] = {}
 POLICY_FREE = {
-    "corpus": "the regression cases' folder in the pull request's checkout",
+    "corpus": "the folder; the base's cases are replayed as the base has them, whatever the "
+    "head did to them or to this key (`app.action_trust`)",
     "tools": "each tool by its own rules, above; one the head adds applies at once",
     "gate": "the gate's rules, above",
     "version": "the file's format",

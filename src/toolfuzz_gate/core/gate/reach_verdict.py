@@ -3,17 +3,17 @@ servers that answer their rejections as successes (pure).
 
 A tool is *unreached* when valid calls ran, none was reached (`core.campaign.reach`:
 accepted with an answer that does not read as an error, and not the one answer the tool
-gives every call), and most were stopped at its door (`DOOR`: rejected, answered with error
-words, answered alike with an answer that reads as an error). One answer to every call
-that reads as none ("Entities deleted successfully", an empty list from a lookup on an
+gives every call), and most were stopped at its door (`at_the_door`: rejected, answered
+with error words, answered alike with an answer that reads as an error). One answer to every
+call that reads as none ("Entities deleted successfully", an empty list from a lookup on an
 empty store) may be a tool doing what it says: it is a note (`answering_alike`), never a
-failure. A server *answers rejections as successes* when one of its tools
-accepted at least `MIN_CALLS` hostile calls and at least half of them with error words,
-gave at least `MIN_CALLS` valid calls error-worded answers and no reached ones, or answers
-every call alike with an answer that reads as an error (`alike_as_error`: "Task not found";
-a delete that answers "Entities deleted successfully" to every name does what it says and
-rejects nothing, so it is not one). Servers are told apart by `server_of` (the handler's
-kind and the names of what it starts, without directories: base and head run from different
+failure. A server *answers rejections as successes* when one of its tools accepted at least
+`MIN_CALLS` hostile calls and at least half of them with error words, gave at least
+`MIN_CALLS` valid calls error-worded answers and no reached ones, or answers every call
+alike with an answer that reads as an error (`alike_as_error`: "Task not found"; a delete
+that answers "Entities deleted successfully" to every name does what it says and rejects
+nothing, so it is not one). Servers are told apart by `server_of` (the handler's kind and
+the names of what it starts, without directories: base and head run from different
 worktrees).
 """
 
@@ -26,18 +26,13 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.reach import error_worded
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_ledgers import ReachLedger
 
 UNREACHED = "unreached"
 """The `fail_on` value of the check below (`unreached_check`)."""
 MIN_CALLS = 3
 """Hostile (or valid) calls answered with error words before a server is said to answer
 its rejections as successes: one odd answer is not a habit."""
-
-
-DOOR = ("rejected", "errorAnswers", "answeredAlike")
-"""How valid calls are stopped at a tool's door (`answeredAlike` only when the one answer
-reads as an error); a tool whose valid calls mostly crashed or timed out is not unreached
-(those are counterexamples of their own)."""
 
 
 def server_of(receipt: Receipt | None) -> str:
@@ -110,7 +105,7 @@ class Answering:
         }
 
 
-Entry = tuple[str, str, Mapping[str, Any]]
+Entry = tuple[str, str, ReachLedger]
 """(tool, server, reach ledger)."""
 
 
@@ -123,39 +118,35 @@ def entries_of(receipts: Iterable[Receipt]) -> list[Entry]:
     ]
 
 
-def _int(ledger: Mapping[str, Any], stream: str, name: str) -> int:
-    part = ledger.get(stream)
-    value = part.get(name) if isinstance(part, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def unreached(entries: Iterable[Entry]) -> list[Unreached]:
     """Every tool whose valid calls ran and none was reached, by tool name."""
     found = []
     for tool, server, reach in entries:
-        calls = _int(reach, "valid", "calls")
-        door = sum(_int(reach, "valid", name) for name in _door(reach))
-        if not calls or _int(reach, "valid", "reached") or 2 * door <= calls:
+        valid = reach.valid
+        if not valid.calls or valid.reached or 2 * at_the_door(reach) <= valid.calls:
             continue
-        commonest = reach.get("commonest")
-        way: Mapping[str, Any] = commonest if isinstance(commonest, Mapping) else {}
-        count = way.get("count")
+        way = reach.commonest
         found.append(
             Unreached(
                 tool,
                 server,
-                calls,
-                count if isinstance(count, int) else calls,
-                str(way.get("outcome", "")),
-                str(way.get("said", "")),
-                str(way.get("cause", "")),
+                valid.calls,
+                way.count if way is not None else valid.calls,
+                way.outcome if way is not None else "",
+                way.said if way is not None else "",
+                way.cause if way is not None else "",
             )
         )
     return sorted(found, key=lambda item: (item.tool, item.server))
 
 
-def _door(reach: Mapping[str, Any]) -> tuple[str, ...]:
-    return DOOR if alike_as_error(reach) else tuple(n for n in DOOR if n != "answeredAlike")
+def at_the_door(reach: ReachLedger) -> int:
+    """Valid calls stopped at the tool's door: rejected, answered with error words, or
+    answered alike when the one answer reads as an error. A tool whose valid calls mostly
+    crashed or timed out is not unreached (those are counterexamples of their own)."""
+    valid = reach.valid
+    alike = (valid.answered_alike or 0) if alike_as_error(reach) else 0
+    return valid.rejected + valid.error_answers + alike
 
 
 def answering_alike(entries: Iterable[Entry]) -> list[str]:
@@ -164,51 +155,45 @@ def answering_alike(entries: Iterable[Entry]) -> list[str]:
     said, as a note."""
     found = []
     for tool, _, reach in entries:
-        alike = _int(reach, "valid", "answeredAlike")
-        commonest = reach.get("commonest")
-        if alike and not alike_as_error(reach) and isinstance(commonest, Mapping):
-            said = str(commonest.get("said", ""))[:200]
-            calls = _int(reach, "valid", "calls")
-            found.append(f"{tool} answers every call {said!r} ({alike} of {calls})")
+        alike = reach.valid.answered_alike
+        commonest = reach.commonest
+        if alike and not alike_as_error(reach) and commonest is not None:
+            said = commonest.said[:200]
+            found.append(f"{tool} answers every call {said!r} ({alike} of {reach.valid.calls})")
     return sorted(found)
 
 
-def alike_as_error(reach: Mapping[str, Any]) -> bool:
+def alike_as_error(reach: ReachLedger) -> bool:
     """Does the tool answer every call alike, with an answer that reads as an error?"""
-    if not _int(reach, "valid", "answeredAlike"):
+    if not reach.valid.answered_alike:
         return False
-    commonest = reach.get("commonest")
-    if not isinstance(commonest, Mapping) or commonest.get("outcome") != "answered-alike":
+    commonest = reach.commonest
+    if commonest is None or commonest.outcome != "answered-alike":
         return False  # another way was commoner: its words are not the one answer's
-    said = commonest.get("said")
-    return isinstance(said, str) and error_worded(said)
+    return error_worded(commonest.said)
 
 
-def answers_as_successes(reach: Mapping[str, Any]) -> bool:
+def answers_as_successes(reach: ReachLedger) -> bool:
     """Does one tool's ledger show its server answering rejections as successes?"""
-    accepted = _int(reach, "hostile", "accepted")
-    worded = _int(reach, "hostile", "errorAnswers")
-    if accepted >= MIN_CALLS and 2 * worded >= accepted:
+    hostile, valid = reach.hostile, reach.valid
+    if hostile.accepted >= MIN_CALLS and 2 * hostile.error_answers >= hostile.accepted:
         return True
     if alike_as_error(reach):
         return True
-    valid_worded = _int(reach, "valid", "errorAnswers")
-    return valid_worded >= MIN_CALLS and not _int(reach, "valid", "reached")
+    return valid.error_answers >= MIN_CALLS and not valid.reached
 
 
 def answering(entries: Iterable[Entry]) -> list[Answering]:
     """Every server one of whose tools answers rejections as successes, by server."""
-    by_server: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+    by_server: dict[str, list[tuple[str, ReachLedger]]] = {}
     for tool, server, reach in entries:
         if answers_as_successes(reach):
             by_server.setdefault(server, []).append((tool, reach))
     found = []
     for server, tools in sorted(by_server.items()):
         tools.sort(key=lambda item: item[0])
-        said = next((str(r["errorAnswer"]) for _, r in tools if r.get("errorAnswer")), "")
-        calls = sum(
-            _int(r, "hostile", "errorAnswers") + _int(r, "valid", "errorAnswers") for _, r in tools
-        )
+        said = next((r.error_answer for _, r in tools if r.error_answer), "")
+        calls = sum(r.hostile.error_answers + r.valid.error_answers for _, r in tools)
         found.append(Answering(server, tuple(t for t, _ in tools), said, calls))
     return found
 

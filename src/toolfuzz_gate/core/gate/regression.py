@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfuzz_gate.core.campaign.case import Case
-from toolfuzz_gate.core.campaign.checks import checks_from_json
 from toolfuzz_gate.core.campaign.confirm import observe_patiently
 from toolfuzz_gate.core.campaign.findings import (
     Failure,
@@ -203,16 +202,13 @@ def _validity(receipt: Receipt, cx: RecordedCounterexample) -> bool:
     valid = cx.error.get("inputValid")
     if isinstance(valid, bool):
         return valid
-    probes: Any = receipt.probes or []
     seen = {
-        probe.get("valid")
-        for probe in probes
-        if isinstance(probe, dict)
-        and probe.get("name") == cx.operator
-        and probe.get("path") == cx.path
+        probe.valid
+        for probe in receipt.probes or ()
+        if probe.name == cx.operator and probe.path == cx.path
     }
-    if len(seen) == 1 and isinstance(next(iter(seen)), bool):
-        return bool(seen.pop())
+    if len(seen) == 1:
+        return seen.pop()
     raise ReceiptError(
         f"counterexample {cx.fingerprint}: the receipt does not say whether its input "
         "is schema-valid, so the expected outcome is unknown and it cannot be promoted"
@@ -362,7 +358,7 @@ def spec_from_receipt(receipt: Receipt) -> ToolSpec:
     contract = receipt.contract or Contract((), None, None)
     rejections = contract.expected_rejections
     codes, dry_run = contract.error_codes, contract.dry_run
-    ceiling = receipt.limits.get("maxOutputBytes")
+    ceiling = receipt.max_output_bytes
     recoding = contract.rejection_code
     answer = contract.rejection_answer
     for key, given, problem_of in (
@@ -381,5 +377,5 @@ def spec_from_receipt(receipt: Receipt) -> ToolSpec:
         rejection_answer=answer,
         dry_run=dry_run,
         max_output_bytes=ceiling if isinstance(ceiling, int) else DEFAULT_MAX_OUTPUT_BYTES,
-        checks=checks_from_json(receipt.checks),
+        checks=receipt.checks_held,
     )

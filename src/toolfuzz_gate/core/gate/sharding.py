@@ -98,9 +98,5 @@ def _cost(receipt: Receipt | None) -> int | None:
     block = receipt.diagnostics if receipt is not None else None
     if block is None:
         return None
-    profile = block.get("profile")
-    seconds = profile.get("wallSeconds") if isinstance(profile, dict) else None
-    seconds = block.get("durationSeconds") if seconds is None else seconds
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        return None
+    seconds = block.cost_seconds
     return round(seconds * 1000) if 0 <= seconds < MAX_COST_S else None

@@ -26,6 +26,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.findings import HANGS
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_ledgers import NOT_RUN_STREAMS, NotRun
 from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.campaign.refusal import TOOL_REMOVED, is_skip
 from toolfuzz_gate.core.gate.agent_diff import diff_agent
@@ -104,13 +105,13 @@ def _cut(head: Receipts) -> list[str]:
     budgets: list[str] = []
     breakers: list[str] = []
     for key, receipt in sorted(zip(receipt_keys(head), head, strict=True)):
-        budget = receipt.budget
-        if budget is not None and budget.get("exhausted") is True:
-            seconds = budget.get("seconds" if budget.get("scope") == "tool" else "runSeconds")
-            budgets.append(f"{key} ({budget.get('scope')}'s {seconds} s; {_not_run(budget)})")
+        cut = receipt.budget.cut if receipt.budget is not None else None
+        if receipt.budget is not None and cut is not None:
+            seconds = receipt.budget.cut_seconds
+            budgets.append(f"{key} ({cut.scope}'s {seconds} s; {_not_run(cut.not_run)})")
         breaker = receipt.breaker
         if breaker is not None:
-            breakers.append(f"{key} ({breaker.get('stream')} stream; {_not_run(breaker)})")
+            breakers.append(f"{key} ({breaker.stream} stream; {_not_run(breaker.not_run)})")
     notes = []
     if budgets:
         notes.append(f"time budget: cut {len(budgets)} tool(s): {'; '.join(budgets)}")
@@ -119,12 +120,10 @@ def _cut(head: Receipts) -> list[str]:
     return notes
 
 
-def _not_run(member: dict[str, Any]) -> str:
-    counts = member.get("notRun")
-    if not isinstance(counts, dict):
+def _not_run(counts: NotRun | None) -> str:
+    if counts is None:  # a breaker from before the cases it cut were counted
         return "cases not run"
-    streams = ("valid", "hostile", "seam", "stateful")
-    shown = ", ".join(f"{counts[s]} {s}" for s in streams if s in counts)
+    shown = ", ".join(f"{counts[s]} {s}" for s in NOT_RUN_STREAMS if s in counts)
     return f"not run: {shown}"
 
 

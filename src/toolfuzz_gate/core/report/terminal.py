@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from toolfuzz_gate.core.campaign.invariants import INVARIANTS
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_ledgers import CaseCounts
 from toolfuzz_gate.core.campaign.receipt_members import RecordedCounterexample
 from toolfuzz_gate.core.jsonutil.canonical import canonical_compact
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
@@ -47,11 +48,11 @@ def _broken(invariant: str, examples: Sequence[RecordedCounterexample]) -> str:
 def render_receipt_summary(r: Receipt, location: str) -> str:
     if r.stateful is not None:
         return render_stateful_summary(r, location)
-    cases = r.cases or {}
+    cases = r.cases or CaseCounts()
     oracle = r.engine.oracle.name if r.engine.oracle is not None else "no"
     lines = [
-        f"{r.tool}: seed {r.seed}, {cases.get('valid')} valid + {cases.get('hostile')} hostile"
-        f" + {cases.get('seam')} seam cases ({oracle} oracle)",
+        f"{r.tool}: seed {r.seed}, {cases.valid} valid + {cases.hostile} hostile"
+        f" + {cases.seam} seam cases ({oracle} oracle)",
     ]
     held = [name for name, ok in r.invariants.items() if ok]
     broken = [_broken(name, r.counterexamples) for name, ok in r.invariants.items() if not ok]
@@ -93,9 +94,9 @@ def render_receipt_summary(r: Receipt, location: str) -> str:
             f"  under-specified: {len(notes)} note(s), schema-valid calls refused ({causes});"
             " not counterexamples unless the policy says strict: true"
         )
-    if r.breaker:
-        lines.append(f"  breaker: {r.breaker.get('note')}")
-    noise = (r.handler_notes or {}).get("stdoutNoiseLines")
+    if r.breaker is not None:
+        lines.append(f"  breaker: {r.breaker.note}")
+    noise = r.handler_notes.stdout_noise_lines if r.handler_notes is not None else None
     if noise:
         lines.append(f"  note: the handler printed {noise} non-protocol line(s) on stdout")
     hints = r.annotations or {}

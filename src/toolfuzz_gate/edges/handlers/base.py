@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any, ClassVar, NamedTuple, Self, TypeVar
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_members import NO_NOTES, HandlerNotes
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.rlimits import Limits, crowded
@@ -52,10 +53,10 @@ class ManagedHandler(abc.ABC):
     def close(self) -> None:
         """Release what the handler holds (processes, connections, temporary directories)."""
 
-    def notes(self) -> JSONObject:
+    def notes(self) -> HandlerNotes:
         """What the adapter noticed about the handler beyond single calls, for the receipt's
-        `handlerNotes` (deterministic; empty when there is nothing to say)."""
-        return {}
+        `handlerNotes` (deterministic; `NO_NOTES` when there is nothing to say)."""
+        return NO_NOTES
 
     def __enter__(self) -> Self:
         return self

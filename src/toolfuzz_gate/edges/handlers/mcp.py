@@ -48,6 +48,7 @@ from typing import Any
 
 from toolfuzz_gate.core.campaign.cause import named, signature
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_members import NO_NOTES, HandlerNotes
 from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
 from toolfuzz_gate.core.jsonutil.redact import bounded_message
 from toolfuzz_gate.edges.handlers import timing
@@ -180,14 +181,13 @@ class McpHandler(RestartingHandler):
         """Non-JSON-RPC lines the server printed on stdout so far (skipped, not failures)."""
         return self.noise.count
 
-    def notes(self) -> JSONObject:
+    def notes(self) -> HandlerNotes:
         """How many lines that are not JSON-RPC the server printed on stdout, and the first."""
         if self.noise.count <= 0:
-            return {}
-        notes: JSONObject = {"stdoutNoiseLines": self.noise.count}
-        if self.noise.sample is not None:
-            notes["stdoutNoiseSample"] = self.noise.sample
-        return notes
+            return NO_NOTES
+        return HandlerNotes(
+            stdout_noise_lines=self.noise.count, stdout_noise_sample=self.noise.sample
+        )
 
     @property
     def server_pid(self) -> int | None:

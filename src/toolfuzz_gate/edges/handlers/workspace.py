@@ -44,8 +44,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, PassesThrough
+from toolfuzz_gate.core.campaign.receipt_members import HandlerNotes
 from toolfuzz_gate.core.engine.trouble import SANDBOX_LINK
-from toolfuzz_gate.core.jsonutil.canonical import JSON, JSONObject
+from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 from toolfuzz_gate.edges.handlers import timing
 from toolfuzz_gate.edges.handlers.base import ManagedHandler
 from toolfuzz_gate.edges.handlers.checkout import WorkTree
@@ -285,11 +286,10 @@ class ConfinedHandler(PassesThrough, ManagedHandler):
             escaped = self.workspace.escaped_writes()
         return outcome._replace(escaped_writes=escaped) if escaped else outcome
 
-    def notes(self) -> JSONObject:
+    def notes(self) -> HandlerNotes:
         notes = self.inner.notes()
         if self.at_start:
-            shown: list[JSON] = list(self.at_start[:MAX_REPORTED])
-            notes["writtenOutsideRootAtStart"] = shown
+            return replace(notes, written_outside_root_at_start=self.at_start[:MAX_REPORTED])
         return notes
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
+from toolfuzz_gate.core.campaign.receipt_ledgers import StoppedAt
 from toolfuzz_gate.core.campaign.receipt_read import read_receipt
 from toolfuzz_gate.core.campaign.stateful.sequence_receipt import calls_of, stateful_receipt
 from toolfuzz_gate.core.campaign.stateful.server_tools import PreparedTools, ToolEntry
@@ -215,7 +216,7 @@ class CountingClock:
 
 
 def test_a_spent_budget_stops_between_sequences_and_says_what_was_not_run() -> None:
-    from toolfuzz_gate.core.campaign.time_budget import Budget, budget_json
+    from toolfuzz_gate.core.campaign.time_budget import Budget, budget_record
 
     tools = prepared()
     server = InProcess(None)
@@ -226,8 +227,8 @@ def test_a_spent_budget_stops_between_sequences_and_says_what_was_not_run() -> N
     )
     # shape 1 makes 2 calls, shape 2 makes 4: the budget is spent before shape 3
     assert (result.ran, result.calls, server.calls) == (2, 6, 6)
-    assert result.stop == "budget" and result.budget_stop == {"stream": "stateful", "case": 2}
-    spent = budget_json(budget, result.budget_stop, result.not_run())
+    assert result.stop == "budget" and result.budget_stop == StoppedAt("stateful", 2)
+    spent = budget_record(budget, result.budget_stop, result.not_run())
     receipt = stateful_receipt(
         "notes",
         tools.tools,
@@ -266,7 +267,7 @@ def test_a_finding_made_after_the_budget_ran_out_shrinks_with_the_smaller_budget
     cut, stopped = fresh_starts(3)
     assert [c.finding.tool for c in found.counterexamples] == ["get_note"]
     assert [c.finding.tool for c in stopped.counterexamples] == ["get_note"]
-    assert stopped.budget_stop == {"stream": "stateful", "case": 2} and stopped.ran == 2
+    assert stopped.budget_stop == StoppedAt("stateful", 2) and stopped.ran == 2
     # fresh starts: 2 shapes, the first replay, 8 // 4 = 2 shrinking runs, 2 confirmations,
     # the fresh state after; uncut, shrinking alone takes more
     assert cut == 2 + 1 + 2 + 2 + 1 < plenty

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from toolfuzz_gate import ENGINE_NAME, __version__
 from toolfuzz_gate.core.campaign.findings import fingerprint
 from toolfuzz_gate.core.campaign.receipt import Receipt
+from toolfuzz_gate.core.campaign.receipt_ledgers import BudgetRecord
 from toolfuzz_gate.core.campaign.receipt_members import (
     Engine,
     RecordedCounterexample,
@@ -88,7 +89,7 @@ def stateful_receipt(
     *,
     handler_label: JSONObject,
     replay_command: str,
-    budget: JSONObject | None = None,
+    budget: BudgetRecord | None = None,
     fixtures: JSONObject | None = None,
 ) -> Receipt:
     """`fixtures`: per tool with fixtures, what its own receipt records (laid again before

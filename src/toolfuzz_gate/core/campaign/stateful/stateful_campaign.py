@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from toolfuzz_gate.core.campaign.cause import cause_of
 from toolfuzz_gate.core.campaign.findings import Failure
+from toolfuzz_gate.core.campaign.receipt_ledgers import StoppedAt
 from toolfuzz_gate.core.campaign.stateful.links import Link, ServerTool
 from toolfuzz_gate.core.campaign.stateful.sequence import Call, Context, Server, Step, run_sequence
 from toolfuzz_gate.core.campaign.stateful.sequence_checks import (
@@ -39,7 +40,6 @@ from toolfuzz_gate.core.campaign.stateful.sequence_shrink import (
     shrink_sequence,
 )
 from toolfuzz_gate.core.campaign.time_budget import SHRINK_CALLS_AFTER, Budget
-from toolfuzz_gate.core.jsonutil.canonical import JSONObject
 
 CONFIRMATIONS = 2
 MAX_HISTORY = 48
@@ -83,10 +83,10 @@ class StatefulResult:
     calls: int = 0
     stop: str | None = None
     dropped: dict[str, int] = field(default_factory=dict)
-    budget_stop: JSONObject | None = None
+    budget_stop: StoppedAt | None = None
     """Where the time budget ran out (`core.campaign.time_budget`): before which sequence."""
 
-    def not_run(self) -> JSONObject:
+    def not_run(self) -> dict[str, int]:
         """Planned sequences the budget left out, as the receipt's `budget.notRun`."""
         return {"stateful": self.planned - self.ran}
 
@@ -167,7 +167,7 @@ def _out_of_time(result: StatefulResult, budget: Budget | None, number: int) -> 
     """Has the time budget run out (by sequence `number`, recorded the first time)?"""
     if result.budget_stop is None and budget is not None and budget.exhausted():
         result.stop = "budget"
-        result.budget_stop = {"stream": "stateful", "case": number}
+        result.budget_stop = StoppedAt("stateful", number)
     return result.budget_stop is not None
 
 
