@@ -68,3 +68,10 @@ def test_a_tool_the_server_does_not_list_stops_the_run(
     )  # fmt: skip
     assert code == 2 and "the MCP server lists no tool named 'nope'" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_server_that_lists_no_tool_says_so(tmp_path: Path) -> None:
+    paged = [sys.executable, str(FIXTURES / "paged_mcp.py"), "--no-tools"]
+    code, out, err = invoke("fuzz", "--mcp", "--out", str(tmp_path / "out"), "--", *paged)
+    assert code == 2, out + err
+    assert "no tool to fuzz: the MCP server lists none" in err, err  # not --exclude-tool's words

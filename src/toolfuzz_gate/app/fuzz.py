@@ -133,6 +133,8 @@ def _checked_tools(
                 if entry.tools is not None
                 else f"the MCP server lists no tool named {wanted!r}"
             )
+        if not names and entry.tools is None:
+            raise UsageError("no tool to fuzz: the MCP server lists none")
         _check_excluded([wanted] if wanted else names, request.exclude_tools)
     tools = policy_tools(loaded, listings)
     for tool in tools if entry.fixed else ():
