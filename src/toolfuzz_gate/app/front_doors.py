@@ -202,13 +202,16 @@ def fuzz_options(request: FuzzRequest) -> RunOptions:
 
 
 def config_options(config: FuzzConfig) -> RunOptions:
-    """The run options of a command line's seed, runs and schema reading."""
+    """The run options of a command line's campaign settings: every `FuzzConfig` field a
+    `RunOptions` field shares (`tests/app/test_front_doors.py` holds it so)."""
     return RunOptions(
         seeds=(config.seed,),
         runs=config.runs,
         format_assertion=config.options.format_assertion,
         default_draft=config.options.default_draft,
         dialect=config.dialect,
+        saturation=config.saturation,
+        budget_s=config.budget_s,
     )
 
 
