@@ -311,6 +311,7 @@ def test_shards_balanced_by_a_previous_runs_costs_merge_to_the_unsharded_run(
     assert code == 2 and "--shard-costs goes with --shard" in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", [False, True])
 def test_a_shard_directory_holding_a_symlink_is_refused(
     built: Built, tmp_path: Path, attack: bool

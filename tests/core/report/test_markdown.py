@@ -190,6 +190,7 @@ def test_then_unsupported_rows_and_last_the_bare_verdict() -> None:
     assert "every detail is in the receipts" in bare
 
 
+@pytest.mark.slow
 def test_the_fallback_comments_shrink_to_the_minimum_without_repeats() -> None:
     big = _diff(new=300, still=40, fixed=40, unsupported=200)
     bodies = comment_bodies(big, scenario.context())

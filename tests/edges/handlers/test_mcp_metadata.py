@@ -62,6 +62,7 @@ def test_a_tool_whose_tasks_are_optional_is_called_plainly() -> None:
     assert outcome.kind is OutcomeKind.ACCEPTED and outcome.structured == {"n": 3}
 
 
+@pytest.mark.slow
 def test_progress_notifications_keep_a_long_call_alive(long: McpHandler) -> None:
     first = long.call({})
     assert first.kind is OutcomeKind.ACCEPTED, first.message
@@ -80,6 +81,7 @@ def test_without_progress_the_same_work_times_out() -> None:
         assert handler.call({"x": 1}).kind is OutcomeKind.REJECTED  # on a fresh server
 
 
+@pytest.mark.slow
 def test_progress_forever_times_out_at_the_hard_maximum(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mcp, "PROGRESS_MAX_FACTOR", 4)  # 1 s in all, to keep the test short
     with McpHandler(config("forever")) as handler:
@@ -112,6 +114,7 @@ def test_a_deadline_moves_one_window_past_each_sign_of_life_up_to_its_limit() ->
     assert Deadline(6.0, 1.0, start=0.0).limit == 6.0  # never less than one window
 
 
+@pytest.mark.slow
 def test_a_longer_budget_forgives_more_silence_under_the_same_ceiling(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
