@@ -207,3 +207,5 @@ def test_the_one_answer_is_read_only_where_the_ledger_names_it() -> None:
     reach = _alike("Task not found")
     reach["commonest"] = {"outcome": "rejected", "cause": "x", "said": "Unknown vault", "count": 30}
     assert answering(entries_of([receipt("a", reach=reach)])) == []
+    # nor is it a note's: "answers every call 'Unknown vault'" would be another way's words
+    assert unreached_check(lambda tool: False, entries_of([receipt("a", reach=reach)]))[1] == []

@@ -227,8 +227,15 @@ def _the_base_s(head: Any, base: Any, what: str, said: list[str]) -> Any:
     return head
 
 
-def _budget(head: float | None, base: float | None, what: str, said: list[str]) -> float | None:
-    return _larger_budget(head, base, what, said)
+def _larger_budget(
+    head: float | None, base: float | None, what: str, said: list[str]
+) -> float | None:
+    """None is no limit, the largest budget."""
+    if base is None or (head is not None and head < base):
+        if head is not None:
+            said.append(f"{what} lowered from {'no limit' if base is None else base} to {head}")
+        return base
+    return head
 
 
 POLICY_RULES: Mapping[str, Rule] = {}
@@ -275,7 +282,7 @@ OPTION_RULES: Mapping[str, Rule] = {
     "ignore_output": _both,  # each pointer is output left unchecked
     "rejection_code": _the_base_s,
     "rejection_answer": _the_base_s,  # `.*` would read every answer as a rejection
-    "budget_s": _budget,
+    "budget_s": _larger_budget,
     "saturation": _off_if_base,  # stops streams early
 }
 OPTION_FREE = {  # keys that do not bear on the verdict, or are the pull request's to say
@@ -345,17 +352,6 @@ HANDLER_FREE = {
     "reset_tool": "the same",
     "fixtures": "files the pull request's tool needs",
 }
-
-
-def _larger_budget(
-    head: float | None, base: float | None, what: str, said: list[str]
-) -> float | None:
-    """None is no limit, the largest budget."""
-    if base is None or (head is not None and head < base):
-        if head is not None:
-            said.append(f"{what} lowered from {'no limit' if base is None else base} to {head}")
-        return base
-    return head
 
 
 def _llm(head: LlmSettings | None, base: LlmSettings | None, said: list[str]) -> LlmSettings | None:

@@ -155,22 +155,26 @@ def answering_alike(entries: Iterable[Entry]) -> list[str]:
     said, as a note."""
     found = []
     for tool, _, reach in entries:
-        alike = reach.valid.answered_alike
-        commonest = reach.commonest
-        if alike and not alike_as_error(reach) and commonest is not None:
-            said = commonest.said[:200]
-            found.append(f"{tool} answers every call {said!r} ({alike} of {reach.valid.calls})")
+        said = _one_answer(reach)
+        if said is not None and not error_worded(said):
+            calls = f"({reach.valid.answered_alike} of {reach.valid.calls})"
+            found.append(f"{tool} answers every call {said[:200]!r} {calls}")
     return sorted(found)
 
 
 def alike_as_error(reach: ReachLedger) -> bool:
     """Does the tool answer every call alike, with an answer that reads as an error?"""
-    if not reach.valid.answered_alike:
-        return False
+    said = _one_answer(reach)
+    return said is not None and error_worded(said)
+
+
+def _one_answer(reach: ReachLedger) -> str | None:
+    """The one answer the tool gave every valid call, where the ledger names it (None: it
+    gave none, or another way was commoner, whose words are not the one answer's)."""
     commonest = reach.commonest
-    if commonest is None or commonest.outcome != "answered-alike":
-        return False  # another way was commoner: its words are not the one answer's
-    return error_worded(commonest.said)
+    if not reach.valid.answered_alike or commonest is None:
+        return None
+    return commonest.said if commonest.outcome == "answered-alike" else None
 
 
 def answers_as_successes(reach: ReachLedger) -> bool:
