@@ -28,6 +28,7 @@ from toolfuzz_gate.core.campaign.findings import Failure
 from toolfuzz_gate.core.campaign.outcome import Outcome, OutcomeKind
 from toolfuzz_gate.core.campaign.tool import ToolSpec
 from toolfuzz_gate.core.campaign.tool_fuzz import FuzzConfig, fuzz
+from toolfuzz_gate.core.engine.compile import compile_schema
 from toolfuzz_gate.core.jsonutil.canonical import JSONObject, digest_and_size
 from toolfuzz_gate.errors import SchemaError
 
@@ -359,3 +360,29 @@ def check_engine(document: Schema, seed: int) -> None:
 @given(tool_schemas(), st.integers(0, 3))
 def test_the_engine_refuses_cleanly_or_fuzzes_soundly(document: Schema, seed: int) -> None:
     check_engine(document, seed)
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {
+            "type": "array",
+            "items": {"$ref": "#"},
+            "anyOf": [{"items": {"$ref": "#"}}, {"type": "array"}],
+        },
+        {
+            "items": {"$ref": "#"},
+            "oneOf": [{"items": {"items": {"$ref": "#"}}}, {"items": {"$ref": "#"}}],
+        },
+    ],
+)
+def test_a_recursive_array_meeting_itself_in_a_branch_is_refused_not_a_crash(
+    document: dict[str, Any],
+) -> None:
+    """Hypothesis found it in CI: conjoining a recursive `items` with a branch's recursive
+    `items` merged without end (RecursionError, exit 3). It is now a clean refusal."""
+    with pytest.raises(SchemaError) as refused:
+        compile_schema(document)
+    problems = refused.value.problems
+    assert {p.code for p in problems} <= {"schema.unbuildable", "schema.unsupported-combination"}
+    assert any("recursive parts never ends" in p.message for p in problems), problems

@@ -40,6 +40,9 @@ def _trials(node: Node, limits: Limits) -> Iterator[tuple[str, bool] | None]:
         except NoValue as error:
             yield error.why, error.proven
             continue
+        except RecursionError:  # a recursive part conjoined with itself without end
+            yield "merging its recursive parts never ends", False
+            continue
         broke = ("a merged value broke one of the parts", False)
         yield None if validate_node(node, value) else broke
 
